@@ -1,0 +1,82 @@
+// swift-tools-version: 6.1
+//
+// Sift: a search-and-filter indexing engine for search-driven lists, with ICU collation.
+// Read this file as a table of contents: the C shim over the system ICU, the core library,
+// the data-file loaders, the command-line tool, and the tests.
+
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Sift",
+    products: [
+        .library(name: "Sift", targets: ["Sift"]),
+        .library(name: "SiftDataset", targets: ["SiftDataset"]),
+        .executable(name: "sift", targets: ["SiftTool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+    ],
+    targets: [
+        // MARK: C shims
+        // The only code that includes <unicode/*.h>. Its public header exposes plain C types and
+        // opaque handles, so Swift modules that import Foundation never see ICU's own declarations.
+        .target(
+            name: "CSiftICU",
+            linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
+        ),
+
+        // Byte-search kernels for the scan loops (glibc memmem needs _GNU_SOURCE).
+        .target(name: "CSiftKernels"),
+
+        // MARK: Core library
+        .target(
+            name: "Sift",
+            dependencies: ["CSiftICU", "CSiftKernels"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Data files (TSV, CSV, JSON Lines) -> records, with precise errors
+        .target(
+            name: "SiftDataset",
+            dependencies: ["Sift", .product(name: "CSV", package: "CSV.swift")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tools
+        // `sift`: one-shot queries and the interactive REPL.
+        .executableTarget(
+            name: "SiftTool",
+            dependencies: [
+                "Sift", "SiftDataset",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "SiftTests",
+            dependencies: ["Sift"],
+            exclude: ["Oracles"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SiftDatasetTests",
+            dependencies: ["SiftDataset"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SiftCLITests",
+            dependencies: ["SiftTool"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,137 @@
+// Collator handles: opening (locale, rules, attributes), validation, status names.
+
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <unicode/uloc.h>
+#include <unicode/ustring.h>
+#include <unicode/uversion.h>
+
+// The Swift side mirrors these values; pin them to ICU's.
+_Static_assert(U_ZERO_ERROR == 0, "U_ZERO_ERROR");
+_Static_assert(U_ILLEGAL_ARGUMENT_ERROR == 1, "U_ILLEGAL_ARGUMENT_ERROR");
+_Static_assert(U_BUFFER_OVERFLOW_ERROR == 15, "U_BUFFER_OVERFLOW_ERROR");
+_Static_assert(sizeof(UErrorCode) == sizeof(int32_t), "UErrorCode size");
+_Static_assert(sizeof(UChar) == sizeof(uint16_t), "UChar size");
+_Static_assert(UCOL_PRIMARY == SIFT_STRENGTH_PRIMARY, "strength");
+_Static_assert(UCOL_SECONDARY == SIFT_STRENGTH_SECONDARY, "strength");
+_Static_assert(UCOL_TERTIARY == SIFT_STRENGTH_TERTIARY, "strength");
+_Static_assert(UCOL_QUATERNARY == SIFT_STRENGTH_QUATERNARY, "strength");
+_Static_assert(UCOL_IDENTICAL == SIFT_STRENGTH_IDENTICAL, "strength");
+
+const char *sift_status_name(int32_t status) { return u_errorName((UErrorCode)status); }
+
+const char *sift_icu_version(void) { return U_ICU_VERSION; }
+
+// ICU falls back to root for any locale it has no data for ("xx", "klingon"), with only a
+// warning. Sift treats a locale whose language ICU does not know as an error instead.
+static int locale_is_known(const char *locale) {
+    if (locale == NULL || locale[0] == 0 || locale[0] == '@') return 1;
+    char base[ULOC_FULLNAME_CAPACITY];
+    UErrorCode status = U_ZERO_ERROR;
+    uloc_getBaseName(locale, base, (int32_t)sizeof base, &status);
+    if (U_FAILURE(status)) return 0;
+    char language[ULOC_LANG_CAPACITY];
+    status = U_ZERO_ERROR;
+    int32_t n = uloc_getLanguage(base, language, (int32_t)sizeof language, &status);
+    if (U_FAILURE(status)) return 0;
+    if (strcmp(base, "root") == 0 || strcmp(language, "root") == 0 || strcmp(language, "und") == 0) return 1;
+    if (n == 0) return base[0] == 0;  // an empty language is fine only when nothing else is given
+    const char *iso3 = uloc_getISO3Language(base);
+    return iso3 != NULL && iso3[0] != 0;
+}
+
+sift_collator *sift_collator_open(const sift_collator_options *options, int32_t *status) {
+    UErrorCode err = U_ZERO_ERROR;
+    const char *locale = options->locale ? options->locale : "root";
+    if (!locale_is_known(locale)) {
+        *status = U_ILLEGAL_ARGUMENT_ERROR;
+        return NULL;
+    }
+    UCollator *base = ucol_open(locale, &err);
+    if (U_FAILURE(err)) {
+        *status = err;
+        return NULL;
+    }
+    UCollator *coll = base;
+    if (options->rules != NULL && options->rulesLength > 0) {
+        // Tailoring on top of the locale: the locale's own rules followed by the extra ones.
+        int32_t baseLength = 0;
+        const UChar *baseRules = ucol_getRules(base, &baseLength);
+        int32_t extraLength = 0;
+        err = U_ZERO_ERROR;
+        u_strFromUTF8(NULL, 0, &extraLength, options->rules, options->rulesLength, &err);
+        if (err != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(err)) {
+            ucol_close(base);
+            *status = err;
+            return NULL;
+        }
+        UChar *all = malloc(sizeof(UChar) * (size_t)(baseLength + extraLength + 1));
+        if (all == NULL) {
+            ucol_close(base);
+            *status = U_MEMORY_ALLOCATION_ERROR;
+            return NULL;
+        }
+        memcpy(all, baseRules, sizeof(UChar) * (size_t)baseLength);
+        err = U_ZERO_ERROR;
+        u_strFromUTF8(all + baseLength, extraLength + 1, NULL, options->rules, options->rulesLength, &err);
+        UParseError parseError;
+        err = U_ZERO_ERROR;
+        coll = ucol_openRules(all, baseLength + extraLength, UCOL_DEFAULT, UCOL_DEFAULT, &parseError, &err);
+        free(all);
+        ucol_close(base);
+        if (U_FAILURE(err)) {
+            *status = err;
+            return NULL;
+        }
+    }
+    err = U_ZERO_ERROR;
+    ucol_setStrength(coll, (UCollationStrength)options->strength);
+    ucol_setAttribute(coll, UCOL_ALTERNATE_HANDLING, options->alternateShifted ? UCOL_SHIFTED : UCOL_NON_IGNORABLE,
+                      &err);
+    ucol_setAttribute(coll, UCOL_NORMALIZATION_MODE, options->normalization ? UCOL_ON : UCOL_OFF, &err);
+    ucol_setAttribute(coll, UCOL_CASE_LEVEL, options->caseLevel ? UCOL_ON : UCOL_OFF, &err);
+    if (U_FAILURE(err)) {
+        ucol_close(coll);
+        *status = err;
+        return NULL;
+    }
+    sift_collator *result = calloc(1, sizeof *result);
+    if (result == NULL) {
+        ucol_close(coll);
+        *status = U_MEMORY_ALLOCATION_ERROR;
+        return NULL;
+    }
+    result->collator = coll;
+    *status = U_ZERO_ERROR;
+    return result;
+}
+
+void sift_collator_close(sift_collator *collator) {
+    if (collator == NULL) return;
+    ucol_close(collator->collator);
+    free(collator);
+}
+
+int32_t sift_collator_valid_locale(const sift_collator *collator, char *buffer, int32_t capacity) {
+    UErrorCode err = U_ZERO_ERROR;
+    const char *valid = ucol_getLocaleByType(collator->collator, ULOC_VALID_LOCALE, &err);
+    if (U_FAILURE(err) || valid == NULL) valid = "root";
+    int32_t n = (int32_t)strlen(valid);
+    if (capacity > 0) {
+        int32_t copy = n < capacity - 1 ? n : capacity - 1;
+        memcpy(buffer, valid, (size_t)copy);
+        buffer[copy] = 0;
+    }
+    return n;
+}
+
+int32_t sift_utf16_length(const char *utf8, int32_t length) {
+    if (utf8 == NULL || length <= 0) return 0;
+    UErrorCode err = U_ZERO_ERROR;
+    int32_t n = 0;
+    u_strFromUTF8WithSub(NULL, 0, &n, utf8, length, 0xFFFD, NULL, &err);
+    return n;
+}

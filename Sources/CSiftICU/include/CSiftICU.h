@@ -1,0 +1,174 @@
+// CSiftICU: a plain-C face over the system ICU (libicui18n, libicuuc).
+//
+// Why this target exists: ICU's headers rename every function with a version suffix through
+// macros Swift cannot import (`ucol_open` is really `ucol_open_72`), and a Swift module that
+// imports Foundation clashes with any Clang module that exposes ICU's own types, because
+// Foundation carries a private ICU. So this header uses only <stdint.h>/<stddef.h> types and
+// opaque handles; <unicode/*.h> is included by the .c/.cpp files alone.
+//
+// Conventions: every symbol carries the `sift_` prefix. Text crosses the boundary as UTF-8
+// (`const char *` + byte length); offsets that come back are UTF-16 code units, as ICU counts.
+// Status values are ICU's UErrorCode as int32_t: 0 is success, < 0 a warning, > 0 an error.
+
+#ifndef CSIFTICU_H
+#define CSIFTICU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: - Status
+
+/// ICU's name for a status code ("U_ZERO_ERROR", "U_ILLEGAL_ARGUMENT_ERROR", ...).
+const char *_Nonnull sift_status_name(int32_t status);
+
+/// ICU's version, e.g. "72.1".
+const char *_Nonnull sift_icu_version(void);
+
+// MARK: - Collator
+
+/// Strength values, equal to ICU's UColAttributeValue constants.
+enum {
+    SIFT_STRENGTH_PRIMARY = 0,
+    SIFT_STRENGTH_SECONDARY = 1,
+    SIFT_STRENGTH_TERTIARY = 2,
+    SIFT_STRENGTH_QUATERNARY = 3,
+    SIFT_STRENGTH_IDENTICAL = 15,
+};
+
+/// Options for `sift_collator_open`.
+typedef struct sift_collator_options {
+    /// ICU locale id ("root", "es", "es@collation=traditional"); NUL-terminated.
+    const char *_Nullable locale;
+    /// Extra tailoring rules in UTF-8 (ICU rule syntax), appended to the locale's own rules; may be NULL.
+    const char *_Nullable rules;
+    int32_t rulesLength;
+    int32_t strength;          // SIFT_STRENGTH_*
+    int32_t alternateShifted;  // 1: shifted (ignore punctuation and spaces), 0: non-ignorable
+    int32_t normalization;     // 1: on (NFC and NFD text match each other)
+    int32_t caseLevel;         // 1: on
+} sift_collator_options;
+
+typedef struct sift_collator sift_collator;
+
+/// Opens a collator. Returns NULL and sets `*status` > 0 on failure. An unknown locale is an
+/// error (U_ILLEGAL_ARGUMENT_ERROR): ICU would otherwise silently fall back to root.
+sift_collator *_Nullable sift_collator_open(const sift_collator_options *_Nonnull options,
+                                            int32_t *_Nonnull status);
+void sift_collator_close(sift_collator *_Nullable collator);
+
+/// The locale ICU actually uses for the collator's data (e.g. "es" for "es_MX"), into `buffer`.
+int32_t sift_collator_valid_locale(const sift_collator *_Nonnull collator, char *_Nonnull buffer,
+                                   int32_t capacity);
+
+// MARK: - Folder: text -> processed collation elements (the work done once per field at insert)
+
+typedef struct sift_folder sift_folder;
+
+/// Per-CE flags written by `sift_folder_fold`.
+enum {
+    /// A match may start at this CE: its low index is a grapheme boundary and it is not the
+    /// continuation of an expansion (ICU usearch's start checks).
+    SIFT_CE_START_OK = 1 << 0,
+    /// A match may end with this CE (ICU usearch's end checks against the following CE);
+    /// the match limit is then `limits[i]`.
+    SIFT_CE_END_OK = 1 << 1,
+    /// This CE is the first CE of a word (ICU word break iterator, words only, not spaces
+    /// or punctuation).
+    SIFT_CE_WORD_START = 1 << 2,
+};
+
+/// A folder owns a private clone of a collator plus the iterators that folding needs. It is
+/// not thread-safe: use one per thread.
+sift_folder *_Nullable sift_folder_open(const sift_collator *_Nonnull collator, int32_t *_Nonnull status);
+void sift_folder_close(sift_folder *_Nullable folder);
+
+/// Folds a field: its processed collation elements (exactly the ones ICU usearch compares:
+/// masked to the collator's strength, ignorables and shifted variables dropped), with each
+/// element's low UTF-16 index, match limit and flags. Returns the element count, or -1 with
+/// `*status` set. Results stay valid until the next call on this folder.
+int32_t sift_folder_fold(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
+                         int32_t *_Nonnull status);
+
+/// Folds a query (pattern): its processed collation elements only. Returns the count or -1.
+int32_t sift_folder_fold_pattern(sift_folder *_Nonnull folder, const char *_Nullable utf8,
+                                 int32_t length, int32_t *_Nonnull status);
+
+/// Same as `sift_folder_fold_pattern`, for UTF-16 input (lone surrogates allowed).
+int32_t sift_folder_fold_pattern_utf16(sift_folder *_Nonnull folder, const uint16_t *_Nullable utf16,
+                                       int32_t length, int32_t *_Nonnull status);
+/// Same as `sift_folder_fold`, for UTF-16 input (lone surrogates allowed).
+int32_t sift_folder_fold_utf16(sift_folder *_Nonnull folder, const uint16_t *_Nullable utf16,
+                               int32_t length, int32_t *_Nonnull status);
+
+/// Splits a query into words with the collator locale's word break iterator (segments that are
+/// words, not spaces or punctuation) and writes each word's UTF-8 byte range as
+/// (start, length) pairs into `ranges`. Returns the number of words (possibly more than
+/// `capacity`; then only `capacity` were written), or -1.
+int32_t sift_folder_query_words(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
+                                int32_t *_Nonnull ranges, int32_t capacity, int32_t *_Nonnull status);
+
+/// Results of the last fold, `count` entries each.
+const int64_t *_Nullable sift_folder_ces(const sift_folder *_Nonnull folder);
+const int32_t *_Nullable sift_folder_lows(const sift_folder *_Nonnull folder);
+const int32_t *_Nullable sift_folder_limits(const sift_folder *_Nonnull folder);
+const uint8_t *_Nullable sift_folder_flags(const sift_folder *_Nonnull folder);
+/// UTF-16 length of the last folded text.
+int32_t sift_folder_utf16_length(const sift_folder *_Nonnull folder);
+
+/// True (1) when the canonical decompositions (NFD) of `text[start..<limit]` (UTF-16 offsets
+/// into the UTF-8 `text`) and of `pattern` are equal: ICU usearch's extra check at identical
+/// strength.
+int32_t sift_folder_nfd_equal(sift_folder *_Nonnull folder, const char *_Nonnull text, int32_t textLength,
+                              int32_t start, int32_t limit, const char *_Nonnull pattern,
+                              int32_t patternLength);
+
+/// ICU sort key of the text (tertiary-or-stronger comparisons are by memcmp of keys). Returns
+/// the key length including its terminating zero; if larger than `capacity`, call again.
+int32_t sift_folder_sort_key(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
+                             uint8_t *_Nullable key, int32_t capacity);
+
+/// Number of UTF-16 code units in valid UTF-8 text.
+int32_t sift_utf16_length(const char *_Nullable utf8, int32_t length);
+
+// MARK: - Reference search: ICU's own usearch, the oracle Sift is tested against
+
+/// Runs ICU usearch (usearch_first/usearch_next, non-overlapping, standard comparison) for
+/// `pattern` in `text` with the folder's collator. Writes (start, length) pairs in UTF-16 code
+/// units into `matches`. Returns the number of matches (may exceed `capacity`) or -1.
+int32_t sift_reference_search(sift_folder *_Nonnull folder, const char *_Nonnull pattern, int32_t patternLength,
+                              const char *_Nonnull text, int32_t textLength, int32_t *_Nonnull matches,
+                              int32_t capacity, int32_t *_Nonnull status);
+
+/// The same over UTF-16 input (the oracle's lone-surrogate cases).
+int32_t sift_reference_search_utf16(sift_folder *_Nonnull folder, const uint16_t *_Nonnull pattern,
+                                    int32_t patternLength, const uint16_t *_Nonnull text, int32_t textLength,
+                                    int32_t *_Nonnull matches, int32_t capacity, int32_t *_Nonnull status);
+
+// MARK: - Alphabetic index (ICU AlphabeticIndex; C++ inside)
+
+typedef struct sift_alphabetic_index sift_alphabetic_index;
+
+/// Opens ICU's immutable alphabetic index for a locale (its bucket labels, e.g. "… N Ñ O …" for es).
+sift_alphabetic_index *_Nullable sift_alphabetic_index_open(const char *_Nonnull locale,
+                                                            int32_t *_Nonnull status);
+void sift_alphabetic_index_close(sift_alphabetic_index *_Nullable index);
+/// Number of buckets, including the underflow/overflow/inflow buckets.
+int32_t sift_alphabetic_index_bucket_count(const sift_alphabetic_index *_Nonnull index);
+/// Label of a bucket, in UTF-8, into `buffer`; returns its byte length (may exceed capacity).
+int32_t sift_alphabetic_index_bucket_label(const sift_alphabetic_index *_Nonnull index, int32_t bucket,
+                                           char *_Nullable buffer, int32_t capacity);
+/// Kind of a bucket: 0 normal, 1 underflow, 2 inflow, 3 overflow (ICU's UAlphabeticIndexLabelType).
+int32_t sift_alphabetic_index_bucket_kind(const sift_alphabetic_index *_Nonnull index, int32_t bucket);
+/// Bucket of a name. Thread-safe for concurrent readers.
+int32_t sift_alphabetic_index_bucket_of(const sift_alphabetic_index *_Nonnull index, const char *_Nullable utf8,
+                                        int32_t length, int32_t *_Nonnull status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // CSIFTICU_H

@@ -1,0 +1,49 @@
+// Private to CSiftICU: the structs behind the opaque handles, and the ICU includes.
+// Never included by the public header.
+
+#ifndef CSIFTICU_INTERNAL_H
+#define CSIFTICU_INTERNAL_H
+
+#include "CSiftICU.h"
+
+#include <unicode/ubrk.h>
+#include <unicode/ucol.h>
+#include <unicode/ucoleitr.h>
+#include <unicode/unorm2.h>
+#include <unicode/usearch.h>
+#include <unicode/utypes.h>
+
+struct sift_collator {
+    UCollator *collator;
+};
+
+struct sift_folder {
+    UCollator *collator;  // a private clone, owned
+    UCollationElements *elements;
+    UBreakIterator *characters;  // grapheme clusters, for usearch's boundary checks
+    UBreakIterator *words;
+    UStringSearch *search;       // the reference search, opened lazily
+    const UNormalizer2 *nfd;
+    UCollationStrength strength;
+    int toShift;
+    uint32_t variableTop;
+
+    UChar *text;  // the last folded text, UTF-16
+    int32_t textLength;
+    int32_t textCapacity;
+
+    int64_t *ces;
+    int32_t *lows;
+    int32_t *highs;
+    int32_t *limits;
+    uint8_t *flags;
+    int32_t count;
+    int32_t capacity;
+    int32_t endLow;   // offsets of the end-of-text element
+    int32_t endHigh;
+
+    uint8_t *bounds;  // 1 where a grapheme boundary is, per UTF-16 index 0...textLength
+    int32_t boundsCapacity;
+};
+
+#endif

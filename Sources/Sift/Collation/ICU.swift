@@ -1,0 +1,323 @@
+// The one Swift file that calls the C shim. Raw pointers and int32 statuses stay in here.
+
+internal import CSiftICU
+
+/// An ICU collator opened from `Collation` options. Immutable after opening; folders clone it.
+final class ICUCollator {
+    let collation: Collation
+    fileprivate let handle: OpaquePointer
+
+    init(_ collation: Collation) throws(SiftError) {
+        self.collation = collation
+        var status: Int32 = 0
+        let opened: OpaquePointer? = collation.locale.withCString { locale in
+            var options = sift_collator_options()
+            options.locale = locale
+            options.strength = Self.icuStrength(collation.strength)
+            options.alternateShifted = collation.alternate == .shifted ? 1 : 0
+            options.normalization = collation.normalization ? 1 : 0
+            options.caseLevel = collation.caseLevel ? 1 : 0
+            guard var rules = collation.rules else {
+                return sift_collator_open(&options, &status)
+            }
+            return rules.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    options.rules = chars.baseAddress
+                    options.rulesLength = Int32(chars.count)
+                    return sift_collator_open(&options, &status)
+                }
+            }
+        }
+        guard let opened, status <= 0 else {
+            if status == 1 && collation.rules == nil { throw .unknownLocale(collation.locale) }
+            throw .icu(operation: "open a collator", locale: collation.locale, status: statusName(status))
+        }
+        handle = opened
+    }
+
+    deinit { sift_collator_close(handle) }
+
+    /// The locale whose data ICU actually uses (e.g. `es` for `es_MX`); used for break iterators.
+    var validLocale: String {
+        var buffer = [CChar](repeating: 0, count: 160)
+        _ = sift_collator_valid_locale(handle, &buffer, Int32(buffer.count))
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func icuStrength(_ strength: Collation.Strength) -> Int32 {
+        switch strength {
+        case .primary: return Int32(SIFT_STRENGTH_PRIMARY)
+        case .secondary: return Int32(SIFT_STRENGTH_SECONDARY)
+        case .tertiary: return Int32(SIFT_STRENGTH_TERTIARY)
+        case .quaternary: return Int32(SIFT_STRENGTH_QUATERNARY)
+        case .identical: return Int32(SIFT_STRENGTH_IDENTICAL)
+        }
+    }
+}
+
+/// ICU's version string, e.g. `72.1`.
+public var icuVersion: String { String(cString: sift_icu_version()) }
+
+private func statusName(_ status: Int32) -> String { String(cString: sift_status_name(status)) }
+
+/// The processed collation elements of one text, with what matching and highlighting need.
+struct FoldedText {
+    /// Processed collation elements, exactly those ICU usearch compares.
+    var elements: [Int64] = []
+    /// UTF-16 index where each element starts.
+    var lows: [Int32] = []
+    /// UTF-16 limit of a match that ends with this element (meaningful when `endOK`).
+    var limits: [Int32] = []
+    /// `FoldFlags` per element.
+    var flags: [UInt8] = []
+    /// UTF-16 length of the text.
+    var utf16Length: Int32 = 0
+}
+
+/// Per-element flags, the same bits as the shim's `SIFT_CE_*`.
+enum FoldFlags {
+    static let startOK: UInt8 = 1 << 0
+    static let endOK: UInt8 = 1 << 1
+    static let wordStart: UInt8 = 1 << 2
+}
+
+/// A private clone of a collator with the iterators folding needs. Not thread-safe: one per thread
+/// (or per owner that serializes access).
+final class ICUFolder {
+    let collator: ICUCollator
+    private let handle: OpaquePointer
+
+    init(_ collator: ICUCollator) throws(SiftError) {
+        self.collator = collator
+        var status: Int32 = 0
+        guard let opened = sift_folder_open(collator.handle, &status), status <= 0 else {
+            throw .icu(operation: "open collation iterators", locale: collator.collation.locale,
+                       status: statusName(status))
+        }
+        handle = opened
+    }
+
+    deinit { sift_folder_close(handle) }
+
+    /// Folds a field's text: elements, offsets and flags.
+    ///
+    /// - Complexity: O(*n*) where *n* is the length of the text.
+    func fold(_ text: String) throws(SiftError) -> FoldedText {
+        var text = text
+        var status: Int32 = 0
+        let count = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status) }
+        }
+        return try collect(count: count, status: status, withDetails: true)
+    }
+
+    /// Folds UTF-16 text (which may hold lone surrogates).
+    func fold(utf16 text: [UInt16]) throws(SiftError) -> FoldedText {
+        var status: Int32 = 0
+        let count = text.withUnsafeBufferPointer { sift_folder_fold_utf16(handle, $0.baseAddress, Int32($0.count), &status) }
+        return try collect(count: count, status: status, withDetails: true)
+    }
+
+    /// The processed collation elements of a query.
+    ///
+    /// - Complexity: O(*m*) where *m* is the length of the query.
+    func patternElements(_ pattern: String) throws(SiftError) -> [Int64] {
+        var pattern = pattern
+        var status: Int32 = 0
+        let count = pattern.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                sift_folder_fold_pattern(handle, $0.baseAddress, Int32($0.count), &status)
+            }
+        }
+        return try collect(count: count, status: status, withDetails: false).elements
+    }
+
+    /// The processed collation elements of a UTF-16 query (which may hold lone surrogates).
+    func patternElements(utf16 pattern: [UInt16]) throws(SiftError) -> [Int64] {
+        var status: Int32 = 0
+        let count = pattern.withUnsafeBufferPointer {
+            sift_folder_fold_pattern_utf16(handle, $0.baseAddress, Int32($0.count), &status)
+        }
+        return try collect(count: count, status: status, withDetails: false).elements
+    }
+
+    private func collect(count: Int32, status: Int32, withDetails: Bool) throws(SiftError) -> FoldedText {
+        guard count >= 0, status <= 0 else {
+            throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
+        }
+        var result = FoldedText()
+        result.utf16Length = sift_folder_utf16_length(handle)
+        let n = Int(count)
+        guard n > 0 else { return result }
+        result.elements = Array(UnsafeBufferPointer(start: sift_folder_ces(handle), count: n))
+        if withDetails {
+            result.lows = Array(UnsafeBufferPointer(start: sift_folder_lows(handle), count: n))
+            result.limits = Array(UnsafeBufferPointer(start: sift_folder_limits(handle), count: n))
+            result.flags = Array(UnsafeBufferPointer(start: sift_folder_flags(handle), count: n))
+        }
+        return result
+    }
+
+    /// The words of a query (ICU word break iterator for the collator's locale), as substrings.
+    func queryWords(_ query: String) throws(SiftError) -> [Substring] {
+        var query = query
+        var status: Int32 = 0
+        var ranges = [Int32](repeating: 0, count: 64)
+        var count: Int32 = 0
+        for _ in 0..<2 {
+            let capacity = Int32(ranges.count / 2)
+            count = query.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    sift_folder_query_words(handle, chars.baseAddress, Int32(chars.count), &ranges, capacity, &status)
+                }
+            }
+            guard count >= 0, status <= 0 else {
+                throw .icu(operation: "split a query into words", locale: collator.collation.locale,
+                           status: statusName(status))
+            }
+            if count <= capacity { break }
+            ranges = [Int32](repeating: 0, count: Int(count) * 2)
+        }
+        let utf8 = query.utf8
+        return (0..<Int(count)).map { i in
+            let start = utf8.index(utf8.startIndex, offsetBy: Int(ranges[2 * i]))
+            let end = utf8.index(start, offsetBy: Int(ranges[2 * i + 1]))
+            return query[start..<end]
+        }
+    }
+
+    /// ICU usearch's identical-strength check: NFD of `text[start..<limit]` (UTF-16) equals NFD of `pattern`.
+    func canonicallyEqual(_ text: String, utf16Range start: Int32, _ limit: Int32, pattern: String) -> Bool {
+        var text = text
+        var pattern = pattern
+        return text.withUTF8 { t in
+            pattern.withUTF8 { p in
+                t.withMemoryRebound(to: CChar.self) { tc in
+                    p.withMemoryRebound(to: CChar.self) { pc in
+                        sift_folder_nfd_equal(handle, tc.baseAddress!, Int32(tc.count), start, limit,
+                                              pc.baseAddress!, Int32(pc.count)) != 0
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ICU sort key of a text under this folder's collator (compare keys with `<` on bytes).
+    ///
+    /// - Complexity: O(*n*) where *n* is the length of the text.
+    func sortKey(_ text: String) -> [UInt8] {
+        var text = text
+        var key = [UInt8](repeating: 0, count: 64)
+        for _ in 0..<2 {
+            let capacity = Int32(key.count)
+            let length = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    key.withUnsafeMutableBufferPointer {
+                        sift_folder_sort_key(handle, chars.baseAddress, Int32(chars.count), $0.baseAddress, capacity)
+                    }
+                }
+            }
+            if length <= capacity {
+                key.removeLast(key.count - Int(max(0, length)))
+                return key
+            }
+            key = [UInt8](repeating: 0, count: Int(length))
+        }
+        return key
+    }
+
+    /// ICU usearch's matches of `pattern` in `text` (first to last, non-overlapping), as UTF-16
+    /// (start, length) pairs. This is the reference Sift's own matching is tested against.
+    func referenceMatches(of pattern: String, in text: String) throws(SiftError) -> [(start: Int, length: Int)] {
+        guard !pattern.isEmpty, !text.isEmpty else { return [] }
+        var pattern = pattern
+        var text = text
+        var status: Int32 = 0
+        var buffer = [Int32](repeating: 0, count: 64)
+        var count: Int32 = 0
+        for _ in 0..<2 {
+            let capacity = Int32(buffer.count / 2)
+            count = pattern.withUTF8 { p in
+                text.withUTF8 { t in
+                    p.withMemoryRebound(to: CChar.self) { pc in
+                        t.withMemoryRebound(to: CChar.self) { tc in
+                            sift_reference_search(handle, pc.baseAddress!, Int32(pc.count), tc.baseAddress!,
+                                                  Int32(tc.count), &buffer, capacity, &status)
+                        }
+                    }
+                }
+            }
+            guard count >= 0, status <= 0 else {
+                throw .icu(operation: "run usearch", locale: collator.collation.locale, status: statusName(status))
+            }
+            if count <= capacity { break }
+            buffer = [Int32](repeating: 0, count: Int(count) * 2)
+        }
+        return (0..<Int(count)).map { (Int(buffer[2 * $0]), Int(buffer[2 * $0 + 1])) }
+    }
+
+    /// `referenceMatches` over UTF-16 input (lone surrogates allowed).
+    func referenceMatches(of pattern: [UInt16], in text: [UInt16]) throws(SiftError) -> [(start: Int, length: Int)] {
+        guard !pattern.isEmpty, !text.isEmpty else { return [] }
+        var status: Int32 = 0
+        var buffer = [Int32](repeating: 0, count: 2 * max(16, text.count))
+        let capacity = Int32(buffer.count / 2)
+        let count = pattern.withUnsafeBufferPointer { p in
+            text.withUnsafeBufferPointer { t in
+                sift_reference_search_utf16(handle, p.baseAddress!, Int32(p.count), t.baseAddress!, Int32(t.count),
+                                            &buffer, capacity, &status)
+            }
+        }
+        guard count >= 0, status <= 0 else {
+            throw .icu(operation: "run usearch", locale: collator.collation.locale, status: statusName(status))
+        }
+        return (0..<Int(min(count, capacity))).map { (Int(buffer[2 * $0]), Int(buffer[2 * $0 + 1])) }
+    }
+}
+
+/// ICU's AlphabeticIndex for a locale: section labels and the section of a name.
+final class ICUAlphabeticIndex {
+    private let handle: OpaquePointer
+    let labels: [String]
+    /// 0 normal, 1 underflow, 2 inflow, 3 overflow.
+    let kinds: [Int32]
+
+    init(locale: String) throws(SiftError) {
+        var status: Int32 = 0
+        guard let opened = sift_alphabetic_index_open(locale, &status), status <= 0 else {
+            throw .icu(operation: "open an alphabetic index", locale: locale, status: statusName(status))
+        }
+        handle = opened
+        let count = sift_alphabetic_index_bucket_count(opened)
+        var labels: [String] = []
+        var kinds: [Int32] = []
+        for bucket in 0..<count {
+            var buffer = [CChar](repeating: 0, count: 64)
+            var length = sift_alphabetic_index_bucket_label(opened, bucket, &buffer, Int32(buffer.count))
+            if length > Int32(buffer.count) {
+                buffer = [CChar](repeating: 0, count: Int(length))
+                length = sift_alphabetic_index_bucket_label(opened, bucket, &buffer, Int32(buffer.count))
+            }
+            labels.append(String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            kinds.append(sift_alphabetic_index_bucket_kind(opened, bucket))
+        }
+        self.labels = labels
+        self.kinds = kinds
+    }
+
+    deinit { sift_alphabetic_index_close(handle) }
+
+    /// The bucket of a name.
+    ///
+    /// - Complexity: O(log *b*) collator comparisons, where *b* is the number of buckets.
+    func bucket(of name: String) -> Int {
+        var name = name
+        var status: Int32 = 0
+        let bucket = name.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                sift_alphabetic_index_bucket_of(handle, $0.baseAddress, Int32($0.count), &status)
+            }
+        }
+        return bucket < 0 ? 0 : Int(bucket)
+    }
+}

@@ -1,0 +1,229 @@
+/// One searchable field of every record, folded under one collation, in contiguous buffers.
+///
+/// `codes` holds each record's folded text (see `CodeBook`) as a segment followed by a 0 byte;
+/// `flags` runs parallel to it and carries the `FoldFlags` of each element at its lead byte. The
+/// hot loops scan these two arrays only. The UTF-16 offsets needed to turn a match back into a
+/// range of the original string are kept apart, as varints, and are read only when highlighting.
+///
+/// Segments are appended; a deleted or replaced record leaves a dead segment behind, which
+/// `compactIfWorthwhile()` reclaims once dead bytes outweigh live ones, so inserts, updates and
+/// deletes cost time proportional to the record, amortized.
+struct FoldedColumn {
+    /// Folded codes of all segments, each followed by a 0 separator; index 0 is a separator too.
+    private(set) var codes: [UInt8] = [0]
+    /// Flags per byte of `codes` (non-zero only at lead bytes).
+    private(set) var flags: [UInt8] = [0]
+    /// Byte offset in `codes` where each segment starts, ascending.
+    private(set) var segmentStarts: [UInt32] = []
+    /// The slot owning each segment, or -1 once the segment is dead.
+    private(set) var segmentOwners: [Int32] = []
+    /// Where each segment's offsets start in `offsets`, or `regular` when every element covers
+    /// exactly one UTF-16 unit in order (the common case for Latin text: nothing is stored).
+    private var segmentOffsets: [UInt32] = []
+    /// Varint-encoded (low delta, limit - low) pairs per element, zigzagged.
+    private var offsets: [UInt8] = []
+    /// The segment of each slot, or -1.
+    private(set) var slotSegments: [Int32] = []
+    private var deadBytes = 0
+
+    private static let regular = UInt32.max
+
+    /// Number of bytes in all segments, dead ones included.
+    var byteCount: Int { codes.count }
+
+    /// Approximate heap bytes used.
+    var memoryFootprint: Int {
+        codes.capacity + flags.capacity + offsets.capacity + 4 * segmentStarts.capacity + 4 * segmentOwners.capacity
+            + 4 * segmentOffsets.capacity + 4 * slotSegments.capacity
+    }
+
+    /// Appends the folded text of `slot`, replacing any segment it had.
+    ///
+    /// - Complexity: O(*n*) amortized, where *n* is the number of elements.
+    mutating func set(slot: Int32, folded: FoldedText, codeBook: inout CodeBook) {
+        remove(slot: slot)
+        let start = UInt32(codes.count)
+        var regular = true
+        for i in 0..<folded.elements.count {
+            let code = codeBook.code(for: folded.elements[i])
+            let width = CodeBook.append(code, to: &codes)
+            flags.append(folded.flags[i])
+            if width > 1 { flags.append(contentsOf: repeatElement(0, count: width - 1)) }
+            if folded.lows[i] != Int32(i) || (folded.flags[i] & FoldFlags.endOK != 0 && folded.limits[i] != Int32(i + 1)) {
+                regular = false
+            }
+        }
+        codes.append(0)
+        flags.append(0)
+        if regular {
+            segmentOffsets.append(Self.regular)
+        } else {
+            segmentOffsets.append(UInt32(offsets.count))
+            var previousLow: Int32 = 0
+            for i in 0..<folded.elements.count {
+                Self.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
+                Self.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
+                previousLow = folded.lows[i]
+            }
+        }
+        let segment = Int32(segmentStarts.count)
+        segmentStarts.append(start)
+        segmentOwners.append(slot)
+        if Int(slot) >= slotSegments.count {
+            slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
+        }
+        slotSegments[Int(slot)] = segment
+    }
+
+    /// Marks the segment of `slot` dead.
+    ///
+    /// - Complexity: O(1).
+    mutating func remove(slot: Int32) {
+        guard Int(slot) < slotSegments.count else { return }
+        let segment = slotSegments[Int(slot)]
+        guard segment >= 0 else { return }
+        segmentOwners[Int(segment)] = -1
+        slotSegments[Int(slot)] = -1
+        let (start, end) = bounds(ofSegment: Int(segment))
+        deadBytes += end - start + 1
+    }
+
+    /// Byte range `start..<end` of a segment in `codes` (the separator at `end` excluded).
+    @inline(__always)  // two loads; called per candidate in the hot loops
+    func bounds(ofSegment segment: Int) -> (start: Int, end: Int) {
+        let start = Int(segmentStarts[segment])
+        let end = segment + 1 < segmentStarts.count ? Int(segmentStarts[segment + 1]) - 1 : codes.count - 1
+        return (start, end)
+    }
+
+    /// The segment of a slot, or nil when it has none.
+    @inline(__always)  // one load; called per candidate record
+    func segment(ofSlot slot: Int32) -> Int? {
+        guard Int(slot) < slotSegments.count else { return nil }
+        let segment = slotSegments[Int(slot)]
+        return segment >= 0 ? Int(segment) : nil
+    }
+
+    /// UTF-16 low index and match limit of every element of a segment.
+    ///
+    /// - Complexity: O(*n*), where *n* is the number of elements in the segment.
+    func elementOffsets(ofSegment segment: Int) -> (lows: [Int32], limits: [Int32]) {
+        let (start, end) = bounds(ofSegment: segment)
+        var count = 0
+        for i in start..<end where CodeBook.isLead(codes[i]) { count += 1 }
+        let position = segmentOffsets[segment]
+        if position == Self.regular {
+            return ((0..<Int32(count)).map { $0 }, (0..<Int32(count)).map { $0 + 1 })
+        }
+        var lows: [Int32] = []
+        var limits: [Int32] = []
+        lows.reserveCapacity(count)
+        limits.reserveCapacity(count)
+        var cursor = Int(position)
+        var low: Int32 = 0
+        for _ in 0..<count {
+            low += unzigzag(Self.readVarint(offsets, &cursor))
+            let limit = low + unzigzag(Self.readVarint(offsets, &cursor))
+            lows.append(low)
+            limits.append(limit)
+        }
+        return (lows, limits)
+    }
+
+    /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones.
+    ///
+    /// - Complexity: O(*n*) in the size of the column when it compacts, O(1) otherwise; amortized
+    ///   O(1) per removed byte.
+    mutating func compactIfWorthwhile() {
+        guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
+        var newCodes: [UInt8] = [0]
+        var newFlags: [UInt8] = [0]
+        var newStarts: [UInt32] = []
+        var newOwners: [Int32] = []
+        var newSegmentOffsets: [UInt32] = []
+        var newOffsets: [UInt8] = []
+        newCodes.reserveCapacity(codes.count - deadBytes + 16)
+        newFlags.reserveCapacity(codes.count - deadBytes + 16)
+        for segment in 0..<segmentStarts.count where segmentOwners[segment] >= 0 {
+            let (start, end) = bounds(ofSegment: segment)
+            let owner = segmentOwners[segment]
+            slotSegments[Int(owner)] = Int32(newStarts.count)
+            newStarts.append(UInt32(newCodes.count))
+            newOwners.append(owner)
+            newCodes.append(contentsOf: codes[start...end])
+            newFlags.append(contentsOf: flags[start...end])
+            let position = segmentOffsets[segment]
+            if position == Self.regular {
+                newSegmentOffsets.append(Self.regular)
+            } else {
+                newSegmentOffsets.append(UInt32(newOffsets.count))
+                let count = (start..<end).reduce(0) { CodeBook.isLead(codes[$1]) ? $0 + 1 : $0 }
+                var cursor = Int(position)
+                for _ in 0..<(2 * count) { _ = Self.readVarint(offsets, &cursor) }
+                newOffsets.append(contentsOf: offsets[Int(position)..<cursor])
+            }
+        }
+        codes = newCodes
+        flags = newFlags
+        segmentStarts = newStarts
+        segmentOwners = newOwners
+        segmentOffsets = newSegmentOffsets
+        offsets = newOffsets
+        deadBytes = 0
+    }
+
+    private static func appendVarint(_ value: UInt32, to bytes: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    private static func readVarint(_ bytes: [UInt8], _ cursor: inout Int) -> UInt32 {
+        var result: UInt32 = 0
+        var shift: UInt32 = 0
+        while true {
+            let byte = bytes[cursor]
+            cursor += 1
+            result |= UInt32(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+}
+
+@inline(__always)  // arithmetic only
+private func zigzag(_ value: Int32) -> UInt32 { UInt32(bitPattern: (value << 1) ^ (value >> 31)) }
+
+@inline(__always)  // arithmetic only
+private func unzigzag(_ value: UInt32) -> Int32 { Int32(bitPattern: value >> 1) ^ -Int32(bitPattern: value & 1) }
+
+extension FoldedText {
+    /// ICU usearch's matches of a pattern's elements in this folded text, straight from the
+    /// folding (no index): the same acceptance rules the index applies through its flags.
+    /// Used for text a `String` cannot hold (lone surrogates).
+    ///
+    /// - Complexity: O(*n* · *m*) for *n* text elements and *m* pattern elements.
+    func matches(of pattern: [Int64]) -> [Range<Int>] {
+        let m = pattern.count
+        guard m > 0, elements.count >= m else { return [] }
+        var ranges: [Range<Int>] = []
+        var i = 0
+        while i + m <= elements.count {
+            let last = i + m - 1
+            if flags[i] & FoldFlags.startOK != 0, flags[last] & FoldFlags.endOK != 0,
+                elements[i...last].elementsEqual(pattern)
+            {
+                let lower = Int(lows[i]), upper = Int(limits[last])
+                ranges.append(lower..<max(lower, upper))
+                i = last + 1
+                while i < elements.count && Int(lows[i]) < upper { i += 1 }
+            } else {
+                i += 1
+            }
+        }
+        return ranges
+    }
+}

@@ -1,0 +1,30 @@
+/// A record in an index: a stable id and named text fields.
+///
+/// Fields the index searches are named in `IndexConfiguration.searchFields`; any other field is
+/// stored for display and can serve as a category (see `Scope.filter`).
+public struct Record: Hashable, Sendable {
+    /// A stable identifier, unique within an index.
+    public var id: String
+    /// Field values by field name. A missing field reads as the empty string.
+    public var fields: [String: String]
+
+    public init(id: String, fields: [String: String]) {
+        self.id = id
+        self.fields = fields
+    }
+
+    /// The value of a field, or "" when the record has none.
+    public subscript(field: String) -> String { fields[field] ?? "" }
+}
+
+/// A reference to a record in a `SearchIndex`, valid until that record is deleted or updated.
+///
+/// Handles are what query results hold: cheap to store by the million, O(1) to resolve.
+public struct RecordHandle: Hashable, Sendable, Comparable {
+    let slot: Int32
+    let generation: UInt32
+
+    public static func < (a: RecordHandle, b: RecordHandle) -> Bool {
+        (a.slot, a.generation) < (b.slot, b.generation)
+    }
+}

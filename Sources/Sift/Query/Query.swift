@@ -1,0 +1,83 @@
+/// How a query's text must occur in a field.
+public enum MatchMode: String, Hashable, Sendable, CaseIterable {
+    /// Anywhere in the field: exactly the matches of ICU string search (usearch) with the collator.
+    case contains
+    /// At the start of the field (its first collation element).
+    case prefix
+    /// Every word of the query matches the start of some word of the record, in any order and in
+    /// any searched field. Words come from ICU's word break iterator, so Thai and Japanese work.
+    case words
+}
+
+/// The order of a query's results.
+public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
+    /// The records' order in the original list.
+    case original
+    /// Collation order of the index's sort field (ICU sort keys), ties by id.
+    case sorted
+    /// Prefix matches first, then matches at a word start, then matches inside a word; original
+    /// order within each group.
+    case ranked
+}
+
+/// What to search for: text, scope, mode and order.
+public struct Query: Hashable, Sendable {
+    /// The search text as typed.
+    public var text: String
+    /// Name of the scope (see `IndexConfiguration.scopes`).
+    public var scope: String
+    public var mode: MatchMode
+    public var order: ResultOrder
+
+    public init(_ text: String, scope: String = "All", mode: MatchMode = .contains, order: ResultOrder = .original) {
+        self.text = text
+        self.scope = scope
+        self.mode = mode
+        self.order = order
+    }
+}
+
+/// The answer to a query.
+public struct SearchResult: Sendable {
+    /// What kind of answer this is.
+    public enum State: Hashable, Sendable {
+        /// The query text is empty: `rows` is every record in the scope.
+        case all
+        /// The query is shorter than the scope's minimum length: no search ran and `rows` is empty.
+        case tooShort(needed: Int)
+        /// `rows` are the records that match.
+        case matches
+    }
+
+    /// The number of records a scope matches for the same text and mode (a scope-button badge).
+    public struct ScopeCount: Hashable, Sendable {
+        public var scope: String
+        /// nil when the text is too short for that scope.
+        public var count: Int?
+    }
+
+    public var query: Query
+    public var state: State
+    /// Matching records in result order.
+    public var rows: [RecordHandle]
+    /// Match counts for every scope of the index, in scope order.
+    public var scopeCounts: [ScopeCount]
+    /// The index revision the result was computed at.
+    public var revision: UInt64
+    /// How the work was done, for tests and tools.
+    public var statistics: QueryStatistics
+}
+
+/// How a query was answered: full scans, narrowed scans and cache hits, per (field, pattern).
+public struct QueryStatistics: Hashable, Sendable {
+    /// Field patterns answered by scanning every record of the field.
+    public var fullScans = 0
+    /// Field patterns answered by scanning only the candidates of a shorter, cached pattern.
+    public var narrowedScans = 0
+    /// Field patterns answered straight from the cache (e.g. after backspace).
+    public var cacheHits = 0
+    /// Records examined by narrowed scans.
+    public var candidatesExamined = 0
+
+    public init() {}
+}

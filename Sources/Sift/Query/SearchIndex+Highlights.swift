@@ -1,0 +1,107 @@
+extension SearchIndex {
+    /// The ranges a query matches in each searched field of one record, in UTF-16 code units
+    /// (as ICU and `NSRange` count), computed on demand for the rows being shown.
+    ///
+    /// The ranges are those ICU usearch reports: `strasse` in `Straße` is all six letters. In
+    /// `.words` mode they are the matches of every query word at word starts; in `.prefix` mode
+    /// the one match at the start of each field. Fields without a match are absent. A query with
+    /// no collation elements (empty, or only ignorable characters) matches everything and
+    /// highlights nothing.
+    ///
+    /// - Complexity: O(*s*) in the size of the record's searched fields.
+    public func matchRanges(of handle: RecordHandle, for query: Query) throws -> [String: [Range<Int>]] {
+        let slot = try resolve(handle)
+        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
+            throw SiftError.unknownScope(query.scope)
+        }
+        let length = query.text.count
+        guard length > 0, length >= plan.scope.minimumLength else { return [:] }
+        guard case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding) else {
+            return [:]
+        }
+        let anchor = Self.anchor(for: query.mode)
+        var result: [String: [Range<Int>]] = [:]
+        for field in plan.fields {
+            var ranges: [Range<Int>] = []
+            for pattern in patterns {
+                ranges += fieldRanges(key(plan, field, anchor, pattern), slot: slot)
+            }
+            guard !ranges.isEmpty else { continue }
+            ranges.sort { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
+            var merged: [Range<Int>] = []
+            for range in ranges {
+                if let last = merged.last, range.lowerBound < last.upperBound {
+                    merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+                } else {
+                    merged.append(range)
+                }
+            }
+            result[configuration.searchFields[field]] = merged
+        }
+        return result
+    }
+
+    /// The ranges a query matches in each searched field of one record, as ranges of the field's
+    /// `String` value.
+    ///
+    /// ```swift
+    /// let name = try index.value(of: "name", for: row)       // "Straße"
+    /// let ranges = try index.highlights(of: row, for: Query("strasse"))["name"]!
+    /// name[ranges[0]]                                           // "Straße"
+    /// ```
+    ///
+    /// - Complexity: O(*s*) in the size of the record's searched fields.
+    public func highlights(of handle: RecordHandle, for query: Query) throws -> [String: [Range<String.Index>]] {
+        var result: [String: [Range<String.Index>]] = [:]
+        for (field, ranges) in try matchRanges(of: handle, for: query) {
+            let text = try value(of: field, for: handle)
+            let utf16 = text.utf16
+            result[field] = ranges.map { range in
+                let lower = utf16.index(utf16.startIndex, offsetBy: range.lowerBound)
+                let upper = utf16.index(lower, offsetBy: range.count)
+                return lower..<upper
+            }
+        }
+        return result
+    }
+
+    /// Every accepted, non-overlapping match of a field pattern in one slot, first to last, the
+    /// way ICU usearch's `usearch_next` walks them: after a match, the search resumes at its limit.
+    func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
+        let folding = foldings[key.folding]
+        let column = folding.columns[key.field]
+        guard let segment = column.segment(ofSlot: slot) else { return [] }
+        let (start, end) = column.bounds(ofSegment: segment)
+        var leads: [Int] = []
+        for i in start..<end where CodeBook.isLead(column.codes[i]) { leads.append(i) }
+        var patternElements = 0
+        for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
+        guard patternElements > 0, leads.count >= patternElements else { return [] }
+        let (lows, limits) = column.elementOffsets(ofSegment: segment)
+        let text = key.identicalText == nil ? "" : value(at: key.field, slot: slot)
+        let startMask = key.anchor == .wordStart ? FoldFlags.startOK | FoldFlags.wordStart : FoldFlags.startOK
+        var ranges: [Range<Int>] = []
+        var element = 0
+        while element + patternElements <= leads.count {
+            if key.anchor == .fieldStart && element > 0 { break }
+            let byte = leads[element]
+            let last = element + patternElements - 1
+            let accepted =
+                byte + key.pattern.count <= end
+                && column.codes[byte..<(byte + key.pattern.count)].elementsEqual(key.pattern)
+                && column.flags[byte] & startMask == startMask
+                && column.flags[leads[last]] & FoldFlags.endOK != 0
+                && (key.identicalText == nil
+                    || folding.folder.canonicallyEqual(text, utf16Range: lows[element], limits[last], pattern: key.identicalText!))
+            if accepted {
+                let lower = Int(lows[element]), upper = Int(limits[last])
+                ranges.append(lower..<max(lower, upper))
+                element = last + 1
+                while element < leads.count && Int(lows[element]) < upper { element += 1 }
+            } else {
+                element += 1
+            }
+        }
+        return ranges
+    }
+}

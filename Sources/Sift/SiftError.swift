@@ -1,0 +1,37 @@
+/// Errors thrown by Sift's index and query APIs. Misuse never traps: it throws one of these.
+public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// ICU rejected a collator, iterator or index: the operation, the locale and ICU's status name.
+    case icu(operation: String, locale: String, status: String)
+    /// A locale ICU does not know (ICU itself would silently fall back to root).
+    case unknownLocale(String)
+    /// No scope with this name.
+    case unknownScope(String)
+    /// No field with this name in the index's configuration.
+    case unknownField(String)
+    /// No record with this id.
+    case unknownRecord(id: String)
+    /// The handle no longer refers to a live record (deleted, or from before an update).
+    case staleHandle
+    /// A row or position outside `0..<count`.
+    case positionOutOfRange(Int, count: Int)
+    /// Another record already has this id.
+    case duplicateID(String)
+    /// A configuration that cannot work (the message says why).
+    case invalidConfiguration(String)
+
+    public var description: String {
+        switch self {
+        case .icu(let operation, let locale, let status):
+            return "ICU failed to \(operation) for locale '\(locale)': \(status)"
+        case .unknownLocale(let locale): return "unknown locale '\(locale)'"
+        case .unknownScope(let name): return "unknown scope '\(name)'"
+        case .unknownField(let name): return "unknown field '\(name)'"
+        case .unknownRecord(let id): return "no record with id '\(id)'"
+        case .staleHandle: return "the record handle is stale (the record was deleted or updated)"
+        case .positionOutOfRange(let position, let count):
+            return "position \(position) is out of range (0..<\(count))"
+        case .duplicateID(let id): return "a record with id '\(id)' already exists"
+        case .invalidConfiguration(let message): return "invalid configuration: \(message)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+@testable import Sift
+
+/// Paths of the package's own files, found from this source file.
+enum Paths {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let oracles = packageRoot.appendingPathComponent("Tests/SiftTests/Oracles")
+    static let data = packageRoot.appendingPathComponent("Data")
+}
+
+/// A seeded SplitMix64 generator, so random tests repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Reads a TSV file written by Python's csv module (no quoted fields in our data): header + rows.
+func readTSV(_ name: String) throws -> (header: [String], rows: [[String]]) {
+    let text = try String(contentsOf: Paths.data.appendingPathComponent(name), encoding: .utf8)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
+        $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+    }
+    let header = lines.removeFirst()
+    return (header, lines)
+}
+
+/// The oracle: ICU usearch with the same collation, through the shim.
+func referenceRanges(_ pattern: String, in text: String, collation: Collation) throws -> [Range<Int>] {
+    let folder = try ICUFolder(ICUCollator(collation))
+    return try folder.referenceMatches(of: pattern, in: text).map { $0.start..<($0.start + $0.length) }
+}
+
+extension SearchIndex {
+    /// Ids of a result's rows.
+    func ids(_ result: SearchResult) throws -> [String] { try result.rows.map { try id(of: $0) } }
+}
