@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Loads TSV, CSV and JSON Lines files into ``DataTable``s, reporting bad input as a
+/// ``DataFileError`` that names the file, the line and (when it can tell) the field.
+///
+/// Rules, common to all formats:
+/// - The input must be UTF-8. Bytes are validated before parsing; invalid UTF-8 is an error that
+///   names the line and, when known, the field. A UTF-8 byte order mark at the start is skipped.
+/// - Lines may end with LF or CRLF (a lone CR also ends a TSV/CSV line); the last line needs no
+///   newline. Line numbers are 1-based and count physical lines of the file.
+/// - NUL characters are valid UTF-8 and are kept in values.
+/// - Nothing is dropped or padded silently: every problem is an error.
+///
+/// TSV/CSV (parsed with the `CSV` package, `yaslab/CSV.swift`):
+/// - The first row is the header. An empty file (or one with only line breaks) is an error
+///   ("empty file (no header)"); a header without data rows gives a table with no rows.
+/// - Header names must be non-empty and distinct.
+/// - Fields may be double-quoted (RFC 4180, Python `csv` style); quoted fields may contain the
+///   delimiter, line breaks (kept as written) and doubled quotes. A quote inside an unquoted field
+///   is kept as a literal character. Text between a closing quote and the next delimiter or line
+///   break, and a quote that is never closed, are errors.
+/// - Every row must have as many fields as the header (no padding, no dropping).
+/// - Blank lines at the end of the file are ignored. A blank line followed by more data is an
+///   error, whatever the number of columns (write `""` for a row whose only value is empty).
+///
+/// JSON Lines:
+/// - Each non-blank line (blank = only spaces, tabs, CR) must be one JSON object whose values are
+///   strings, numbers, `true`/`false` or `null`; nested arrays or objects are an error naming the key.
+/// - Keys must be non-empty and must not repeat within an object. The table's columns are all keys
+///   in first-seen order; a key missing from an object gives `""`.
+/// - Numbers are kept as written; `null` becomes `""`. Escapes that encode a lone UTF-16
+///   surrogate (such as `"\ud800"`) are an error naming the key.
+/// - A file with no objects is an error ("empty file (no records)").
+public struct DataLoader {
+    /// Reads the file at `path` and parses it.
+    ///
+    /// - Parameters:
+    ///   - path: The file to read; it is also the ``DataTable/source`` used in messages.
+    ///   - format: The format to read; `nil` detects it from the extension (``DataFormat/detect(path:)``).
+    /// - Throws: ``DataFileError`` if the file cannot be read, the format is unknown, or the
+    ///   contents are bad (see ``parse(bytes:source:format:)``).
+    public static func load(path: String, format: DataFormat? = nil) throws(DataFileError) -> DataTable {
+        guard let format = format ?? DataFormat.detect(path: path) else {
+            let ext = DataFormat.fileExtension(of: path).map { "'.\($0)'" } ?? "none"
+            throw DataFileError(
+                file: path,
+                message: "cannot tell the data format from the file extension (\(ext)); "
+                    + "use .tsv, .tab, .csv, .jsonl or .ndjson")
+        }
+        let bytes = try readFile(path)
+        return try parse(bytes: bytes, source: path, format: format)
+    }
+
+    /// Parses the contents of a data file.
+    ///
+    /// - Parameters:
+    ///   - bytes: The raw file contents (UTF-8, optionally starting with a byte order mark).
+    ///   - source: The name to report in errors and to store in ``DataTable/source``.
+    ///   - format: How to read the bytes.
+    /// - Throws: ``DataFileError`` for the first problem in the file, in file order.
+    public static func parse(bytes: [UInt8], source: String, format: DataFormat) throws(DataFileError) -> DataTable {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(DataFileError) -> DataTable in
+            if let delimiter = format.delimiter {
+                var parser = DelimitedParser(bytes: buffer, source: source, format: format, delimiter: delimiter)
+                return try parser.parse()
+            } else {
+                var parser = JSONLinesParser(bytes: buffer, source: source)
+                return try parser.parse()
+            }
+        }
+    }
+
+    /// Reads a whole file with POSIX calls, so that failures carry the system's own reason.
+    static func readFile(_ path: String) throws(DataFileError) -> [UInt8] {
+        func failure(_ code: Int32) -> DataFileError {
+            DataFileError(file: path, message: "cannot read file (\(String(cString: strerror(code))))")
+        }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw failure(errno) }
+        defer { _ = close(descriptor) }
+
+        var info = stat()
+        let sizeHint = fstat(descriptor, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(sizeHint + 1)
+        let chunkSize = max(sizeHint + 1, 1 << 16)
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw failure(code)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return bytes
+    }
+}
