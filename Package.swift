@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // MARK: C shims
@@ -63,7 +64,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "SiftTests",
-            dependencies: ["Sift"],
+            dependencies: ["Sift", .product(name: "Clocks", package: "swift-clocks")],
             exclude: ["Oracles"],
             swiftSettings: swiftSettings
         ),
