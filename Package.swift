@@ -58,7 +58,7 @@ let package = Package(
                 "Sift", "SiftDataset",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
 
         // MARK: Tests

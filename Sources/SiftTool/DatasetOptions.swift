@@ -1,0 +1,164 @@
+import ArgumentParser
+import Sift
+import SiftDataset
+
+/// Options shared by the commands that open a data file: what to search and how.
+struct DatasetOptions: ParsableArguments {
+    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys).")
+    var file: String
+
+    @Option(name: .customLong("field"), help: "A field to search (repeatable). Default: every text column.")
+    var fields: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Restrict the search: FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]], optionally NAME= first.",
+            valueName: "scope"))
+    var scope: String?
+
+    @Option(help: "ICU locale: root, en, es, de, da, sv, es@collation=traditional, ...")
+    var locale = "root"
+
+    @Option(help: "primary (ignore case and accents), secondary (ignore case), tertiary, quaternary or identical.")
+    var strength: Collation.Strength = .primary
+
+    @Option(help: "non-ignorable, or shifted (ignore spaces and punctuation).")
+    var alternate: Collation.Alternate = .nonIgnorable
+
+    @Option(help: "contains, prefix or words.")
+    var mode: MatchMode = .contains
+
+    @Option(help: "Sort results in collation order of this field.")
+    var sort: String?
+
+    @Flag(help: "Rank results: prefix matches, then word starts, then inner matches.")
+    var ranked = false
+
+    @Option(help: "The field holding record ids. Default: the 1-based data row.")
+    var id: String?
+
+    var collation: Collation { Collation(locale: locale, strength: strength, alternate: alternate) }
+
+    var order: ResultOrder { ranked ? .ranked : sort != nil ? .sorted : .original }
+}
+
+extension Collation.Strength: ExpressibleByArgument {}
+extension Collation.Alternate: ExpressibleByArgument {}
+extension MatchMode: ExpressibleByArgument {}
+
+/// A data file loaded into an index, with the row numbers needed to report results.
+struct LoadedDataset {
+    let table: DataTable
+    let index: SearchIndex
+    let searchFields: [String]
+    /// Scope name the query runs in.
+    let scopeName: String
+    /// Data row number (1-based) per record id.
+    let rowOfID: [String: Int]
+    /// Whether ids come from a field (`--id`) rather than from row numbers.
+    var hasIDField: Bool
+
+    init(_ options: DatasetOptions) throws {
+        let table: DataTable
+        do {
+            table = try DataLoader.load(path: options.file)
+        } catch {
+            throw ToolError(error.description)
+        }
+        self.table = table
+        hasIDField = options.id != nil
+        let file = options.file
+        func requireColumn(_ name: String, role: String) throws {
+            guard table.column(named: name) != nil else {
+                throw ToolError(
+                    "\(file): unknown \(role) '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
+            }
+        }
+        for field in options.fields { try requireColumn(field, role: "field") }
+        if let id = options.id { try requireColumn(id, role: "id field") }
+        if let sort = options.sort { try requireColumn(sort, role: "sort field") }
+
+        var searchFields = options.fields
+        if searchFields.isEmpty {
+            searchFields = table.textColumns.filter { $0 != options.id }
+            if searchFields.isEmpty { searchFields = table.columns.filter { $0 != options.id } }
+            if searchFields.isEmpty { throw ToolError("\(file): no column to search") }
+        }
+        self.searchFields = searchFields
+
+        var scope = Scope(name: "All")
+        if let spec = options.scope {
+            scope = try ScopeSpecification.parse(spec, file: file, columns: table.columns, searchFields: searchFields)
+        }
+        scopeName = scope.name
+
+        // Records, with ids checked here so that an error can name the line.
+        let idColumn = options.id.flatMap { table.column(named: $0) }
+        var records: [Record] = []
+        records.reserveCapacity(table.rows.count)
+        var lineOfID: [String: Int] = [:]
+        var rowOfID: [String: Int] = [:]
+        for row in table.rows {
+            let id = idColumn.map { row.values[$0] } ?? String(row.number)
+            if let idColumn, id.isEmpty {
+                throw ToolError("\(file):\(row.line): field '\(table.columns[idColumn])': empty id")
+            }
+            if let first = lineOfID[id] {
+                throw ToolError(
+                    "\(file):\(row.line): field '\(options.id ?? "id")': duplicate id '\(id)' (first on line \(first))")
+            }
+            lineOfID[id] = row.line
+            rowOfID[id] = row.number
+            var fields: [String: String] = [:]
+            for (column, value) in zip(table.columns, row.values) where !value.isEmpty { fields[column] = value }
+            records.append(Record(id: id, fields: fields))
+        }
+        self.rowOfID = rowOfID
+        do {
+            index = try SearchIndex(
+                configuration: IndexConfiguration(
+                    searchFields: searchFields, collation: options.collation, scopes: [scope],
+                    sortField: options.sort),
+                records: records)
+        } catch {
+            throw ToolError(error.description)
+        }
+    }
+}
+
+/// Parses `--scope` values: `[NAME=]FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]]`.
+enum ScopeSpecification {
+    static func parse(_ spec: String, file: String, columns: [String], searchFields: [String]) throws -> Scope {
+        var rest = Substring(spec)
+        var name: String? = nil
+        // An '=' before any ':' ends the scope's name; an '=' after ':' belongs to the category.
+        if let equals = rest.firstIndex(of: "="), rest.firstIndex(of: ":").map({ equals < $0 }) ?? true {
+            name = String(rest[..<equals])
+            rest = rest[rest.index(after: equals)...]
+            if name!.isEmpty { throw ToolError("--scope '\(spec)': empty scope name before '='") }
+        }
+        var filter: Scope.Filter? = nil
+        if let colon = rest.firstIndex(of: ":") {
+            let category = rest[rest.index(after: colon)...]
+            rest = rest[..<colon]
+            guard let equals = category.firstIndex(of: "=") else {
+                throw ToolError("--scope '\(spec)': expected CATEGORY=VALUE after ':'")
+            }
+            let field = String(category[..<equals])
+            guard columns.contains(field) else {
+                throw ToolError("\(file): unknown category field '\(field)' in --scope '\(spec)'")
+            }
+            let values = category[category.index(after: equals)...].split(separator: "|").map(String.init)
+            filter = Scope.Filter(field: field, values: Set(values))
+        }
+        let fields = rest.split(separator: ",").map(String.init)
+        for field in fields where !searchFields.contains(field) {
+            throw ToolError(
+                columns.contains(field)
+                    ? "--scope '\(spec)': field '\(field)' is not searched (add --field \(field))"
+                    : "\(file): unknown field '\(field)' in --scope '\(spec)'")
+        }
+        return Scope(name: name ?? (fields.isEmpty ? "All" : fields.joined(separator: ",")),
+                     fields: fields.isEmpty ? nil : fields, filter: filter)
+    }
+}

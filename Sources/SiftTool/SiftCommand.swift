@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+
+/// `sift`: search a list the way a search bar does, with ICU collation.
+struct SiftCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sift",
+        abstract: "Search-as-you-type over TSV, CSV and JSON Lines files, with ICU collation.",
+        discussion: """
+            Examples:
+              sift query Data/cities.tsv zurich
+              sift query Data/cities.tsv strasse --locale de --field name --format json
+              sift query Data/cities.tsv nino --locale es --mode words --sort name
+            """,
+        subcommands: [QueryCommand.self])
+}
+
+/// A failure the tool reports as one line on standard error, then exits with status 1.
+struct ToolError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+@main
+enum Main {
+    static func main() {
+        do {
+            var command = try SiftCommand.parseAsRoot()
+            try command.run()
+        } catch let error as ToolError {
+            fail(error.description)
+        } catch {
+            let code = SiftCommand.exitCode(for: error)
+            if code == .success {
+                print(SiftCommand.fullMessage(for: error))
+                exit(0)
+            }
+            let message = SiftCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("sift: \(message) (see 'sift help')\n".utf8))
+            exit(code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("sift: \(message)\n".utf8))
+        exit(1)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Runs the built `sift` executable and captures its output.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("sift")
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let cities = packageRoot.appendingPathComponent("Data/cities.tsv").path
+
+    static func sift(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "200"
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Writes a temporary data file and returns its path.
+    static func file(_ name: String, _ contents: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-cli-\(UUID().uuidString)-\(name)")
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+}
+
+@Suite("sift query")
+struct QueryCommandTests {
+    @Test func textOutputHighlightsMatches() throws {
+        let run = try Run.sift(["query", Run.cities, "strasse", "--locale", "de", "--field", "name"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("3 matches for \"strasse\""))
+        #expect(run.stdout.contains("Land[straße]"))
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test func jsonOutputHasRowsIdsAndUTF16Ranges() throws {
+        let path = try Run.file("names.tsv", "name\tcode\n😀 Zürich\tCH\nZurich\tUS\nBern\tCH\n")
+        let run = try Run.sift(["query", path, "zurich", "--format", "json"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines == [
+            #"{"row": 1, "id": "1", "matches": {"name": [[3, 6]], "code": []}}"#,
+            #"{"row": 2, "id": "2", "matches": {"name": [[0, 6]], "code": []}}"#,
+        ])
+        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
+    }
+
+    @Test func localeDecidesWhetherNinoFindsNino() throws {
+        let path = try Run.file("n.csv", "id,name\na,El niño\nb,Nino\n")
+        let spanish = try Run.sift(["query", path, "nino", "--locale", "es", "--id", "id", "--format", "json"])
+        #expect(spanish.stdout.split(separator: "\n").count == 1)
+        let english = try Run.sift(["query", path, "nino", "--locale", "en", "--id", "id", "--format", "json"])
+        #expect(english.stdout.split(separator: "\n").count == 2)
+        #expect(english.stdout.contains(#""id": "a""#))
+    }
+
+    @Test func jsonLinesInputSortModesAndScopes() throws {
+        let path = try Run.file("c.jsonl", """
+            {"name": "Ñuñoa", "continent": "SA"}
+            {"name": "Nuuk", "continent": "NA"}
+            {"name": "Oslo", "continent": "EU"}
+            {"name": "Nantes", "continent": "EU"}
+            """)
+        func rows(_ run: Run) -> [String] {
+            run.stdout.split(separator: "\n").map { String($0.split(separator: ",")[0]) }
+        }
+        // Spanish sorts Ñ after N; root sorts Ñuñoa with N (ñ ~ n) and so before Nuuk.
+        let spanish = try Run.sift(["query", path, "u", "--locale", "es", "--sort", "name", "--field", "name", "--format", "json"])
+        #expect(rows(spanish) == [#"{"row": 2"#, #"{"row": 1"#])
+        let root = try Run.sift(["query", path, "u", "--sort", "name", "--field", "name", "--format", "json"])
+        #expect(rows(root) == [#"{"row": 1"#, #"{"row": 2"#])
+        let europe = try Run.sift(["query", path, "n", "--field", "name", "--scope", "Europe=name:continent=EU", "--format", "json"])
+        #expect(europe.stdout.split(separator: "\n").count == 1)
+        #expect(europe.stdout.contains("\"row\": 4"))
+        let prefix = try Run.sift(["query", path, "os", "--mode", "prefix", "--format", "json"])
+        #expect(prefix.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test(arguments: [
+        ("missing.tsv", "", [String](), "cannot read file"),
+        ("ragged.tsv", "name\tcode\nParis\tFR\nLyon\n", [], "ragged.tsv:3: row has 1 field, the header has 2"),
+        ("dup.csv", "id,name\n1,Paris\n1,Lyon\n", ["--id", "id"], "dup.csv:3: field 'id': duplicate id '1' (first on line 2)"),
+        ("f.tsv", "name\nParis\n", ["--field", "nope"], "unknown field 'nope'"),
+        ("f.tsv", "name\nParis\n", ["--locale", "klingon"], "unknown locale 'klingon'"),
+        ("f.tsv", "name\nParis\n", ["--mode", "fuzzy"], "'fuzzy' is invalid"),
+        ("f.tsv", "name\nParis\n", ["--scope", "name:nope=1"], "unknown category field 'nope'"),
+    ])
+    func errorsAreOneClearLineAndExitNonZero(name: String, contents: String, options: [String], message: String) throws {
+        let path = name == "missing.tsv" ? "/nonexistent/missing.tsv" : try Run.file(name, contents)
+        let run = try Run.sift(["query", path, "x"] + options)
+        #expect(run.status != 0)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    @Test func invalidUTF8NamesLineAndField() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-bad-\(UUID().uuidString).tsv")
+        try Data([0x6E, 0x61, 0x6D, 0x65, 0x0A, 0x50, 0xFF, 0x0A]).write(to: url)
+        let run = try Run.sift(["query", url.path, "p"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains(":2: field 'name': invalid UTF-8"))
+    }
+}
