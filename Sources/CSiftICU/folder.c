@@ -254,7 +254,6 @@ static int32_t boundary_after(const sift_folder *f, int32_t index) {
 // usearch's test for ending a match inside a grapheme cluster: the limit is a normalization
 // (NFD) boundary.
 static int nfd_boundary_at(const sift_folder *f, int32_t index) {
-    UErrorCode err = U_ZERO_ERROR;
     UChar32 after = U_SENTINEL, before = U_SENTINEL;
     if (index < f->textLength) {
         int32_t i = index;

@@ -72,8 +72,8 @@ struct ColumnScanner {
         return (candidate, false)
     }
 
-    /// Every accepted occurrence in a segment, each as (byte offset, match class): 0 at the field
-    /// start, 1 at a word start, 2 inside a word.
+    /// The best class among the accepted occurrences in a segment: 0 at the field start, 1 at a
+    /// word start, 2 inside a word; nil when there is none.
     func bestClass(start: Int, end: Int, verify: ((Int) -> Bool)? = nil) -> Int? {
         var best: Int? = nil
         var position = start

@@ -1,0 +1,33 @@
+/// ICU's own string search (`usearch`) with a collation: the slow, per-text reference that
+/// `SearchIndex` is tested against, match for match.
+///
+/// ```swift
+/// let reference = try ReferenceSearch(collation: Collation(locale: "de"))
+/// try reference.matches(of: "strasse", in: "Große Straße")   // [6..<12]
+/// ```
+///
+/// Not thread-safe: use one instance per task.
+public final class ReferenceSearch {
+    public let collation: Collation
+    private let folder: ICUFolder
+
+    public init(collation: Collation) throws(SiftError) {
+        self.collation = collation
+        folder = try ICUFolder(ICUCollator(collation))
+    }
+
+    /// Every match of `pattern` in `text`, first to last, non-overlapping, as UTF-16 ranges.
+    ///
+    /// - Complexity: O(*n* · *m*) collation work for a text of length *n* and a pattern of
+    ///   length *m*: ICU's linear search re-derives collation elements at every position.
+    public func matches(of pattern: String, in text: String) throws(SiftError) -> [Range<Int>] {
+        try folder.referenceMatches(of: pattern, in: text).map { $0.start..<($0.start + $0.length) }
+    }
+
+    /// Whether `pattern` occurs in `text` (at least one match).
+    ///
+    /// - Complexity: as `matches(of:in:)`, stopping at the first match.
+    public func contains(_ pattern: String, in text: String) throws(SiftError) -> Bool {
+        try !folder.referenceMatches(of: pattern, in: text).isEmpty
+    }
+}
