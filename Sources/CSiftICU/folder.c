@@ -492,3 +492,9 @@ int32_t sift_folder_sort_key(sift_folder *f, const char *utf8, int32_t length, u
     if (!set_text_utf8(f, utf8, length, &err)) return 0;
     return ucol_getSortKey(f->collator, f->text, f->textLength, key, key == NULL ? 0 : capacity);
 }
+
+int32_t sift_folder_compare(sift_folder *f, const char *a, int32_t aLength, const char *b, int32_t bLength) {
+    UErrorCode err = U_ZERO_ERROR;
+    UCollationResult result = ucol_strcollUTF8(f->collator, a ? a : "", a ? aLength : 0, b ? b : "", b ? bLength : 0, &err);
+    return U_FAILURE(err) ? 0 : (int32_t)result;
+}

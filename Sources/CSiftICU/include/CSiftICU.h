@@ -131,6 +131,11 @@ int32_t sift_folder_nfd_equal(sift_folder *_Nonnull folder, const char *_Nonnull
 int32_t sift_folder_sort_key(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
                              uint8_t *_Nullable key, int32_t capacity);
 
+/// Collation order of two UTF-8 texts under the folder's collator: -1, 0 or 1 (as memcmp of
+/// their sort keys would give).
+int32_t sift_folder_compare(sift_folder *_Nonnull folder, const char *_Nullable a, int32_t aLength,
+                            const char *_Nullable b, int32_t bLength);
+
 /// Number of UTF-16 code units in valid UTF-8 text.
 int32_t sift_utf16_length(const char *_Nullable utf8, int32_t length);
 

@@ -1,6 +1,12 @@
-// CSiftKernels: byte-search kernels for the scan loops over folded columns.
-// glibc's memmem needs _GNU_SOURCE, which Swift's Glibc module does not define; this target
-// defines it and re-exports the search as a plain function (room for a SIMD kernel later).
+// CSiftKernels: the scan loops over folded columns, in C so that they run at memory speed.
+//
+// A column is a byte arena of folded codes (records separated by 0 bytes), a table of segment
+// starts with the slot owning each segment (-1: dead), and boundary flags: a segment is either
+// *simple* (segmentFlags == SIFT_KERNEL_SIMPLE: every element may start and end a match) or has
+// a flag byte per code byte at flags[segmentFlags[s] + (j - start)]. Word starts are one bit per
+// code byte. An occurrence of the pattern at byte j is a *candidate* when a match may start there
+// (and, if required, a word starts there); it is a *match* when, in addition, a match may end with
+// the pattern's last element. Results are bitsets over slots.
 
 #ifndef CSIFTKERNELS_H
 #define CSIFTKERNELS_H
@@ -8,8 +14,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SIFT_KERNEL_START_OK 1
+#define SIFT_KERNEL_END_OK 2
+#define SIFT_KERNEL_SIMPLE UINT32_MAX
+
+typedef struct sift_column_view {
+    const uint8_t *_Nonnull codes;
+    size_t length;
+    const uint64_t *_Nonnull wordStarts;
+    size_t wordCount;
+    const uint8_t *_Nonnull flags;
+    const uint32_t *_Nonnull segmentStarts;
+    const int32_t *_Nonnull owners;
+    const uint32_t *_Nonnull segmentFlags;
+    size_t segmentCount;
+} sift_column_view;
+
+typedef struct sift_scan_pattern {
+    const uint8_t *_Nonnull bytes;
+    size_t length;          // >= 1
+    size_t lastLead;        // offset of the last element's first byte
+    int requireWordStart;   // 1: the occurrence must start a word
+} sift_scan_pattern;
+
 /// Offset of the first occurrence of `needle` (length >= 1) in `haystack`, or -1.
 ptrdiff_t sift_find(const uint8_t *_Nonnull haystack, size_t length, const uint8_t *_Nonnull needle,
                     size_t needleLength);
+
+/// Scans occurrences starting in codes[from..<to) (from >= 1), setting the owner's bit in
+/// `candidates` and, for a match, in `matched` (then skipping the rest of that segment).
+/// `segmentHint` is the segment to start locating from (updated). Returns where the next call
+/// should continue (>= to).
+size_t sift_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern, size_t from,
+                  size_t to, size_t *_Nonnull segmentHint, uint64_t *_Nonnull matched, uint64_t *_Nonnull candidates);
+
+/// Prefix scan: segments [firstSegment, lastSegment) whose first bytes are the pattern.
+void sift_sweep_prefix(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
+                       uint64_t *_Nonnull candidates);
+
+/// Narrowed scan: for every slot whose bit is set in words [firstWord, lastWord) of `base`, scans
+/// that slot's segment (`slotSegments[slot]`, -1: none). Returns the number of slots examined.
+size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                            const int32_t *_Nonnull slotSegments, size_t slotCount, const uint64_t *_Nonnull base,
+                            size_t firstWord, size_t lastWord, int anchoredAtStart, uint64_t *_Nonnull matched,
+                            uint64_t *_Nonnull candidates);
+
+/// Writes to `out`, in order, the entries of `order` whose bit is set in `bits`. Returns how many.
+size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
+                            size_t wordCount, int32_t *_Nonnull out);
+
+/// Writes the members of `bits` (ascending) to `out`. Returns how many.
+size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 
 #endif

@@ -226,6 +226,23 @@ final class ICUFolder {
         return key
     }
 
+    /// Collation order of two texts: negative, zero or positive, consistent with `sortKey`.
+    ///
+    /// - Complexity: O(*n*) in the length of the shorter text, usually much less.
+    func compare(_ a: String, _ b: String) -> Int32 {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                x.withMemoryRebound(to: CChar.self) { xc in
+                    y.withMemoryRebound(to: CChar.self) { yc in
+                        sift_folder_compare(handle, xc.baseAddress, Int32(xc.count), yc.baseAddress, Int32(yc.count))
+                    }
+                }
+            }
+        }
+    }
+
     /// ICU usearch's matches of `pattern` in `text` (first to last, non-overlapping), as UTF-16
     /// (start, length) pairs. This is the reference Sift's own matching is tested against.
     func referenceMatches(of pattern: String, in text: String) throws(SiftError) -> [(start: Int, length: Int)] {

@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 /// A fixed-universe set of record slots, one bit per slot.
 ///
 /// Query results, narrowing candidates and category members are bitsets, so combining scopes and
@@ -66,11 +68,22 @@ struct Bitset: Equatable, Sendable {
         }
     }
 
+    /// Calls `body` with the words, for kernels that set bits (the capacity does not change).
+    mutating func withUnsafeMutableWords<R>(_ body: (UnsafeMutablePointer<UInt64>) throws -> R) rethrows -> R {
+        if words.isEmpty { words.append(0) }
+        return try words.withUnsafeMutableBufferPointer { try body($0.baseAddress!) }
+    }
+
     /// Members in ascending slot order.
+    ///
+    /// - Complexity: O(*n* / 64 + *k*) for *k* members.
     var members: [Int32] {
-        var result: [Int32] = []
-        result.reserveCapacity(count)
-        forEach { result.append($0) }
-        return result
+        let count = self.count
+        guard count > 0 else { return [] }
+        return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            words.withUnsafeBufferPointer { words in
+                initialized = sift_bits_to_slots(words.baseAddress!, words.count, buffer.baseAddress!)
+            }
+        }
     }
 }

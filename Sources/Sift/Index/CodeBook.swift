@@ -9,23 +9,58 @@
 /// Latin, Greek and Cyrillic text mostly gets one-byte codes (the first 127 elements seen), so a
 /// folded field is about as long as its UTF-8 text.
 struct CodeBook {
-    private var codes: [Int64: UInt32] = [:]
+    /// Open addressing, linear probing: keys (0 marks an empty bucket; processed elements are
+    /// never 0) and their codes. Folding looks up every element of every field, so this avoids
+    /// `Dictionary`'s per-lookup hashing cost.
+    private var keys = [Int64](repeating: 0, count: 1024)
+    private var values = [UInt32](repeating: 0, count: 1024)
+    private(set) var count = 0
 
-    /// Number of distinct elements seen.
-    var count: Int { codes.count }
+    @inline(__always)  // a multiply and a shift, per element folded
+    private func bucket(_ key: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 40) & (keys.count - 1)
+    }
 
     /// The code of an element, assigning the next one if it is new.
     ///
     /// - Complexity: O(1) amortized.
     mutating func code(for element: Int64) -> UInt32 {
-        if let code = codes[element] { return code }
-        let code = UInt32(codes.count + 1)
-        codes[element] = code
+        var i = bucket(element)
+        while true {
+            let key = keys[i]
+            if key == element { return values[i] }
+            if key == 0 { break }
+            i = (i + 1) & (keys.count - 1)
+        }
+        count += 1
+        let code = UInt32(count)
+        keys[i] = element
+        values[i] = code
+        if count * 2 > keys.count { grow() }
         return code
     }
 
+    private mutating func grow() {
+        let oldKeys = keys, oldValues = values
+        keys = [Int64](repeating: 0, count: oldKeys.count * 2)
+        values = [UInt32](repeating: 0, count: oldKeys.count * 2)
+        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
+            var i = bucket(key)
+            while keys[i] != 0 { i = (i + 1) & (keys.count - 1) }
+            keys[i] = key
+            values[i] = value
+        }
+    }
+
     /// The code of an element if it has been seen; nil means no folded text contains it.
-    func existingCode(for element: Int64) -> UInt32? { codes[element] }
+    func existingCode(for element: Int64) -> UInt32? {
+        var i = bucket(element)
+        while keys[i] != 0 {
+            if keys[i] == element { return values[i] }
+            i = (i + 1) & (keys.count - 1)
+        }
+        return nil
+    }
 
     /// Appends the bytes of `code` to `bytes`; returns how many were written.
     @discardableResult
@@ -65,7 +100,7 @@ struct CodeBook {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(elements.count)
         for element in elements {
-            guard let code = codes[element] else { return nil }
+            guard let code = existingCode(for: element) else { return nil }
             Self.append(code, to: &bytes)
         }
         return bytes

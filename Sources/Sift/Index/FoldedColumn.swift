@@ -1,9 +1,14 @@
+internal import CSiftKernels
+
 /// One searchable field of every record, folded under one collation, in contiguous buffers.
 ///
-/// `codes` holds each record's folded text (see `CodeBook`) as a segment followed by a 0 byte;
-/// `flags` runs parallel to it and carries the `FoldFlags` of each element at its lead byte. The
-/// hot loops scan these two arrays only. The UTF-16 offsets needed to turn a match back into a
-/// range of the original string are kept apart, as varints, and are read only when highlighting.
+/// `codes` holds each record's folded text (see `CodeBook`) as a segment followed by a 0 byte.
+/// Most segments are *simple*: every element may start and end a match (ICU usearch's boundary
+/// checks all pass), which is the case for nearly all Latin, Greek and Cyrillic text. Only the
+/// other segments keep a flag byte per code byte (`flags`); word starts are one bit per code byte
+/// (`wordStarts`). The hot loops scan `codes` and touch flags only for hits in non-simple
+/// segments. The UTF-16 offsets that turn a match back into a range of the original string are
+/// kept apart, as varints, and only for segments whose elements are not one UTF-16 unit each.
 ///
 /// Segments are appended; a deleted or replaced record leaves a dead segment behind, which
 /// `compactIfWorthwhile()` reclaims once dead bytes outweigh live ones, so inserts, updates and
@@ -11,12 +16,16 @@
 struct FoldedColumn {
     /// Folded codes of all segments, each followed by a 0 separator; index 0 is a separator too.
     private(set) var codes: [UInt8] = [0]
-    /// Flags per byte of `codes` (non-zero only at lead bytes).
-    private(set) var flags: [UInt8] = [0]
+    /// One bit per byte of `codes`: set at the lead byte of an element that starts a word.
+    private(set) var wordStarts: [UInt64] = [0]
     /// Byte offset in `codes` where each segment starts, ascending.
     private(set) var segmentStarts: [UInt32] = []
     /// The slot owning each segment, or -1 once the segment is dead.
     private(set) var segmentOwners: [Int32] = []
+    /// Where each segment's flag bytes start in `flags`, or `Self.simple`.
+    private(set) var segmentFlags: [UInt32] = []
+    /// `FoldFlags` (start and end bits) per code byte of the non-simple segments.
+    private(set) var flags: [UInt8] = [0]
     /// Where each segment's offsets start in `offsets`, or `regular` when every element covers
     /// exactly one UTF-16 unit in order (the common case for Latin text: nothing is stored).
     private var segmentOffsets: [UInt32] = []
@@ -27,14 +36,17 @@ struct FoldedColumn {
     private var deadBytes = 0
 
     private static let regular = UInt32.max
+    /// Marks a segment whose every element may start and end a match.
+    static let simple = UInt32.max
 
     /// Number of bytes in all segments, dead ones included.
     var byteCount: Int { codes.count }
 
     /// Approximate heap bytes used.
     var memoryFootprint: Int {
-        codes.capacity + flags.capacity + offsets.capacity + 4 * segmentStarts.capacity + 4 * segmentOwners.capacity
-            + 4 * segmentOffsets.capacity + 4 * slotSegments.capacity
+        codes.capacity + 8 * wordStarts.capacity + flags.capacity + offsets.capacity
+            + 4 * (segmentStarts.capacity + segmentOwners.capacity + segmentFlags.capacity + segmentOffsets.capacity
+                + slotSegments.capacity)
     }
 
     /// Appends the folded text of `slot`, replacing any segment it had.
@@ -42,19 +54,32 @@ struct FoldedColumn {
     /// - Complexity: O(*n*) amortized, where *n* is the number of elements.
     mutating func set(slot: Int32, folded: FoldedText, codeBook: inout CodeBook) {
         remove(slot: slot)
-        let start = UInt32(codes.count)
+        let start = codes.count
         var regular = true
+        var simple = true
+        var widths: [UInt8] = []
+        widths.reserveCapacity(folded.elements.count)
+        let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
         for i in 0..<folded.elements.count {
-            let code = codeBook.code(for: folded.elements[i])
-            let width = CodeBook.append(code, to: &codes)
-            flags.append(folded.flags[i])
-            if width > 1 { flags.append(contentsOf: repeatElement(0, count: width - 1)) }
+            let lead = codes.count
+            widths.append(UInt8(CodeBook.append(codeBook.code(for: folded.elements[i]), to: &codes)))
+            if folded.flags[i] & FoldFlags.wordStart != 0 { setWordStart(at: lead) }
+            if folded.flags[i] & boundaryFlags != boundaryFlags { simple = false }
             if folded.lows[i] != Int32(i) || (folded.flags[i] & FoldFlags.endOK != 0 && folded.limits[i] != Int32(i + 1)) {
                 regular = false
             }
         }
         codes.append(0)
-        flags.append(0)
+        if simple {
+            segmentFlags.append(Self.simple)
+        } else {
+            segmentFlags.append(UInt32(flags.count))
+            for i in 0..<folded.elements.count {
+                flags.append(folded.flags[i] & boundaryFlags)
+                if widths[i] > 1 { flags.append(contentsOf: repeatElement(0, count: Int(widths[i]) - 1)) }
+            }
+            flags.append(0)
+        }
         if regular {
             segmentOffsets.append(Self.regular)
         } else {
@@ -67,12 +92,18 @@ struct FoldedColumn {
             }
         }
         let segment = Int32(segmentStarts.count)
-        segmentStarts.append(start)
+        segmentStarts.append(UInt32(start))
         segmentOwners.append(slot)
         if Int(slot) >= slotSegments.count {
             slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
         }
         slotSegments[Int(slot)] = segment
+    }
+
+    private mutating func setWordStart(at byte: Int) {
+        let word = byte >> 6
+        if word >= wordStarts.count { wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count)) }
+        wordStarts[word] |= 1 << UInt64(byte & 63)
     }
 
     /// Marks the segment of `slot` dead.
@@ -102,6 +133,30 @@ struct FoldedColumn {
         guard Int(slot) < slotSegments.count else { return nil }
         let segment = slotSegments[Int(slot)]
         return segment >= 0 ? Int(segment) : nil
+    }
+
+    /// The `FoldFlags` of every byte of a segment (word starts included), as the slow paths
+    /// (single-record evaluation, ranking, highlighting) read them.
+    ///
+    /// - Complexity: O(*n*) in the segment's length.
+    func flagBytes(ofSegment segment: Int) -> [UInt8] {
+        let (start, end) = bounds(ofSegment: segment)
+        var result = [UInt8](repeating: 0, count: end - start)
+        let position = segmentFlags[segment]
+        for i in 0..<(end - start) {
+            let byte = start + i
+            var value: UInt8
+            if position == Self.simple {
+                value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
+            } else {
+                value = flags[Int(position) + i]
+            }
+            if (byte >> 6) < wordStarts.count && wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
+                value |= FoldFlags.wordStart
+            }
+            result[i] = value
+        }
+        return result
     }
 
     /// UTF-16 low index and match limit of every element of a segment.
@@ -136,40 +191,71 @@ struct FoldedColumn {
     ///   O(1) per removed byte.
     mutating func compactIfWorthwhile() {
         guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
-        var newCodes: [UInt8] = [0]
-        var newFlags: [UInt8] = [0]
-        var newStarts: [UInt32] = []
-        var newOwners: [Int32] = []
-        var newSegmentOffsets: [UInt32] = []
-        var newOffsets: [UInt8] = []
-        newCodes.reserveCapacity(codes.count - deadBytes + 16)
-        newFlags.reserveCapacity(codes.count - deadBytes + 16)
+        var compacted = FoldedColumn()
+        compacted.codes.reserveCapacity(codes.count - deadBytes + 16)
         for segment in 0..<segmentStarts.count where segmentOwners[segment] >= 0 {
             let (start, end) = bounds(ofSegment: segment)
             let owner = segmentOwners[segment]
-            slotSegments[Int(owner)] = Int32(newStarts.count)
-            newStarts.append(UInt32(newCodes.count))
-            newOwners.append(owner)
-            newCodes.append(contentsOf: codes[start...end])
-            newFlags.append(contentsOf: flags[start...end])
+            let newStart = compacted.codes.count
+            compacted.codes.append(contentsOf: codes[start...end])
+            for byte in start..<end where (byte >> 6) < wordStarts.count && wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
+                compacted.setWordStart(at: newStart + byte - start)
+            }
+            let flagPosition = segmentFlags[segment]
+            if flagPosition == Self.simple {
+                compacted.segmentFlags.append(Self.simple)
+            } else {
+                compacted.segmentFlags.append(UInt32(compacted.flags.count))
+                compacted.flags.append(contentsOf: flags[Int(flagPosition)...(Int(flagPosition) + end - start)])
+            }
             let position = segmentOffsets[segment]
             if position == Self.regular {
-                newSegmentOffsets.append(Self.regular)
+                compacted.segmentOffsets.append(Self.regular)
             } else {
-                newSegmentOffsets.append(UInt32(newOffsets.count))
+                compacted.segmentOffsets.append(UInt32(compacted.offsets.count))
                 let count = (start..<end).reduce(0) { CodeBook.isLead(codes[$1]) ? $0 + 1 : $0 }
                 var cursor = Int(position)
                 for _ in 0..<(2 * count) { _ = Self.readVarint(offsets, &cursor) }
-                newOffsets.append(contentsOf: offsets[Int(position)..<cursor])
+                compacted.offsets.append(contentsOf: offsets[Int(position)..<cursor])
+            }
+            compacted.segmentStarts.append(UInt32(newStart))
+            compacted.segmentOwners.append(owner)
+        }
+        compacted.slotSegments = [Int32](repeating: -1, count: slotSegments.count)
+        for (segment, owner) in compacted.segmentOwners.enumerated() { compacted.slotSegments[Int(owner)] = Int32(segment) }
+        self = compacted
+    }
+
+    /// Calls `body` with the scan kernels' view of this column (valid only inside `body`).
+    func withKernelView<R>(_ body: (sift_column_view) throws -> R) rethrows -> R {
+        // Kernels may read a few words past a segment's last byte; pad the word-start bitset.
+        try codes.withUnsafeBufferPointer { codes in
+            try wordStarts.withUnsafeBufferPointer { wordStarts in
+                try flags.withUnsafeBufferPointer { flags in
+                    try segmentStarts.withUnsafeBufferPointer { starts in
+                        try segmentOwners.withUnsafeBufferPointer { owners in
+                            try segmentFlags.withUnsafeBufferPointer { segmentFlags in
+                                let none: UInt32 = 0
+                                let noOwner: Int32 = -1
+                                return try withUnsafePointer(to: none) { nonePointer in
+                                    try withUnsafePointer(to: noOwner) { noOwnerPointer in
+                                        try body(
+                                            sift_column_view(
+                                                codes: codes.baseAddress!, length: codes.count,
+                                                wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
+                                                flags: flags.baseAddress!,
+                                                segmentStarts: starts.baseAddress ?? nonePointer,
+                                                owners: owners.baseAddress ?? noOwnerPointer,
+                                                segmentFlags: segmentFlags.baseAddress ?? nonePointer,
+                                                segmentCount: starts.count))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        codes = newCodes
-        flags = newFlags
-        segmentStarts = newStarts
-        segmentOwners = newOwners
-        segmentOffsets = newSegmentOffsets
-        offsets = newOffsets
-        deadBytes = 0
     }
 
     private static func appendVarint(_ value: UInt32, to bytes: inout [UInt8]) {

@@ -1,3 +1,6 @@
+internal import Dispatch
+internal import Glibc
+
 extension SearchIndex {
     /// Inserts a record at a position of the original list (at the end when `position` is nil).
     ///
@@ -15,12 +18,53 @@ extension SearchIndex {
         return handle(ofSlot: slot)
     }
 
-    /// Appends records in order.
+    /// Appends records in order. Large batches are folded on all cores.
     ///
-    /// - Throws: on the first record that cannot be inserted; the records before it stay inserted.
-    /// - Complexity: O(*s*) in the total size of the records' search fields.
+    /// - Throws: on the first record that cannot be inserted (a duplicate id, an ICU failure); the
+    ///   records before it stay inserted.
+    /// - Complexity: O(*s*) in the total size of the records' search fields, divided among the cores.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
-        for record in records { try insert(record) }
+        registerFields(of: records)
+        reserveCapacity(forAdditional: records.count)
+        let workers = records.count >= 8192 ? max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
+        let folders = try workerFolders(workers)
+        let batchSize = 65_536
+        var batchStart = 0
+        while batchStart < records.count {
+            let batch = records[batchStart..<min(records.count, batchStart + batchSize)]
+            let prepared = try prepareInParallel(batch, folders: folders)
+            for record in prepared {
+                let slot = try commit(record)
+                insertIntoOrder(slot, at: count)
+            }
+            batchStart += batch.count
+        }
+    }
+
+    /// Folds a batch of records on `folders.count` threads, each with its own folders.
+    private func prepareInParallel(_ batch: ArraySlice<Record>, folders: [[ICUFolder]]) throws(SiftError)
+        -> [PreparedRecord]
+    {
+        let workers = folders.count
+        if workers == 1 { return try batch.map { record throws(SiftError) in try prepare(record, folders: folders[0]) } }
+        var results = [PreparedRecord?](repeating: nil, count: batch.count)
+        var failures = [(index: Int, error: SiftError)?](repeating: nil, count: workers)
+        results.withUnsafeMutableBufferPointer { results in
+            failures.withUnsafeMutableBufferPointer { failures in
+                let work = ParallelFold(
+                    index: self, batch: batch, folders: folders, results: results, failures: failures)
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in work.run(worker: worker) }
+            }
+        }
+        if let first = failures.compactMap({ $0 }).min(by: { $0.index < $1.index }) {
+            // Keep the documented semantics: the records before the failing one are inserted.
+            for index in 0..<first.index {
+                let slot = try commit(results[index]!)
+                insertIntoOrder(slot, at: count)
+            }
+            throw first.error
+        }
+        return results.map { $0! }
     }
 
     /// Deletes a record.
@@ -71,6 +115,36 @@ extension SearchIndex {
         guard source != destination else { return }
         let slot = removeFromOrder(at: source)
         insertIntoOrder(slot, at: destination)
+        orderWasRearranged()
         bumpRevision()
+    }
+}
+
+/// What the workers of a parallel fold share.
+///
+/// `@unchecked Sendable` is sound here, and only here: `prepare` reads the index without changing
+/// it; each worker uses its own ICU folders (`folders[worker]`) and writes only its own stripe of
+/// `results` (indices ≡ worker mod workers) and its own `failures` entry; and
+/// `DispatchQueue.concurrentPerform` returns only after every worker has finished, before the
+/// caller touches the index or the buffers again.
+private struct ParallelFold: @unchecked Sendable {
+    let index: SearchIndex
+    let batch: ArraySlice<Record>
+    let folders: [[ICUFolder]]
+    let results: UnsafeMutableBufferPointer<SearchIndex.PreparedRecord?>
+    let failures: UnsafeMutableBufferPointer<(index: Int, error: SiftError)?>
+
+    func run(worker: Int) {
+        let workers = folders.count
+        var position = worker
+        while position < batch.count {
+            do throws(SiftError) {
+                results[position] = try index.prepare(batch[batch.startIndex + position], folders: folders[worker])
+            } catch {
+                failures[worker] = (position, error)
+                return
+            }
+            position += workers
+        }
     }
 }

@@ -33,10 +33,10 @@ public final class SearchIndex {
 
     // MARK: Original order
     /// Live slots in original order.
-    private(set) var order: [Int32] = []
-    /// Position of each slot in `order`; valid for the first `validRanks` entries of `order`.
-    private var ranks: [Int32] = []
-    private var validRanks = 0
+    private(set) var order = SlotSequence()
+    /// True while the original order is ascending slot order (records appended, none moved or
+    /// inserted before others): then results come straight off a bitset in order.
+    private(set) var orderFollowsSlots = true
 
     // MARK: Folding
     /// One folding per distinct collation; `foldings[0]` uses the index's collation.
@@ -44,15 +44,13 @@ public final class SearchIndex {
     /// Per scope: its folding and the positions (in `searchFields`) of its fields.
     private(set) var scopePlans: [ScopePlan] = []
 
-    // MARK: Sorting and sections
+    // MARK: Sorting and sections (built on first use, then kept current by edits)
     private let sortFolder: ICUFolder
     private let sortFieldPosition: Int
-    private var sortKeys: [[UInt8]] = []
-    /// Live slots in collation order of the sort field, ties by id.
-    private(set) var sortedOrder: [Int32] = []
-    private var sortedRanks: [Int32] = []
-    private var validSortedRanks = 0
+    /// Live slots in collation order of the sort field, ties by id; nil until first needed.
+    private var sortedStorage: SlotSequence?
     private let alphabeticIndex: ICUAlphabeticIndex
+    /// Section of each slot; valid while `sortedStorage` exists.
     private var sectionOfSlot: [Int32] = []
 
     // MARK: Categories and cache
@@ -167,43 +165,42 @@ public final class SearchIndex {
     /// The record at a position of the original list.
     ///
     /// - Complexity: O(1).
+    /// - Complexity: O(log *b*) for *b* blocks of 512–1024 records.
     public func handle(at position: Int) throws(SiftError) -> RecordHandle {
         guard position >= 0, position < order.count else { throw .positionOutOfRange(position, count: order.count) }
-        let slot = order[position]
-        return RecordHandle(slot: slot, generation: generations[Int(slot)])
+        return handle(ofSlot: order[position])
     }
 
     /// Position of a record in the original list.
     ///
-    /// - Complexity: O(1), after edits in the middle of the list O(*n*) once.
+    /// - Complexity: O(*k*) for blocks of *k* ≤ 1024 records, independent of the list's length.
     public func position(of handle: RecordHandle) throws(SiftError) -> Int {
-        let slot = try resolve(handle)
-        ensureRanks()
-        return Int(ranks[Int(slot)])
+        order.position(of: try resolve(handle))
     }
 
     /// Every record, in original or collation order (`.ranked` gives original order).
     ///
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n*); the first call in collation order sorts the index, O(*n* log *n*).
     public func handles(in order: ResultOrder = .original) -> [RecordHandle] {
-        let slots = order == .sorted ? sortedOrder : self.order
-        return slots.map { RecordHandle(slot: $0, generation: generations[Int($0)]) }
+        let slots = order == .sorted ? sorted.array : self.order.array
+        return slots.map { handle(ofSlot: $0) }
     }
 
     /// The section (index into `sectionTitles`) of a record, from its sort field.
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1); the first call sorts the index, O(*n* log *n*).
     public func section(of handle: RecordHandle) throws(SiftError) -> Int {
-        Int(sectionOfSlot[Int(try resolve(handle))])
+        let slot = try resolve(handle)
+        _ = sorted
+        return Int(sectionOfSlot[Int(slot)])
     }
 
     /// Position of a record in collation order of the sort field.
     ///
-    /// - Complexity: O(1), after edits O(*n*) once.
+    /// - Complexity: O(*k*) for blocks of *k* ≤ 1024 records; the first call sorts the index.
     public func sortedPosition(of handle: RecordHandle) throws(SiftError) -> Int {
         let slot = try resolve(handle)
-        ensureSortedRanks()
-        return Int(sortedRanks[Int(slot)])
+        return sorted.position(of: slot)
     }
 
     // MARK: - Internals shared by the extensions
@@ -216,6 +213,9 @@ public final class SearchIndex {
         return slot
     }
 
+    /// Number of slots ever allocated (live or free): the universe of result bitsets.
+    var slotCapacity: Int { generations.count }
+
     func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[Int(slot)]) }
 
     func value(at position: Int, slot: Int32) -> String {
@@ -223,14 +223,29 @@ public final class SearchIndex {
         return position < row.count ? row[position] : ""
     }
 
-    func rank(ofSlot slot: Int32) -> Int32 {
-        ensureRanks()
-        return ranks[Int(slot)]
-    }
-
-    func sortedRank(ofSlot slot: Int32) -> Int32 {
-        ensureSortedRanks()
-        return sortedRanks[Int(slot)]
+    /// Live slots in collation order of the sort field, sorted on first use.
+    ///
+    /// - Complexity: O(1) once built; the first use costs O(*n* log *n*) sort-key comparisons.
+    var sorted: SlotSequence {
+        if let sortedStorage { return sortedStorage }
+        var keyed: [(key: [UInt8], slot: Int32)] = []
+        keyed.reserveCapacity(order.count)
+        if sectionOfSlot.count < generations.count {
+            sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
+        }
+        live.forEach { slot in
+            let text = value(at: sortFieldPosition, slot: slot)
+            keyed.append((sortFolder.sortKey(text), slot))
+            sectionOfSlot[Int(slot)] = Int32(alphabeticIndex.bucket(of: text))
+        }
+        keyed.sort { a, b in
+            a.key != b.key
+                ? a.key.lexicographicallyPrecedes(b.key)
+                : ids[Int(a.slot)].utf8.lexicographicallyPrecedes(ids[Int(b.slot)].utf8)
+        }
+        let built = SlotSequence(keyed.lazy.map(\.slot))
+        sortedStorage = built
+        return built
     }
 
     private func position(ofFieldNamed name: String) -> Int {
@@ -238,22 +253,6 @@ public final class SearchIndex {
         fieldPositions[name] = fieldNames.count
         fieldNames.append(name)
         return fieldNames.count - 1
-    }
-
-    private func ensureRanks() {
-        guard validRanks < order.count else { return }
-        if ranks.count < generations.count { ranks.append(contentsOf: repeatElement(-1, count: generations.count - ranks.count)) }
-        for position in validRanks..<order.count { ranks[Int(order[position])] = Int32(position) }
-        validRanks = order.count
-    }
-
-    private func ensureSortedRanks() {
-        guard validSortedRanks < sortedOrder.count else { return }
-        if sortedRanks.count < generations.count {
-            sortedRanks.append(contentsOf: repeatElement(-1, count: generations.count - sortedRanks.count))
-        }
-        for position in validSortedRanks..<sortedOrder.count { sortedRanks[Int(sortedOrder[position])] = Int32(position) }
-        validSortedRanks = sortedOrder.count
     }
 
     /// Members of a scope's category filter (all live records when it has none).
@@ -271,46 +270,68 @@ public final class SearchIndex {
 
     // MARK: - Editing primitives (see SearchIndex+Editing.swift)
 
-    /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
-    func store(_ record: Record) throws(SiftError) -> Int32 {
-        guard slotOfID[record.id] == nil else { throw .duplicateID(record.id) }
+    /// A record folded for every folding, ready to be committed.
+    struct PreparedRecord {
+        var id: String
+        var row: [String]
+        /// Per folding, per search field.
+        var folded: [[FoldedText]]
+    }
+
+    /// Registers the field names of records so that `prepare` can run without mutating the index.
+    func registerFields<S: Sequence>(of records: S) where S.Element == Record {
+        for record in records { for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) } }
+    }
+
+    /// Folds a record with the given folders (one per folding). Reads the index, changes nothing:
+    /// safe to run on several threads at once with distinct folders. Field names must have been
+    /// registered.
+    func prepare(_ record: Record, folders: [ICUFolder]) throws(SiftError) -> PreparedRecord {
         var row = [String](repeating: "", count: configuration.searchFields.count)
         for (name, value) in record.fields {
-            let position = position(ofFieldNamed: name)
+            let position = fieldPositions[name]!
             if position >= row.count { row.append(contentsOf: repeatElement("", count: position + 1 - row.count)) }
             row[position] = value
         }
-        // Fold first: an ICU failure must leave the index unchanged.
         var folded: [[FoldedText]] = []
-        for folding in foldings {
+        folded.reserveCapacity(folders.count)
+        for folder in folders {
             var perField: [FoldedText] = []
-            for position in 0..<configuration.searchFields.count { perField.append(try folding.folder.fold(row[position])) }
+            perField.reserveCapacity(configuration.searchFields.count)
+            for position in 0..<configuration.searchFields.count { perField.append(try folder.fold(row[position])) }
             folded.append(perField)
         }
-        let sortValue = sortFieldPosition < row.count ? row[sortFieldPosition] : ""
-        let key = sortFolder.sortKey(sortValue)
+        return PreparedRecord(id: record.id, row: row, folded: folded)
+    }
 
+    /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
+    func store(_ record: Record) throws(SiftError) -> Int32 {
+        guard slotOfID[record.id] == nil else { throw .duplicateID(record.id) }
+        registerFields(of: CollectionOfOne(record))
+        // Fold first: an ICU failure must leave the index unchanged.
+        return try commit(prepare(record, folders: foldings.map(\.folder)))
+    }
+
+    /// Stores a prepared record in a free slot and indexes it everywhere but in the original order.
+    func commit(_ prepared: PreparedRecord) throws(SiftError) -> Int32 {
+        guard slotOfID[prepared.id] == nil else { throw .duplicateID(prepared.id) }
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
-            values[Int(slot)] = row
-            ids[Int(slot)] = record.id
+            values[Int(slot)] = prepared.row
+            ids[Int(slot)] = prepared.id
             generations[Int(slot)] &+= 1
-            sortKeys[Int(slot)] = key
-            sectionOfSlot[Int(slot)] = Int32(alphabeticIndex.bucket(of: sortValue))
         } else {
             slot = Int32(generations.count)
-            values.append(row)
-            ids.append(record.id)
+            values.append(prepared.row)
+            ids.append(prepared.id)
             generations.append(0)
-            sortKeys.append(key)
-            sectionOfSlot.append(Int32(alphabeticIndex.bucket(of: sortValue)))
         }
-        slotOfID[record.id] = slot
+        slotOfID[prepared.id] = slot
         live.insert(slot)
         for (f, folding) in foldings.enumerated() {
             for position in 0..<configuration.searchFields.count {
-                folding.columns[position].set(slot: slot, folded: folded[f][position], codeBook: &folding.codeBook)
+                folding.columns[position].set(slot: slot, folded: prepared.folded[f][position], codeBook: &folding.codeBook)
             }
         }
         insertSorted(slot)
@@ -323,6 +344,23 @@ public final class SearchIndex {
         return slot
     }
 
+    /// Makes room for `count` more records in the per-slot arrays.
+    func reserveCapacity(forAdditional count: Int) {
+        let total = generations.count + count
+        values.reserveCapacity(total)
+        ids.reserveCapacity(total)
+        generations.reserveCapacity(total)
+        slotOfID.reserveCapacity(slotOfID.count + count)
+    }
+
+    /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
+    /// index's own).
+    func workerFolders(_ workers: Int) throws(SiftError) -> [[ICUFolder]] {
+        var result = [foldings.map(\.folder)]
+        for _ in 1..<max(1, workers) { result.append(try foldings.map { folding throws(SiftError) in try ICUFolder(folding.folder.collator) }) }
+        return result
+    }
+
     /// Removes a slot from everything but the original order.
     func discard(_ slot: Int32) {
         for folding in foldings {
@@ -331,7 +369,7 @@ public final class SearchIndex {
                 folding.columns[position].compactIfWorthwhile()
             }
         }
-        removeSorted(slot)
+        sortedStorage?.remove(slot)
         for (field, var members) in categoryMembers {
             members[value(at: field, slot: slot)]?.remove(slot)
             categoryMembers[field] = members
@@ -341,46 +379,47 @@ public final class SearchIndex {
         slotOfID[ids[Int(slot)]] = nil
         ids[Int(slot)] = ""
         values[Int(slot)] = []
-        sortKeys[Int(slot)] = []
         freeSlots.append(slot)
         revision &+= 1
     }
 
     func insertIntoOrder(_ slot: Int32, at position: Int) {
+        if orderFollowsSlots, position != order.count || (order.count > 0 && order[order.count - 1] > slot) {
+            orderFollowsSlots = false
+        }
         order.insert(slot, at: position)
-        validRanks = min(validRanks, position)
     }
 
-    func removeFromOrder(at position: Int) -> Int32 {
-        let slot = order.remove(at: position)
-        validRanks = min(validRanks, position)
-        return slot
-    }
+    func removeFromOrder(at position: Int) -> Int32 { order.remove(at: position) }
 
+    /// Collation order of two slots by sort field, ties by id (the order `sorted` is built in).
     private func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
-        let ka = sortKeys[Int(a)], kb = sortKeys[Int(b)]
-        if ka != kb { return ka.lexicographicallyPrecedes(kb) }
+        let comparison = sortFolder.compare(value(at: sortFieldPosition, slot: a), value(at: sortFieldPosition, slot: b))
+        if comparison != 0 { return comparison < 0 }
         return ids[Int(a)].utf8.lexicographicallyPrecedes(ids[Int(b)].utf8)
     }
 
+    /// Places a new slot in the sorted order, if that order has been built.
+    ///
+    /// - Complexity: O(log *n*) collator comparisons plus O(*k*) for blocks of *k* entries.
     private func insertSorted(_ slot: Int32) {
-        var low = 0, high = sortedOrder.count
-        if let last = sortedOrder.last, sortsBefore(last, slot) { low = high }
+        guard sortedStorage != nil else { return }
+        if sectionOfSlot.count < generations.count {
+            sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
+        }
+        sectionOfSlot[Int(slot)] = Int32(alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot)))
+        var low = 0, high = sortedStorage!.count
         while low < high {
             let mid = (low + high) / 2
-            if sortsBefore(sortedOrder[mid], slot) { low = mid + 1 } else { high = mid }
+            if sortsBefore(sortedStorage![mid], slot) { low = mid + 1 } else { high = mid }
         }
-        sortedOrder.insert(slot, at: low)
-        validSortedRanks = min(validSortedRanks, low)
-    }
-
-    private func removeSorted(_ slot: Int32) {
-        let position = Int(sortedRank(ofSlot: slot))
-        sortedOrder.remove(at: position)
-        validSortedRanks = min(validSortedRanks, position)
+        sortedStorage!.insert(slot, at: low)
     }
 
     func bumpRevision() { revision &+= 1 }
+
+    /// Records that the original order no longer follows slot order (after a move).
+    func orderWasRearranged() { orderFollowsSlots = false }
 
     /// Brings every cached field result up to date for one slot (inserted, updated or freed).
     private func updateCache(slot: Int32) {

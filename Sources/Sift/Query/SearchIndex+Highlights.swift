@@ -78,6 +78,7 @@ extension SearchIndex {
         for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
         guard patternElements > 0, leads.count >= patternElements else { return [] }
         let (lows, limits) = column.elementOffsets(ofSegment: segment)
+        let flags = column.flagBytes(ofSegment: segment)
         let text = key.identicalText == nil ? "" : value(at: key.field, slot: slot)
         let startMask = key.anchor == .wordStart ? FoldFlags.startOK | FoldFlags.wordStart : FoldFlags.startOK
         var ranges: [Range<Int>] = []
@@ -89,8 +90,8 @@ extension SearchIndex {
             let accepted =
                 byte + key.pattern.count <= end
                 && column.codes[byte..<(byte + key.pattern.count)].elementsEqual(key.pattern)
-                && column.flags[byte] & startMask == startMask
-                && column.flags[leads[last]] & FoldFlags.endOK != 0
+                && flags[byte - start] & startMask == startMask
+                && flags[leads[last] - start] & FoldFlags.endOK != 0
                 && (key.identicalText == nil
                     || folding.folder.canonicallyEqual(text, utf16Range: lows[element], limits[last], pattern: key.identicalText!))
             if accepted {

@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 /// A query folded under one collation.
 enum FoldedQuery {
     /// No collation elements at all (empty, or only ignorable characters): every record matches.
@@ -162,7 +164,10 @@ extension SearchIndex {
             return hit
         }
         let result: FieldMatch
-        if let base = cache.narrowingBase(for: key) {
+        // Narrow when the cached candidates are few (or the index fits in cache); past a twentieth
+        // of a large index a sequential sweep of the whole column (memory speed, SIMD) beats
+        // visiting scattered candidates, whose every visit is a cache miss. Both are exact.
+        if let base = cache.narrowingBase(for: key), order.count < 4096 || base.candidates.count * 20 < order.count {
             statistics.narrowedScans += 1
             result = try narrowedScan(key, candidates: base.candidates, &statistics, isCancelled)
         } else {
@@ -179,35 +184,21 @@ extension SearchIndex {
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         let column = foldings[key.folding].columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return (false, false) }
-        let (start, end) = column.bounds(ofSegment: segment)
-        return withScanner(column, key) { scanner in
-            scanner.scan(start: start, end: end, verify: verifier(key, slot: slot, segment: segment))
-        }
-    }
-
-    private func withScanner<R>(_ column: FoldedColumn, _ key: MatchKey, _ body: (ColumnScanner) throws -> R) rethrows
-        -> R
-    {
-        try column.codes.withUnsafeBufferPointer { codes in
-            try column.flags.withUnsafeBufferPointer { flags in
-                try key.pattern.withUnsafeBufferPointer { pattern in
-                    try body(ColumnScanner(codes: codes, flags: flags, pattern: pattern, anchor: key.anchor))
-                }
-            }
-        }
+        return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
+            .scan(verify: verifier(key, slot: slot, segment: segment))
     }
 
     /// At identical strength, ICU also requires the matched text to be canonically equal to the
-    /// pattern; this checks a hit against the record's original text.
+    /// pattern; this checks a hit (a segment-relative byte offset) against the record's text.
     private func verifier(_ key: MatchKey, slot: Int32, segment: Int) -> ((Int) -> Bool)? {
         guard let patternText = key.identicalText else { return nil }
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
         let text = value(at: key.field, slot: slot)
-        return { hit in
+        return { offset in
             let (start, _) = column.bounds(ofSegment: segment)
             var element = 0
-            for i in start..<hit where CodeBook.isLead(column.codes[i]) { element += 1 }
+            for i in start..<(start + offset) where CodeBook.isLead(column.codes[i]) { element += 1 }
             var patternElements = 0
             for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
             let (lows, limits) = column.elementOffsets(ofSegment: segment)
@@ -218,52 +209,53 @@ extension SearchIndex {
     }
 
     private func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: live.capacity)
-        var candidates = Bitset(capacity: live.capacity)
-        let owners = column.segmentOwners
-        try column.segmentStarts.withUnsafeBufferPointer { starts in
-            try withScanner(column, key) { scanner in
-                if key.anchor == .fieldStart {
-                    for segment in 0..<starts.count where owners[segment] >= 0 {
-                        let (start, end) = column.bounds(ofSegment: segment)
-                        let owner = owners[segment]
-                        let (candidate, match) = scanner.scan(
-                            start: start, end: end, verify: verifier(key, slot: owner, segment: segment))
-                        if candidate { candidates.insert(owner) }
-                        if match { matched.insert(owner) }
-                        if segment & 0x3FFF == 0, isCancelled() { throw CancellationError() }
-                    }
-                    return
-                }
-                var position = 1
-                var segment = 0
-                var nextCheck = 1 << 18
-                while let hit = scanner.find(from: position, to: scanner.byteCount) {
-                    segment = Sift.segment(containing: hit, in: starts, from: segment)
-                    let owner = owners[segment]
-                    let (_, end) = column.bounds(ofSegment: segment)
-                    if owner < 0 {
-                        position = end + 1
-                        continue
-                    }
-                    if scanner.isCandidate(hit) {
-                        candidates.insert(owner)
-                        if scanner.endsMatch(hit)
-                            && (key.identicalText == nil || verifier(key, slot: owner, segment: segment)!(hit))
-                        {
-                            matched.insert(owner)
-                            position = end + 1
-                            continue
+        var matched = Bitset(capacity: slotCapacity)
+        var candidates = Bitset(capacity: slotCapacity)
+        try column.withKernelView { view in
+            try withKernelPattern(key) { pattern in
+                try matched.withUnsafeMutableWords { matchedWords in
+                    try candidates.withUnsafeMutableWords { candidateWords in
+                        var view = view
+                        var pattern = pattern
+                        if key.anchor == .fieldStart {
+                            var segment = 0
+                            while segment < view.segmentCount {
+                                let next = min(view.segmentCount, segment + 65_536)
+                                sift_sweep_prefix(&view, &pattern, segment, next, matchedWords, candidateWords)
+                                segment = next
+                                if isCancelled() { throw CancellationError() }
+                            }
+                            return
                         }
-                    }
-                    position = hit + 1
-                    if position >= nextCheck {
-                        if isCancelled() { throw CancellationError() }
-                        nextCheck = position + (1 << 18)
+                        var position = 1
+                        var hint = 0
+                        while position < view.length {
+                            position = sift_sweep(
+                                &view, &pattern, position, min(view.length, position + (1 << 20)), &hint, matchedWords,
+                                candidateWords)
+                            if isCancelled() { throw CancellationError() }
+                        }
                     }
                 }
             }
+        }
+        return FieldMatch(matched: matched, candidates: candidates)
+    }
+
+    /// The full scan at identical strength, where every accepted hit is also checked for
+    /// canonical equality with the query (ICU's extra test at that strength).
+    private func fullScanVerifyingEachHit(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        let column = foldings[key.folding].columns[key.field]
+        var matched = Bitset(capacity: slotCapacity)
+        var candidates = Bitset(capacity: slotCapacity)
+        for segment in 0..<column.segmentStarts.count where column.segmentOwners[segment] >= 0 {
+            let owner = column.segmentOwners[segment]
+            let (candidate, match) = evaluate(key, slot: owner)
+            if candidate { candidates.insert(owner) }
+            if match { matched.insert(owner) }
+            if segment & 0x3FFF == 0, isCancelled() { throw CancellationError() }
         }
         return FieldMatch(matched: matched, candidates: candidates)
     }
@@ -272,44 +264,66 @@ extension SearchIndex {
         _ key: MatchKey, candidates base: Bitset, _ statistics: inout QueryStatistics, _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
         let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: live.capacity)
-        var candidates = Bitset(capacity: live.capacity)
+        var matched = Bitset(capacity: slotCapacity)
+        var candidates = Bitset(capacity: slotCapacity)
         var examined = 0
-        try withScanner(column, key) { scanner in
+        if key.identicalText != nil {
             try base.forEach { slot in
-                guard let segment = column.segment(ofSlot: slot) else { return }
-                let (start, end) = column.bounds(ofSegment: segment)
-                let (candidate, match) = scanner.scan(
-                    start: start, end: end, verify: verifier(key, slot: slot, segment: segment))
+                let (candidate, match) = evaluate(key, slot: slot)
                 if candidate { candidates.insert(slot) }
                 if match { matched.insert(slot) }
                 examined += 1
                 if examined & 0x3FFF == 0, isCancelled() { throw CancellationError() }
+            }
+        } else {
+            try column.withKernelView { view in
+                try withKernelPattern(key) { pattern in
+                    try column.slotSegments.withUnsafeBufferPointer { slotSegments in
+                        try base.words.withUnsafeBufferPointer { baseWords in
+                            try matched.withUnsafeMutableWords { matchedWords in
+                                try candidates.withUnsafeMutableWords { candidateWords in
+                                    var view = view
+                                    var pattern = pattern
+                                    var word = 0
+                                    while word < baseWords.count {
+                                        let next = min(baseWords.count, word + 1024)
+                                        examined += sift_scan_candidates(
+                                            &view, &pattern, slotSegments.baseAddress!, slotSegments.count,
+                                            baseWords.baseAddress!, word, next, key.anchor == .fieldStart ? 1 : 0,
+                                            matchedWords, candidateWords)
+                                        word = next
+                                        if isCancelled() { throw CancellationError() }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         statistics.candidatesExamined += examined
         return FieldMatch(matched: matched, candidates: candidates)
     }
 
+    /// The kernels' view of a folded pattern.
+    private func withKernelPattern<R>(_ key: MatchKey, _ body: (sift_scan_pattern) throws -> R) rethrows -> R {
+        try key.pattern.withUnsafeBufferPointer { bytes in
+            var lastLead = bytes.count - 1
+            while lastLead > 0 && !CodeBook.isLead(bytes[lastLead]) { lastLead -= 1 }
+            return try body(
+                sift_scan_pattern(
+                    bytes: bytes.baseAddress!, length: bytes.count, lastLead: lastLead,
+                    requireWordStart: key.anchor == .wordStart ? 1 : 0))
+        }
+    }
+
     // MARK: - Ordering
 
     /// Members of `bits` in original or sorted order.
     private func orderedRows(_ bits: Bitset, order: ResultOrder, isCancelled: () -> Bool) throws -> [RecordHandle] {
-        let list = order == .sorted ? sortedOrder : self.order
-        let count = bits.count
-        var slots: [Int32]
-        if count * 16 >= list.count {
-            slots = []
-            slots.reserveCapacity(count)
-            for slot in list where bits.contains(slot) { slots.append(slot) }
-        } else {
-            slots = bits.members
-            if order == .sorted {
-                slots.sort { sortedRank(ofSlot: $0) < sortedRank(ofSlot: $1) }
-            } else {
-                slots.sort { rank(ofSlot: $0) < rank(ofSlot: $1) }
-            }
-        }
+        let slots =
+            order != .sorted && orderFollowsSlots
+            ? bits.members : (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
         if isCancelled() { throw CancellationError() }
         return slots.map { handle(ofSlot: $0) }
     }
@@ -320,21 +334,27 @@ extension SearchIndex {
     ) -> [RecordHandle] {
         guard mode != .prefix, let first = patterns.first else { return rows }
         var groups: [[RecordHandle]] = [[], [], []]
-        for row in rows {
-            var best = 2
-            for field in plan.fields {
-                let key = key(plan, field, mode == .words ? .anywhere : .anywhere, first)
-                let column = foldings[plan.folding].columns[field]
-                guard let segment = column.segment(ofSlot: row.slot) else { continue }
-                let (start, end) = column.bounds(ofSegment: segment)
-                let matchClass = withScanner(column, key) { scanner in
-                    scanner.bestClass(start: start, end: end, verify: verifier(key, slot: row.slot, segment: segment))
-                }
-                if let matchClass { best = min(best, matchClass) }
-                if best == 0 { break }
-            }
-            groups[mode == .words ? min(best, 1) : best].append(row)
-        }
+        for row in rows { groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row) }
         return groups[0] + groups[1] + groups[2]
+    }
+
+    /// The ranking group of a matching slot: 0 when the (first) pattern matches at the start of a
+    /// searched field, 1 at a word start, 2 inside a word; in `.words` mode 0 or 1.
+    ///
+    /// - Complexity: O(*s*) in the size of the slot's searched fields.
+    func rankingGroup(
+        slot: Int32, plan: ScopePlan, firstPattern: (bytes: [UInt8], text: String), mode: MatchMode
+    ) -> Int {
+        var best = 2
+        for field in plan.fields {
+            let key = key(plan, field, .anywhere, firstPattern)
+            let column = foldings[plan.folding].columns[field]
+            guard let segment = column.segment(ofSlot: slot) else { continue }
+            let matchClass = SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
+                .bestClass(verify: verifier(key, slot: slot, segment: segment))
+            if let matchClass { best = min(best, matchClass) }
+            if best == 0 { break }
+        }
+        return mode == .words ? min(best, 1) : best
     }
 }
