@@ -23,13 +23,14 @@ public final class SearchIndex {
     /// All field names: the search fields first, then others in order of first appearance.
     private(set) var fieldNames: [String]
     private var fieldPositions: [String: Int]
-    /// Field values per slot, aligned with `fieldNames` (shorter arrays read as "").
+    /// Field values by field position, then slot (column-major: no array per record; a missing
+    /// value reads as "").
     private var values: [[String]] = []
     private var ids: [String] = []
     private var generations: [UInt32] = []
     private(set) var live = Bitset()
     private var freeSlots: [Int32] = []
-    private var slotOfID: [String: Int32] = [:]
+    private var slotOfID = IDTable()
 
     // MARK: Original order
     /// Live slots in original order.
@@ -134,8 +135,9 @@ public final class SearchIndex {
     public func record(_ handle: RecordHandle) throws(SiftError) -> Record {
         let slot = try resolve(handle)
         var fields: [String: String] = [:]
-        for (position, value) in values[Int(slot)].enumerated() where !value.isEmpty {
-            fields[fieldNames[position]] = value
+        for position in values.indices {
+            let value = value(at: position, slot: slot)
+            if !value.isEmpty { fields[fieldNames[position]] = value }
         }
         return Record(id: ids[Int(slot)], fields: fields)
     }
@@ -158,7 +160,7 @@ public final class SearchIndex {
     ///
     /// - Complexity: O(1) expected.
     public func handle(forID id: String) -> RecordHandle? {
-        guard let slot = slotOfID[id] else { return nil }
+        guard let slot = slotOfID.slot(of: id, ids: ids) else { return nil }
         return RecordHandle(slot: slot, generation: generations[Int(slot)])
     }
 
@@ -219,8 +221,8 @@ public final class SearchIndex {
     func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[Int(slot)]) }
 
     func value(at position: Int, slot: Int32) -> String {
-        let row = values[Int(slot)]
-        return position < row.count ? row[position] : ""
+        guard position < values.count, Int(slot) < values[position].count else { return "" }
+        return values[position][Int(slot)]
     }
 
     /// Live slots in collation order of the sort field, sorted on first use.
@@ -306,7 +308,7 @@ public final class SearchIndex {
 
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
     func store(_ record: Record) throws(SiftError) -> Int32 {
-        guard slotOfID[record.id] == nil else { throw .duplicateID(record.id) }
+        guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
         registerFields(of: CollectionOfOne(record))
         // Fold first: an ICU failure must leave the index unchanged.
         return try commit(prepare(record, folders: foldings.map(\.folder)))
@@ -314,20 +316,19 @@ public final class SearchIndex {
 
     /// Stores a prepared record in a free slot and indexes it everywhere but in the original order.
     func commit(_ prepared: PreparedRecord) throws(SiftError) -> Int32 {
-        guard slotOfID[prepared.id] == nil else { throw .duplicateID(prepared.id) }
+        guard slotOfID.slot(of: prepared.id, ids: ids) == nil else { throw .duplicateID(prepared.id) }
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
-            values[Int(slot)] = prepared.row
             ids[Int(slot)] = prepared.id
             generations[Int(slot)] &+= 1
         } else {
             slot = Int32(generations.count)
-            values.append(prepared.row)
             ids.append(prepared.id)
             generations.append(0)
         }
-        slotOfID[prepared.id] = slot
+        setValues(prepared.row, slot: slot)
+        slotOfID.insert(slot, ids: ids)
         live.insert(slot)
         for (f, folding) in foldings.enumerated() {
             for position in 0..<configuration.searchFields.count {
@@ -344,13 +345,27 @@ public final class SearchIndex {
         return slot
     }
 
+    /// Stores a record's field values (by field position) in the value columns.
+    private func setValues(_ row: [String], slot: Int32) {
+        if values.count < fieldNames.count { values.append(contentsOf: repeatElement([], count: fieldNames.count - values.count)) }
+        for position in values.indices {
+            let value = position < row.count ? row[position] : ""
+            if Int(slot) < values[position].count {
+                values[position][Int(slot)] = value
+            } else if !value.isEmpty {
+                values[position].append(contentsOf: repeatElement("", count: Int(slot) - values[position].count))
+                values[position].append(value)
+            }
+        }
+    }
+
     /// Makes room for `count` more records in the per-slot arrays.
     func reserveCapacity(forAdditional count: Int) {
         let total = generations.count + count
-        values.reserveCapacity(total)
+        for position in values.indices { values[position].reserveCapacity(total) }
         ids.reserveCapacity(total)
         generations.reserveCapacity(total)
-        slotOfID.reserveCapacity(slotOfID.count + count)
+        slotOfID.reserveCapacity(count, ids: ids)
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
@@ -376,9 +391,9 @@ public final class SearchIndex {
         }
         live.remove(slot)
         cache.remove(slot: slot)
-        slotOfID[ids[Int(slot)]] = nil
+        slotOfID.remove(ids[Int(slot)], ids: ids)
         ids[Int(slot)] = ""
-        values[Int(slot)] = []
+        setValues([], slot: slot)
         freeSlots.append(slot)
         revision &+= 1
     }
