@@ -135,3 +135,17 @@ int32_t sift_utf16_length(const char *utf8, int32_t length) {
     u_strFromUTF8WithSub(NULL, 0, &n, utf8, length, 0xFFFD, NULL, &err);
     return n;
 }
+
+int32_t sift_collator_version(const sift_collator *collator, char *buffer, int32_t capacity) {
+    UVersionInfo version;
+    ucol_getVersion(collator->collator, version);
+    char text[U_MAX_VERSION_STRING_LENGTH + 1];
+    u_versionToString(version, text);
+    int32_t n = (int32_t)strlen(text);
+    if (capacity > 0) {
+        int32_t copy = n < capacity - 1 ? n : capacity - 1;
+        memcpy(buffer, text, (size_t)copy);
+        buffer[copy] = 0;
+    }
+    return n;
+}

@@ -234,3 +234,38 @@ size_t sift_bits_to_slots(const uint64_t *bits, size_t wordCount, int32_t *out) 
     }
     return n;
 }
+
+// A fast 64-bit checksum (four independent multiply-xorshift lanes, then mixed), for detecting
+// corrupted snapshot files. Not cryptographic.
+static inline uint64_t mix(uint64_t h, uint64_t w) {
+    h ^= w * 0x9E3779B97F4A7C15ull;
+    h = (h << 31) | (h >> 33);
+    return h * 0xC2B2AE3D27D4EB4Full;
+}
+
+uint64_t sift_checksum(const void *data, size_t length, uint64_t seed) {
+    const uint8_t *p = data;
+    uint64_t a = seed ^ 0x243F6A8885A308D3ull, b = seed ^ 0x13198A2E03707344ull;
+    uint64_t c = seed ^ 0xA4093822299F31D0ull, d = seed ^ 0x082EFA98EC4E6C89ull;
+    size_t i = 0;
+    for (; i + 32 <= length; i += 32) {
+        uint64_t w[4];
+        memcpy(w, p + i, 32);
+        a = mix(a, w[0]);
+        b = mix(b, w[1]);
+        c = mix(c, w[2]);
+        d = mix(d, w[3]);
+    }
+    uint64_t h = mix(mix(mix(mix((uint64_t)length, a), b), c), d);
+    for (; i + 8 <= length; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = mix(h, w);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, p + i, length - i);
+    h = mix(h, tail ^ ((uint64_t)(length - i) << 56));
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
+}

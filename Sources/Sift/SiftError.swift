@@ -18,6 +18,9 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicateID(String)
     /// A configuration that cannot work (the message says why).
     case invalidConfiguration(String)
+    /// A snapshot file could not be written or read: its path and why (unreadable, not a
+    /// snapshot, truncated, corrupted, another format version or ICU version).
+    case snapshot(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -32,6 +35,7 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
             return "position \(position) is out of range (0..<\(count))"
         case .duplicateID(let id): return "a record with id '\(id)' already exists"
         case .invalidConfiguration(let message): return "invalid configuration: \(message)"
+        case .snapshot(let path, let reason): return "\(path): \(reason)"
         }
     }
 }

@@ -64,6 +64,10 @@ void sift_collator_close(sift_collator *_Nullable collator);
 int32_t sift_collator_valid_locale(const sift_collator *_Nonnull collator, char *_Nonnull buffer,
                                    int32_t capacity);
 
+/// The collator's version (ucol_getVersion: rules, UCA and ICU code versions), as
+/// "a.b.c.d". Folded collation elements are only comparable between equal versions.
+int32_t sift_collator_version(const sift_collator *_Nonnull collator, char *_Nonnull buffer, int32_t capacity);
+
 // MARK: - Folder: text -> processed collation elements (the work done once per field at insert)
 
 typedef struct sift_folder sift_folder;

@@ -67,4 +67,7 @@ size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const u
 /// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 
+/// A fast 64-bit checksum of `length` bytes (for detecting corrupted files; not cryptographic).
+uint64_t sift_checksum(const void *_Nonnull data, size_t length, uint64_t seed);
+
 #endif

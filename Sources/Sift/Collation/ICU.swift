@@ -44,6 +44,13 @@ final class ICUCollator {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The collator's version ("a.b.c.d"): folded elements are comparable only between equal versions.
+    var version: String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        _ = sift_collator_version(handle, &buffer, Int32(buffer.count))
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func icuStrength(_ strength: Collation.Strength) -> Int32 {
         switch strength {
         case .primary: return Int32(SIFT_STRENGTH_PRIMARY)

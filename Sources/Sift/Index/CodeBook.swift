@@ -52,6 +52,23 @@ struct CodeBook {
         }
     }
 
+    /// Every element seen, in code order (`elementsInCodeOrder[code - 1]`), for snapshots.
+    var elementsInCodeOrder: [Int64] {
+        var result = [Int64](repeating: 0, count: count)
+        for (key, value) in zip(keys, values) where key != 0 { result[Int(value) - 1] = key }
+        return result
+    }
+
+    init() {}
+
+    /// A code book giving `elements[i]` the code `i + 1`.
+    init(elementsInCodeOrder elements: [Int64]) throws(SnapshotFormatError) {
+        for element in elements {
+            guard element != 0, existingCode(for: element) == nil else { throw .init("code book") }
+            _ = code(for: element)
+        }
+    }
+
     /// The code of an element if it has been seen; nil means no folded text contains it.
     func existingCode(for element: Int64) -> UInt32? {
         var i = bucket(element)

@@ -39,6 +39,9 @@ struct FoldedColumn {
     /// Marks a segment whose every element may start and end a match.
     static let simple = UInt32.max
 
+    /// An empty column.
+    init() {}
+
     /// Number of bytes in all segments, dead ones included.
     var byteCount: Int { codes.count }
 
@@ -194,36 +197,131 @@ struct FoldedColumn {
         var compacted = FoldedColumn()
         compacted.codes.reserveCapacity(codes.count - deadBytes + 16)
         for segment in 0..<segmentStarts.count where segmentOwners[segment] >= 0 {
-            let (start, end) = bounds(ofSegment: segment)
-            let owner = segmentOwners[segment]
-            let newStart = compacted.codes.count
-            compacted.codes.append(contentsOf: codes[start...end])
-            for byte in start..<end where (byte >> 6) < wordStarts.count && wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
-                compacted.setWordStart(at: newStart + byte - start)
-            }
-            let flagPosition = segmentFlags[segment]
-            if flagPosition == Self.simple {
-                compacted.segmentFlags.append(Self.simple)
-            } else {
-                compacted.segmentFlags.append(UInt32(compacted.flags.count))
-                compacted.flags.append(contentsOf: flags[Int(flagPosition)...(Int(flagPosition) + end - start)])
-            }
-            let position = segmentOffsets[segment]
-            if position == Self.regular {
-                compacted.segmentOffsets.append(Self.regular)
-            } else {
-                compacted.segmentOffsets.append(UInt32(compacted.offsets.count))
-                let count = (start..<end).reduce(0) { CodeBook.isLead(codes[$1]) ? $0 + 1 : $0 }
-                var cursor = Int(position)
-                for _ in 0..<(2 * count) { _ = Self.readVarint(offsets, &cursor) }
-                compacted.offsets.append(contentsOf: offsets[Int(position)..<cursor])
-            }
-            compacted.segmentStarts.append(UInt32(newStart))
-            compacted.segmentOwners.append(owner)
+            compacted.appendSegment(segment, of: self, owner: segmentOwners[segment])
         }
         compacted.slotSegments = [Int32](repeating: -1, count: slotSegments.count)
         for (segment, owner) in compacted.segmentOwners.enumerated() { compacted.slotSegments[Int(owner)] = Int32(segment) }
         self = compacted
+    }
+
+    /// The column with only the segments of `slots`, the one of `slots[i]` owned by slot `i`
+    /// (for snapshots, which number records by their position in the original list).
+    ///
+    /// - Complexity: O(*n*) in the size of those segments.
+    func renumbered(_ slots: [Int32]) -> FoldedColumn {
+        var result = FoldedColumn()
+        result.codes.reserveCapacity(codes.count - deadBytes + 16)
+        for (position, slot) in slots.enumerated() {
+            guard let segment = segment(ofSlot: slot) else { continue }
+            result.appendSegment(segment, of: self, owner: Int32(position))
+        }
+        result.slotSegments = [Int32](repeating: -1, count: slots.count)
+        for (segment, owner) in result.segmentOwners.enumerated() { result.slotSegments[Int(owner)] = Int32(segment) }
+        return result
+    }
+
+    /// Copies one segment of `other` (codes, word starts, flags, offsets) to the end of this column.
+    private mutating func appendSegment(_ segment: Int, of other: FoldedColumn, owner: Int32) {
+        let (start, end) = other.bounds(ofSegment: segment)
+        let newStart = codes.count
+        codes.append(contentsOf: other.codes[start...end])
+        for byte in start..<end
+        where (byte >> 6) < other.wordStarts.count && other.wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
+            setWordStart(at: newStart + byte - start)
+        }
+        let flagPosition = other.segmentFlags[segment]
+        if flagPosition == Self.simple {
+            segmentFlags.append(Self.simple)
+        } else {
+            segmentFlags.append(UInt32(flags.count))
+            flags.append(contentsOf: other.flags[Int(flagPosition)...(Int(flagPosition) + end - start)])
+        }
+        let position = other.segmentOffsets[segment]
+        if position == Self.regular {
+            segmentOffsets.append(Self.regular)
+        } else {
+            segmentOffsets.append(UInt32(offsets.count))
+            let count = (start..<end).reduce(0) { CodeBook.isLead(other.codes[$1]) ? $0 + 1 : $0 }
+            var cursor = Int(position)
+            for _ in 0..<(2 * count) { _ = Self.readVarint(other.offsets, &cursor) }
+            offsets.append(contentsOf: other.offsets[Int(position)..<cursor])
+        }
+        segmentStarts.append(UInt32(newStart))
+        segmentOwners.append(owner)
+    }
+
+    /// The column's buffers, as snapshots store them.
+    struct Storage {
+        var codes: [UInt8]
+        var wordStarts: [UInt64]
+        var segmentStarts: [UInt32]
+        var segmentOwners: [Int32]
+        var segmentFlags: [UInt32]
+        var flags: [UInt8]
+        var segmentOffsets: [UInt32]
+        var offsets: [UInt8]
+        var slotSegments: [Int32]
+    }
+
+    var storage: Storage {
+        Storage(
+            codes: codes, wordStarts: wordStarts, segmentStarts: segmentStarts, segmentOwners: segmentOwners,
+            segmentFlags: segmentFlags, flags: flags, segmentOffsets: segmentOffsets, offsets: offsets,
+            slotSegments: slotSegments)
+    }
+
+    /// A column from stored buffers, checked so that no scan can read out of bounds: segments
+    /// ascending and separated by 0 bytes, owners and slots consistent, flag and offset positions
+    /// inside their buffers.
+    ///
+    /// - Throws: a description of the first inconsistency.
+    /// - Complexity: O(*n*) in the size of the buffers.
+    init(storage: Storage, slotCount: Int) throws(SnapshotFormatError) {
+        let s = storage
+        let n = s.segmentStarts.count
+        guard s.codes.first == 0, s.codes.last == 0, s.flags.first == 0 else { throw .init("column buffers") }
+        guard s.segmentOwners.count == n, s.segmentFlags.count == n, s.segmentOffsets.count == n,
+            s.slotSegments.count == slotCount, s.wordStarts.count >= 1, s.wordStarts.count <= s.codes.count / 64 + 2
+        else { throw .init("column table sizes") }
+        var previous: UInt32 = 0
+        for segment in 0..<n {
+            let start = s.segmentStarts[segment]
+            let end = segment + 1 < n ? Int(s.segmentStarts[segment + 1]) - 1 : s.codes.count - 1
+            guard start > previous || segment == 0, start >= 1, Int(start) <= end, end < s.codes.count,
+                s.codes[end] == 0, s.codes[Int(start) - 1] == 0
+            else { throw .init("segment \(segment) bounds") }
+            previous = start
+            let owner = s.segmentOwners[segment]
+            guard owner >= -1, Int(owner) < slotCount, owner < 0 || s.slotSegments[Int(owner)] == Int32(segment) else {
+                throw .init("segment \(segment) owner")
+            }
+            let flagPosition = s.segmentFlags[segment]
+            if flagPosition != Self.simple {
+                guard Int(flagPosition) + (end - Int(start)) < s.flags.count else { throw .init("segment \(segment) flags") }
+            }
+            if s.segmentOffsets[segment] != Self.regular {
+                guard Int(s.segmentOffsets[segment]) < s.offsets.count else { throw .init("segment \(segment) offsets") }
+            }
+        }
+        for (slot, segment) in s.slotSegments.enumerated() where segment >= 0 {
+            guard Int(segment) < n, s.segmentOwners[Int(segment)] == Int32(slot) else { throw .init("slot \(slot) segment") }
+        }
+        guard n == 0 || Int(s.segmentStarts[n - 1]) < s.codes.count else { throw .init("column end") }
+        codes = s.codes
+        wordStarts = s.wordStarts
+        segmentStarts = s.segmentStarts
+        segmentOwners = s.segmentOwners
+        segmentFlags = s.segmentFlags
+        flags = s.flags
+        segmentOffsets = s.segmentOffsets
+        offsets = s.offsets
+        slotSegments = s.slotSegments
+        deadBytes = 0
+        // Dead segments may remain in a stored column: count them.
+        for segment in 0..<n where s.segmentOwners[segment] < 0 {
+            let (start, end) = bounds(ofSegment: segment)
+            deadBytes += end - start + 1
+        }
     }
 
     /// Calls `body` with the scan kernels' view of this column (valid only inside `body`).
@@ -271,6 +369,7 @@ struct FoldedColumn {
         var result: UInt32 = 0
         var shift: UInt32 = 0
         while true {
+            guard cursor < bytes.count, shift < 32 else { return result }  // stored data is checked, never trusted
             let byte = bytes[cursor]
             cursor += 1
             result |= UInt32(byte & 0x7F) << shift

@@ -19,29 +19,29 @@ public final class SearchIndex {
     /// The configuration the index was created with.
     public let configuration: IndexConfiguration
 
-    // MARK: Records, by slot
+    // MARK: Records, by slot (internal, not private: snapshots restore them)
     /// All field names: the search fields first, then others in order of first appearance.
-    private(set) var fieldNames: [String]
-    private var fieldPositions: [String: Int]
+    var fieldNames: [String]
+    var fieldPositions: [String: Int]
     /// Field values by field position, then slot (column-major: no array per record; a missing
     /// value reads as "").
-    private var values: [[String]] = []
-    private var ids: [String] = []
-    private var generations: [UInt32] = []
-    private(set) var live = Bitset()
-    private var freeSlots: [Int32] = []
-    private var slotOfID = IDTable()
+    var values: [[String]] = []
+    var ids: [String] = []
+    var generations: [UInt32] = []
+    var live = Bitset()
+    var freeSlots: [Int32] = []
+    var slotOfID = IDTable()
 
     // MARK: Original order
     /// Live slots in original order.
-    private(set) var order = SlotSequence()
+    var order = SlotSequence()
     /// True while the original order is ascending slot order (records appended, none moved or
     /// inserted before others): then results come straight off a bitset in order.
-    private(set) var orderFollowsSlots = true
+    var orderFollowsSlots = true
 
     // MARK: Folding
     /// One folding per distinct collation; `foldings[0]` uses the index's collation.
-    private(set) var foldings: [Folding] = []
+    var foldings: [Folding] = []
     /// Per scope: its folding and the positions (in `searchFields`) of its fields.
     private(set) var scopePlans: [ScopePlan] = []
 
@@ -59,8 +59,12 @@ public final class SearchIndex {
     private var categoryMembers: [Int: [String: Bitset]] = [:]
     var cache: MatchCache
 
+    /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
+    /// records came from).
+    public var metadata: [String: String] = [:]
+
     /// Incremented by every edit.
-    public private(set) var revision: UInt64 = 0
+    public internal(set) var revision: UInt64 = 0
 
     /// Creates an index and inserts `records` in order.
     ///

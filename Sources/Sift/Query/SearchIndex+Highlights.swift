@@ -56,9 +56,12 @@ extension SearchIndex {
         for (field, ranges) in try matchRanges(of: handle, for: query) {
             let text = try value(of: field, for: handle)
             let utf16 = text.utf16
+            let length = utf16.count
             result[field] = ranges.map { range in
-                let lower = utf16.index(utf16.startIndex, offsetBy: range.lowerBound)
-                let upper = utf16.index(lower, offsetBy: range.count)
+                // Clamped, so that even offsets from a damaged snapshot cannot index past the text.
+                let lowerOffset = min(max(0, range.lowerBound), length)
+                let lower = utf16.index(utf16.startIndex, offsetBy: lowerOffset)
+                let upper = utf16.index(lower, offsetBy: min(range.count, length - lowerOffset))
                 return lower..<upper
             }
         }

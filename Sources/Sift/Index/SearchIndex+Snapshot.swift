@@ -1,0 +1,330 @@
+internal import CSiftKernels
+internal import Glibc
+
+/// The snapshot file format (version 1):
+///
+/// ```
+/// offset 0   "SIFTSNAP"          magic
+///        8   UInt32 version      format version (1)
+///       12   UInt32 0x01020304   byte-order mark (little-endian files only)
+///       16   UInt64 length       payload length in bytes
+///       24   UInt64 checksum     `sift_checksum` of the payload
+///       32   payload             ICU version, configuration, metadata, field names, ids and
+///                                values (records in original order), then per collation its
+///                                collator version, code book and folded columns
+/// ```
+enum SnapshotFile {
+    static let magic: [UInt8] = Array("SIFTSNAP".utf8)
+    static let version: UInt32 = 1
+    static let byteOrderMark: UInt32 = 0x0102_0304
+    static let headerSize = 32
+    static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
+
+    /// The payload checksum.
+    static func checksum(_ payload: UnsafeRawBufferPointer) -> UInt64 {
+        guard let base = payload.baseAddress else { return sift_checksum([UInt8](), 0, checksumSeed) }
+        return sift_checksum(base, payload.count, checksumSeed)
+    }
+}
+
+extension SearchIndex {
+    /// Saves the index to a file, atomically: a crash while saving leaves either the previous
+    /// file or the new one, never a corrupt one (temporary file, `fsync`, `rename`, `fsync` of
+    /// the directory).
+    ///
+    /// The snapshot holds the configuration, `metadata`, the records in original order and every
+    /// folded column, so `load(from:)` needs no collation work beyond opening the collators. Ids,
+    /// positions and query results after loading are those before saving; record handles are not
+    /// (load numbers records afresh).
+    ///
+    /// - Throws: `SiftError.snapshot` when the file cannot be written.
+    /// - Complexity: O(*n*) in the size of the index.
+    public func save(to path: String) throws(SiftError) {
+        var writer = SnapshotWriter()
+        writer.write(icuVersion)
+        Self.encode(configuration, into: &writer)
+        let keys = metadata.keys.sorted()
+        writer.write(keys)
+        writer.write(keys.map { metadata[$0]! })
+        writer.write(fieldNames)
+        let slots = order.array
+        writer.write(slots.map { ids[Int($0)] })
+        writer.write(UInt32(fieldNames.count))
+        for position in fieldNames.indices { writer.write(slots.map { value(at: position, slot: $0) }) }
+        writer.write(UInt32(foldings.count))
+        for folding in foldings {
+            Self.encode(folding.collation, into: &writer)
+            writer.write(folding.folder.collator.version)
+            writer.write(array: folding.codeBook.elementsInCodeOrder)
+            writer.write(UInt32(folding.columns.count))
+            for column in folding.columns {
+                let s = column.renumbered(slots).storage
+                writer.write(array: s.codes)
+                writer.write(array: s.wordStarts)
+                writer.write(array: s.segmentStarts)
+                writer.write(array: s.segmentOwners)
+                writer.write(array: s.segmentFlags)
+                writer.write(array: s.flags)
+                writer.write(array: s.segmentOffsets)
+                writer.write(array: s.offsets)
+                writer.write(array: s.slotSegments)
+            }
+        }
+        let payload = writer.bytes
+        var header = SnapshotWriter()
+        for byte in SnapshotFile.magic { header.write(byte) }
+        header.write(SnapshotFile.version)
+        header.write(SnapshotFile.byteOrderMark)
+        header.write(UInt64(payload.count))
+        header.write(payload.withUnsafeBytes { SnapshotFile.checksum($0) })
+        try FileIO.writeAtomically([header.bytes, payload], to: path)
+    }
+
+    /// Loads an index saved by `save(to:)`.
+    ///
+    /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot,
+    /// truncated, corrupted (checksum, or any inconsistency in the data), a newer format
+    /// version, or a different ICU collation version (folded elements would not compare
+    /// equal; rebuild the snapshot from the data).
+    ///
+    /// - Throws: `SiftError.snapshot(path:reason:)`.
+    /// - Complexity: O(*n*) in the size of the file: no collation work.
+    public static func load(from path: String) throws(SiftError) -> SearchIndex {
+        let bytes = try FileIO.read(path)
+        func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
+        guard bytes.count >= 8, Array(bytes[0..<8]) == SnapshotFile.magic else { throw fail("not a Sift index snapshot") }
+        guard bytes.count >= SnapshotFile.headerSize else {
+            throw fail("truncated: \(bytes.count) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
+        }
+        var header = SnapshotReader(bytes, from: 8)
+        do throws(SnapshotFormatError) {
+            let version = try header.read(UInt32.self, "version")
+            guard version == SnapshotFile.version else {
+                throw .init("format version \(version); this Sift reads version \(SnapshotFile.version)")
+            }
+            guard try header.read(UInt32.self, "byte order") == SnapshotFile.byteOrderMark else {
+                throw .init("written with another byte order")
+            }
+            let length = try header.read(UInt64.self, "length")
+            let checksum = try header.read(UInt64.self, "checksum")
+            let actual = UInt64(bytes.count - SnapshotFile.headerSize)
+            guard actual >= length else { throw .init("truncated: payload of \(actual) bytes, \(length) expected") }
+            guard actual == length else { throw .init("corrupted: \(actual - length) unexpected bytes after the payload") }
+            let computed = bytes.withUnsafeBytes { SnapshotFile.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotFile.headerSize...])) }
+            guard computed == checksum else { throw .init("corrupted: checksum mismatch") }
+        } catch {
+            throw fail(error.what)
+        }
+        var reader = SnapshotReader(bytes, from: SnapshotFile.headerSize)
+        do throws(SnapshotFormatError) {
+            let storedICU = try reader.readString("ICU version")
+            let configuration = try decodeConfiguration(&reader)
+            let keys = try reader.readStrings("metadata keys")
+            let metadataValues = try reader.readStrings("metadata values")
+            guard keys.count == metadataValues.count else { throw .init("metadata") }
+            let fieldNames = try reader.readStrings("field names")
+            let ids = try reader.readStrings("ids")
+            let valueColumnCount = try reader.read(UInt32.self, "value columns")
+            guard Int(valueColumnCount) == fieldNames.count else { throw .init("value columns") }
+            var values: [[String]] = []
+            for _ in 0..<valueColumnCount {
+                let column = try reader.readStrings("values")
+                guard column.count == ids.count else { throw .init("values") }
+                values.append(column)
+            }
+            let index: SearchIndex
+            do {
+                index = try SearchIndex(configuration: configuration)
+            } catch {
+                throw .init("configuration cannot be opened: \(error)")
+            }
+            let foldingCount = try reader.read(UInt32.self, "collations")
+            guard Int(foldingCount) == index.foldings.count else { throw .init("collations") }
+            for folding in index.foldings {
+                guard try decodeCollation(&reader) == folding.collation else { throw .init("collations") }
+                let storedVersion = try reader.readString("collator version")
+                let currentVersion = folding.folder.collator.version
+                guard storedVersion == currentVersion else {
+                    throw .init(
+                        "built with ICU \(storedICU) (collator \(storedVersion)); this is ICU \(icuVersion) "
+                            + "(collator \(currentVersion)): rebuild the snapshot from the data")
+                }
+                folding.codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
+                let columnCount = try reader.read(UInt32.self, "columns")
+                guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
+                var columns: [FoldedColumn] = []
+                for _ in 0..<columnCount {
+                    let storage = FoldedColumn.Storage(
+                        codes: try reader.readArray(UInt8.self, "codes"),
+                        wordStarts: try reader.readArray(UInt64.self, "word starts"),
+                        segmentStarts: try reader.readArray(UInt32.self, "segment starts"),
+                        segmentOwners: try reader.readArray(Int32.self, "segment owners"),
+                        segmentFlags: try reader.readArray(UInt32.self, "segment flags"),
+                        flags: try reader.readArray(UInt8.self, "flags"),
+                        segmentOffsets: try reader.readArray(UInt32.self, "segment offsets"),
+                        offsets: try reader.readArray(UInt8.self, "offsets"),
+                        slotSegments: try reader.readArray(Int32.self, "slot segments"))
+                    columns.append(try FoldedColumn(storage: storage, slotCount: ids.count))
+                }
+                folding.columns = columns
+            }
+            guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
+            try index.restore(fieldNames: fieldNames, ids: ids, values: values)
+            index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
+            return index
+        } catch {
+            throw fail("corrupted: \(error.what)")
+        }
+    }
+
+    /// Fills a freshly configured index with records 0..<n in original order.
+    private func restore(fieldNames: [String], ids: [String], values: [[String]]) throws(SnapshotFormatError) {
+        guard fieldNames.count >= self.fieldNames.count, Array(fieldNames.prefix(self.fieldNames.count)) == self.fieldNames,
+            Set(fieldNames).count == fieldNames.count
+        else { throw .init("field names") }
+        self.fieldNames = fieldNames
+        fieldPositions = Dictionary(uniqueKeysWithValues: fieldNames.enumerated().map { ($1, $0) })
+        self.values = values
+        self.ids = ids
+        generations = [UInt32](repeating: 0, count: ids.count)
+        live = Bitset(capacity: ids.count)
+        slotOfID.reserveCapacity(ids.count, ids: ids)
+        for slot in ids.indices {
+            guard slotOfID.slot(of: ids[slot], ids: ids) == nil else { throw .init("duplicate id") }
+            slotOfID.insert(Int32(slot), ids: ids)
+            live.insert(Int32(slot))
+        }
+        order = SlotSequence((0..<Int32(ids.count)).map { $0 })
+        orderFollowsSlots = true
+        for folding in foldings {
+            for column in folding.columns where column.slotSegments.contains(-1) { throw .init("a record without a segment") }
+        }
+    }
+
+    // MARK: - Configuration coding
+
+    private static func encode(_ collation: Collation, into writer: inout SnapshotWriter) {
+        writer.write(collation.locale)
+        writer.write(collation.strength.rawValue)
+        writer.write(collation.alternate.rawValue)
+        writer.write(collation.normalization)
+        writer.write(collation.caseLevel)
+        writer.write(collation.rules)
+    }
+
+    private static func decodeCollation(_ reader: inout SnapshotReader) throws(SnapshotFormatError) -> Collation {
+        let locale = try reader.readString("locale")
+        guard let strength = Collation.Strength(rawValue: try reader.readString("strength")),
+            let alternate = Collation.Alternate(rawValue: try reader.readString("alternate"))
+        else { throw .init("collation") }
+        return Collation(
+            locale: locale, strength: strength, alternate: alternate, normalization: try reader.readBool("normalization"),
+            caseLevel: try reader.readBool("case level"), rules: try reader.readOptionalString("rules"))
+    }
+
+    private static func encode(_ configuration: IndexConfiguration, into writer: inout SnapshotWriter) {
+        writer.write(configuration.searchFields)
+        encode(configuration.collation, into: &writer)
+        writer.write(UInt32(configuration.scopes.count))
+        for scope in configuration.scopes {
+            writer.write(scope.name)
+            writer.write(scope.fields != nil)
+            if let fields = scope.fields { writer.write(fields) }
+            writer.write(scope.filter != nil)
+            if let filter = scope.filter {
+                writer.write(filter.field)
+                writer.write(filter.values.sorted())
+            }
+            writer.write(scope.collation != nil)
+            if let collation = scope.collation { encode(collation, into: &writer) }
+            writer.write(UInt32(clamping: scope.minimumLength))
+        }
+        writer.write(configuration.sortField)
+        writer.write(UInt32(clamping: configuration.cacheCapacity))
+    }
+
+    private static func decodeConfiguration(_ reader: inout SnapshotReader) throws(SnapshotFormatError)
+        -> IndexConfiguration
+    {
+        let searchFields = try reader.readStrings("search fields")
+        let collation = try decodeCollation(&reader)
+        let scopeCount = try reader.read(UInt32.self, "scopes")
+        guard scopeCount < 10_000 else { throw .init("scopes") }
+        var scopes: [Scope] = []
+        for _ in 0..<scopeCount {
+            let name = try reader.readString("scope name")
+            let fields = try reader.readBool("scope fields") ? try reader.readStrings("scope fields") : nil
+            var filter: Scope.Filter? = nil
+            if try reader.readBool("scope filter") {
+                filter = Scope.Filter(field: try reader.readString("filter field"), values: Set(try reader.readStrings("filter values")))
+            }
+            let scopeCollation = try reader.readBool("scope collation") ? try decodeCollation(&reader) : nil
+            let minimumLength = Int(try reader.read(UInt32.self, "minimum length"))
+            scopes.append(Scope(name: name, fields: fields, filter: filter, collation: scopeCollation, minimumLength: minimumLength))
+        }
+        let sortField = try reader.readOptionalString("sort field")
+        let cacheCapacity = Int(try reader.read(UInt32.self, "cache capacity"))
+        return IndexConfiguration(
+            searchFields: searchFields, collation: collation, scopes: scopes, sortField: sortField,
+            cacheCapacity: cacheCapacity)
+    }
+}
+
+/// File reading and atomic writing with POSIX calls (the core library stays free of Foundation).
+enum FileIO {
+    static func read(_ path: String) throws(SiftError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(errorText()))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .snapshot(path: path, reason: "not a regular file") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
+            if n == 0 { break }
+            done += n
+        }
+        bytes.removeLast(bytes.count - done)
+        return bytes
+    }
+
+    /// Writes `parts` to a temporary file beside `path`, flushes it to disk, renames it over
+    /// `path` and flushes the directory, so that `path` is always either the old or the new file.
+    static func writeAtomically(_ parts: [[UInt8]], to path: String) throws(SiftError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot create \(temporary) (\(errorText()))") }
+        var failure: String? = nil
+        outer: for part in parts {
+            var done = 0
+            while done < part.count {
+                let n = part.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    failure = "cannot write (\(errorText()))"
+                    break outer
+                }
+                done += n
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush to disk (\(errorText()))" }
+        if close(descriptor) != 0 && failure == nil { failure = "cannot close (\(errorText()))" }
+        if failure == nil && rename(temporary, path) != 0 { failure = "cannot rename into place (\(errorText()))" }
+        if let failure {
+            unlink(temporary)
+            throw .snapshot(path: path, reason: failure)
+        }
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            _ = fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+}

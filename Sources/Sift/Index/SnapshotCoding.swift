@@ -1,0 +1,149 @@
+/// A problem found while decoding a snapshot's payload: what was inconsistent.
+struct SnapshotFormatError: Error {
+    var what: String
+    init(_ what: String) { self.what = what }
+}
+
+/// Appends little-endian binary values to a byte buffer (the snapshot payload).
+struct SnapshotWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func write<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ value: Bool) { write(UInt8(value ? 1 : 0)) }
+
+    mutating func write(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            write(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    mutating func write(_ value: String?) {
+        write(value != nil)
+        if let value { write(value) }
+    }
+
+    /// A string list: count, then every length, then all UTF-8 bytes (fast to read back).
+    mutating func write(_ strings: [String]) {
+        write(UInt64(strings.count))
+        var blob: [UInt8] = []
+        for string in strings {
+            var string = string
+            string.withUTF8 { utf8 in
+                write(UInt32(utf8.count))
+                blob.append(contentsOf: utf8)
+            }
+        }
+        write(UInt64(blob.count))
+        bytes.append(contentsOf: blob)
+    }
+
+    /// An array of integers: count, then the raw little-endian elements.
+    mutating func write<T: FixedWidthInteger>(array: [T]) {
+        write(UInt64(array.count))
+        array.withUnsafeBufferPointer { buffer in
+            // Snapshots are little-endian; so are the machines Sift runs on (checked at load).
+            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+        }
+    }
+}
+
+/// Reads what `SnapshotWriter` wrote, checking every length against what is left, so that a
+/// damaged payload is reported and never read out of bounds.
+struct SnapshotReader {
+    private let bytes: [UInt8]
+    private(set) var cursor: Int
+
+    init(_ bytes: [UInt8], from start: Int) {
+        self.bytes = bytes
+        cursor = start
+    }
+
+    var isAtEnd: Bool { cursor == bytes.count }
+
+    private mutating func take(_ count: Int, _ what: String) throws(SnapshotFormatError) -> Range<Int> {
+        guard count >= 0, count <= bytes.count - cursor else { throw .init("\(what) runs past the end") }
+        defer { cursor += count }
+        return cursor..<(cursor + count)
+    }
+
+    mutating func read<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SnapshotFormatError) -> T {
+        let range = try take(MemoryLayout<T>.size, what)
+        var value = T.zero
+        withUnsafeMutableBytes(of: &value) { target in
+            bytes.withUnsafeBytes { source in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
+            }
+        }
+        return T(littleEndian: value)
+    }
+
+    mutating func readBool(_ what: String) throws(SnapshotFormatError) -> Bool {
+        let value = try read(UInt8.self, what)
+        guard value <= 1 else { throw .init(what) }
+        return value == 1
+    }
+
+    mutating func readString(_ what: String) throws(SnapshotFormatError) -> String {
+        let length = try read(UInt32.self, what)
+        let range = try take(Int(length), what)
+        guard let string = String(validating: bytes[range], as: UTF8.self) else { throw .init("\(what) is not UTF-8") }
+        return string
+    }
+
+    mutating func readOptionalString(_ what: String) throws(SnapshotFormatError) -> String? {
+        try readBool(what) ? try readString(what) : nil
+    }
+
+    mutating func readStrings(_ what: String) throws(SnapshotFormatError) -> [String] {
+        let count = try read(UInt64.self, what)
+        guard count <= UInt64(bytes.count - cursor) / 4 else { throw .init("\(what) count") }
+        let lengths = try take(Int(count) * 4, what)
+        let blobLength = try read(UInt64.self, what)
+        guard blobLength <= UInt64(bytes.count - cursor) else { throw .init("\(what) runs past the end") }
+        let blob = try take(Int(blobLength), what)
+        var strings: [String] = []
+        strings.reserveCapacity(Int(count))
+        var offset = blob.lowerBound
+        var failure: SnapshotFormatError? = nil
+        bytes.withUnsafeBytes { raw in
+            for i in 0..<Int(count) {
+                var length: UInt32 = 0
+                withUnsafeMutableBytes(of: &length) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(lengths.lowerBound + 4 * i)..<(lengths.lowerBound + 4 * i + 4)]))
+                }
+                let end = offset + Int(UInt32(littleEndian: length))
+                guard end <= blob.upperBound else {
+                    failure = .init("\(what) lengths")
+                    return
+                }
+                guard let string = String(validating: raw[offset..<end], as: UTF8.self) else {
+                    failure = .init("\(what) is not UTF-8")
+                    return
+                }
+                strings.append(string)
+                offset = end
+            }
+        }
+        if let failure { throw failure }
+        guard offset == blob.upperBound else { throw .init("\(what) lengths") }
+        return strings
+    }
+
+    mutating func readArray<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SnapshotFormatError) -> [T] {
+        let count = try read(UInt64.self, what)
+        let size = UInt64(MemoryLayout<T>.size)
+        guard count <= UInt64(bytes.count - cursor) / size else { throw .init("\(what) runs past the end") }
+        let range = try take(Int(count) * MemoryLayout<T>.size, what)
+        return [T](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
+            }
+            initialized = Int(count)
+        }
+    }
+}
