@@ -1,10 +1,11 @@
 import ArgumentParser
+import Foundation
 import Sift
 import SiftDataset
 
 /// Options shared by the commands that open a data file: what to search and how.
 struct DatasetOptions: ParsableArguments {
-    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys).")
+    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'.")
     var file: String
 
     @Option(name: .customLong("field"), help: "A field to search (repeatable). Default: every text column.")
@@ -16,14 +17,14 @@ struct DatasetOptions: ParsableArguments {
             valueName: "scope"))
     var scope: String?
 
-    @Option(help: "ICU locale: root, en, es, de, da, sv, es@collation=traditional, ...")
-    var locale = "root"
+    @Option(help: "ICU locale: root (the default), en, es, de, da, sv, es@collation=traditional, ...")
+    var locale: String?
 
-    @Option(help: "primary (ignore case and accents), secondary (ignore case), tertiary, quaternary or identical.")
-    var strength: Collation.Strength = .primary
+    @Option(help: "primary (the default: ignore case and accents), secondary (ignore case), tertiary, quaternary or identical.")
+    var strength: Collation.Strength?
 
-    @Option(help: "non-ignorable, or shifted (ignore spaces and punctuation).")
-    var alternate: Collation.Alternate = .nonIgnorable
+    @Option(help: "non-ignorable (the default), or shifted (ignore spaces and punctuation).")
+    var alternate: Collation.Alternate?
 
     @Option(help: "contains, prefix or words.")
     var mode: MatchMode = .contains
@@ -37,7 +38,21 @@ struct DatasetOptions: ParsableArguments {
     @Option(help: "The field holding record ids. Default: the 1-based data row.")
     var id: String?
 
-    var collation: Collation { Collation(locale: locale, strength: strength, alternate: alternate) }
+    var collation: Collation {
+        Collation(locale: locale ?? "root", strength: strength ?? .primary, alternate: alternate ?? .nonIgnorable)
+    }
+
+    /// Options that configure an index, which a snapshot already fixes.
+    var configuringOptions: [String] {
+        var given: [String] = []
+        if !fields.isEmpty { given.append("--field") }
+        if locale != nil { given.append("--locale") }
+        if strength != nil { given.append("--strength") }
+        if alternate != nil { given.append("--alternate") }
+        if id != nil { given.append("--id") }
+        if sort != nil { given.append("--sort") }
+        return given
+    }
 
     var order: ResultOrder { ranked ? .ranked : sort != nil ? .sorted : .original }
 }
@@ -48,7 +63,8 @@ extension MatchMode: ExpressibleByArgument {}
 
 /// A data file loaded into an index, with the row numbers needed to report results.
 struct LoadedDataset {
-    let table: DataTable
+    /// The file the records came from (for a snapshot: the file it was built from).
+    let source: String
     let index: SearchIndex
     let searchFields: [String]
     /// Scope name the query runs in.
@@ -58,14 +74,29 @@ struct LoadedDataset {
     /// Whether ids come from a field (`--id`) rather than from row numbers.
     var hasIDField: Bool
 
+    /// Metadata keys `sift index` stores in snapshots.
+    enum MetadataKey {
+        static let source = "sift.source"
+        static let idField = "sift.idField"
+    }
+
     init(_ options: DatasetOptions) throws {
+        if SnapshotDetection.isSnapshot(options.file) {
+            try self.init(snapshot: options)
+        } else {
+            try self.init(dataFile: options)
+        }
+    }
+
+    /// Loads a data file and builds its index.
+    private init(dataFile options: DatasetOptions) throws {
         let table: DataTable
         do {
             table = try DataLoader.load(path: options.file)
         } catch {
             throw ToolError(error.description)
         }
-        self.table = table
+        source = table.source
         hasIDField = options.id != nil
         let file = options.file
         func requireColumn(_ name: String, role: String) throws {
@@ -123,6 +154,48 @@ struct LoadedDataset {
         } catch {
             throw ToolError(error.description)
         }
+        index.metadata = [MetadataKey.source: options.file, MetadataKey.idField: options.id ?? ""]
+    }
+
+    /// Opens an index snapshot. Its configuration is fixed, so options that would change it are
+    /// refused; `--scope NAME` selects one of its scopes.
+    private init(snapshot options: DatasetOptions) throws {
+        let given = options.configuringOptions
+        guard given.isEmpty else {
+            throw ToolError(
+                "\(options.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')")
+        }
+        do {
+            index = try SearchIndex.load(from: options.file)
+        } catch {
+            throw ToolError("\(error)")
+        }
+        source = index.metadata[MetadataKey.source] ?? options.file
+        hasIDField = !(index.metadata[MetadataKey.idField] ?? "").isEmpty
+        searchFields = index.configuration.searchFields
+        if let name = options.scope {
+            guard index.scopes.contains(where: { $0.name == name }) else {
+                throw ToolError(
+                    "\(options.file): unknown scope '\(name)' (scopes: \(index.scopes.map(\.name).joined(separator: ", ")))")
+            }
+            scopeName = name
+        } else {
+            scopeName = index.scopes[0].name
+        }
+        // Records are stored in original order: the data row of a record is its position + 1.
+        var rows: [String: Int] = [:]
+        for (position, handle) in index.handles().enumerated() { rows[try index.id(of: handle)] = position + 1 }
+        rowOfID = rows
+    }
+}
+
+/// Whether a file is an index snapshot (by its first bytes, whatever its name).
+enum SnapshotDetection {
+    static func isSnapshot(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 8)) ?? Data()
+        return magic == Data("SIFTSNAP".utf8)
     }
 }
 

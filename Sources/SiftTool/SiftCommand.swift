@@ -12,7 +12,7 @@ struct SiftCommand: ParsableCommand {
               sift query Data/cities.tsv strasse --locale de --field name --format json
               sift query Data/cities.tsv nino --locale es --mode words --sort name
             """,
-        subcommands: [QueryCommand.self])
+        subcommands: [QueryCommand.self, IndexCommand.self])
 }
 
 /// A failure the tool reports as one line on standard error, then exits with status 1.

@@ -70,7 +70,7 @@ struct TextReport {
         case .tooShort(let needed): what = "query too short (needs \(needed) characters)"
         case .matches: what = "\(result.rows.count) \(result.rows.count == 1 ? "match" : "matches") for \"\(query.text)\""
         }
-        return "\(what) in \(loaded.table.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
+        return "\(what) in \(loaded.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
             + (query.scope == "All" ? "" : " · scope \(query.scope)")
     }
 
