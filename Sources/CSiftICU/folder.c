@@ -16,6 +16,11 @@
 #include <unicode/ustring.h>
 #include <unicode/utf16.h>
 
+// ICU's (internal) collation element masks, as usearch.cpp uses them (ucol_imp.h).
+#define SIFT_PRIMARY_ORDER_MASK 0xFFFF0000u
+#define SIFT_SECONDARY_ORDER_MASK 0x0000FF00u
+#define SIFT_TERTIARY_ORDER_MASK 0x000000FFu
+
 static UCollator *clone_collator(const UCollator *collator, UErrorCode *err) {
 #if U_ICU_VERSION_MAJOR_NUM >= 71
     return ucol_clone(collator, err);
@@ -50,6 +55,9 @@ sift_folder *sift_folder_open(const sift_collator *collator, int32_t *status) {
     f->toShift = ucol_getAttribute(f->collator, UCOL_ALTERNATE_HANDLING, &err) == UCOL_SHIFTED;
     f->variableTop = ucol_getVariableTop(f->collator, &err);
     if (U_FAILURE(err)) goto fail;
+    f->ceMask = f->strength == UCOL_PRIMARY     ? SIFT_PRIMARY_ORDER_MASK
+                : f->strength == UCOL_SECONDARY ? (SIFT_SECONDARY_ORDER_MASK | SIFT_PRIMARY_ORDER_MASK)
+                                                : (SIFT_TERTIARY_ORDER_MASK | SIFT_SECONDARY_ORDER_MASK | SIFT_PRIMARY_ORDER_MASK);
     *status = U_ZERO_ERROR;
     return f;
 fail:
@@ -179,10 +187,24 @@ static int64_t process_ce(const sift_folder *f, uint32_t ce, int *isShifted) {
     return (int64_t)(primary << 48 | secondary << 32 | tertiary << 16 | quaternary);
 }
 
+// usearch.cpp getCE: the masked, shift-adjusted CE of the pattern's CE table. usearch treats a
+// pattern whose CE table is empty (pattern.cesLength == 0) as matching everywhere with zero
+// length, even when its processed elements are not empty.
+static uint32_t pattern_table_ce(const sift_folder *f, uint32_t ce) {
+    ce &= f->ceMask;
+    if (f->toShift) {
+        if (f->variableTop > ce) ce = f->strength >= UCOL_QUATERNARY ? (ce & SIFT_PRIMARY_ORDER_MASK) : 0;
+    } else if (f->strength >= UCOL_QUATERNARY && ce == 0) {
+        ce = 0xFFFF;
+    }
+    return ce;
+}
+
 // Runs the collation element iterator over f->text, keeping the non-ignorable PCEs with their
 // low/high indices exactly as UCollationPCE::nextProcessed reports them.
 static int collect_pces(sift_folder *f, UErrorCode *err) {
     f->count = 0;
+    f->patternCECount = 0;
     f->endLow = f->endHigh = f->textLength;
     if (f->textLength == 0) return 1;
     ucol_setText(f->elements, f->text, f->textLength, err);
@@ -198,6 +220,7 @@ static int collect_pces(sift_folder *f, UErrorCode *err) {
             f->endHigh = high;
             break;
         }
+        if (pattern_table_ce(f, (uint32_t)ce) != 0) f->patternCECount += 1;
         int64_t pce = process_ce(f, (uint32_t)ce, &isShifted);
         if (pce == 0) continue;
         if (f->count == f->capacity && !ensure_ces(f, f->count + 1)) {
@@ -404,6 +427,7 @@ const int32_t *sift_folder_lows(const sift_folder *f) { return f->lows; }
 const int32_t *sift_folder_limits(const sift_folder *f) { return f->limits; }
 const uint8_t *sift_folder_flags(const sift_folder *f) { return f->flags; }
 int32_t sift_folder_utf16_length(const sift_folder *f) { return f->textLength; }
+int32_t sift_folder_pattern_ce_count(const sift_folder *f) { return f->patternCECount; }
 
 // MARK: - Query words
 

@@ -27,6 +27,8 @@ struct sift_folder {
     UCollationStrength strength;
     int toShift;
     uint32_t variableTop;
+    uint32_t ceMask;           // usearch's getMask(strength)
+    int32_t patternCECount;    // usearch's pattern.cesLength for the last folded pattern
 
     UChar *text;  // the last folded text, UTF-16
     int32_t textLength;

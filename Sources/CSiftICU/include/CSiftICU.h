@@ -120,6 +120,11 @@ const int64_t *_Nullable sift_folder_ces(const sift_folder *_Nonnull folder);
 const int32_t *_Nullable sift_folder_lows(const sift_folder *_Nonnull folder);
 const int32_t *_Nullable sift_folder_limits(const sift_folder *_Nonnull folder);
 const uint8_t *_Nullable sift_folder_flags(const sift_folder *_Nonnull folder);
+/// For the last folded pattern: the number of elements in ICU usearch's CE table
+/// (pattern.cesLength). When it is 0, usearch reports an empty match at every position, even if
+/// the processed elements are not empty.
+int32_t sift_folder_pattern_ce_count(const sift_folder *_Nonnull folder);
+
 /// UTF-16 length of the last folded text.
 int32_t sift_folder_utf16_length(const sift_folder *_Nonnull folder);
 

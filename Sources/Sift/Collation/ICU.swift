@@ -125,7 +125,9 @@ final class ICUFolder {
         return try collect(count: count, status: status, withDetails: true)
     }
 
-    /// The processed collation elements of a query.
+    /// The processed collation elements of a query, or an empty array when ICU usearch treats the
+    /// query as having none (its CE table is empty: then usearch matches everywhere with zero
+    /// length).
     ///
     /// - Complexity: O(*m*) where *m* is the length of the query.
     func patternElements(_ pattern: String) throws(SiftError) -> [Int64] {
@@ -136,7 +138,8 @@ final class ICUFolder {
                 sift_folder_fold_pattern(handle, $0.baseAddress, Int32($0.count), &status)
             }
         }
-        return try collect(count: count, status: status, withDetails: false).elements
+        let elements = try collect(count: count, status: status, withDetails: false).elements
+        return sift_folder_pattern_ce_count(handle) == 0 ? [] : elements
     }
 
     /// The processed collation elements of a UTF-16 query (which may hold lone surrogates).
@@ -145,7 +148,8 @@ final class ICUFolder {
         let count = pattern.withUnsafeBufferPointer {
             sift_folder_fold_pattern_utf16(handle, $0.baseAddress, Int32($0.count), &status)
         }
-        return try collect(count: count, status: status, withDetails: false).elements
+        let elements = try collect(count: count, status: status, withDetails: false).elements
+        return sift_folder_pattern_ce_count(handle) == 0 ? [] : elements
     }
 
     private func collect(count: Int32, status: Int32, withDetails: Bool) throws(SiftError) -> FoldedText {

@@ -1,0 +1,1 @@
+// Header-only target: the declaration of LLVMFuzzerRunDriver.

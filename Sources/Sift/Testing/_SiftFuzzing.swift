@@ -1,0 +1,83 @@
+/// The property the fuzzer checks, shared by the libFuzzer target (`Fuzz/`) and the corpus
+/// replay test. Underscored: not public API.
+///
+/// An input is: one byte choosing a collation, one byte choosing edits, then UTF-8 text (decoded
+/// leniently): records separated by newlines, then U+0001, then a query. The query is typed one
+/// character at a time; after every keystroke, in `contains` mode, the set of matching records
+/// and every match range must equal ICU usearch's; `prefix` and `words` modes, ranking and
+/// highlights must run without trapping. Then an edit is applied and the check repeats, so that
+/// cached, narrowed results are checked against a changed index too.
+public enum _SiftFuzzing {
+    static let collations: [Collation] = [
+        Collation(), Collation(locale: "de"), Collation(locale: "da"), Collation(locale: "es", strength: .secondary),
+        Collation(locale: "th"), Collation(alternate: .shifted), Collation(locale: "cs", strength: .tertiary),
+        Collation(locale: "ja"), Collation(locale: "sv", strength: .quaternary, alternate: .shifted),
+        Collation(locale: "es@collation=traditional"),
+    ]
+
+    /// Checks one input; returns a description of the first disagreement, or nil.
+    public static func check(_ data: [UInt8]) -> String? {
+        guard data.count >= 2 else { return nil }
+        let collation = collations[Int(data[0]) % collations.count]
+        let text = String(decoding: data[2...], as: UTF8.self)
+        let parts = text.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false)
+        let recordTexts = parts[0].split(separator: "\n", omittingEmptySubsequences: false).prefix(24).map { String($0.prefix(300)) }
+        let query = parts.count > 1 ? String(parts[1].prefix(64)) : ""
+        do {
+            let index = try SearchIndex(
+                configuration: IndexConfiguration(searchFields: ["t"], collation: collation, cacheCapacity: 6),
+                records: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) })
+            let reference = try ReferenceSearch(collation: collation)
+            if let problem = try typeAndCompare(query, index: index, reference: reference) { return problem }
+            // An edit while results are cached, then again.
+            if !recordTexts.isEmpty {
+                let victim = String(Int(data[1]) % recordTexts.count)
+                switch data[1] % 3 {
+                case 0: try index.remove(id: victim)
+                case 1: try index.update(Record(id: victim, fields: ["t": String(query.reversed())]))
+                default: try index.insert(Record(id: "new", fields: ["t": query + " " + (recordTexts.first ?? "")]), at: 0)
+                }
+                if let problem = try typeAndCompare(query, index: index, reference: reference) { return problem }
+            }
+        } catch {
+            return "unexpected error: \(error)"
+        }
+        return nil
+    }
+
+    private static func typeAndCompare(_ query: String, index: SearchIndex, reference: ReferenceSearch) throws -> String? {
+        var typed = ""
+        for character in query {
+            typed.append(character)
+            let result = try index.search(Query(typed))
+            let allIgnorable = try index.foldings[0].folder.patternElements(typed).isEmpty
+            var matched: [String: RecordHandle] = [:]
+            for row in result.rows { matched[try index.id(of: row)] = row }
+            for handle in index.handles() {
+                let id = try index.id(of: handle)
+                let text = try index.value(of: "t", for: handle)
+                let expected = try reference.matches(of: typed, in: text)
+                if allIgnorable {
+                    if matched[id] == nil { return "'\(typed)' (no collation elements) should match record \(id)" }
+                    continue
+                }
+                if (matched[id] != nil) != !expected.isEmpty {
+                    return "\(typed.debugDescription) membership of \(text.debugDescription): Sift \(matched[id] != nil), ICU \(!expected.isEmpty)"
+                }
+                if let row = matched[id] {
+                    let ranges = try index.matchRanges(of: row, for: Query(typed))["t"] ?? []
+                    if ranges != expected {
+                        return "\(typed.debugDescription) ranges in \(text.debugDescription): Sift \(ranges), ICU \(expected)"
+                    }
+                }
+            }
+            for mode in [MatchMode.prefix, .words] {
+                for order in ResultOrder.allCases {
+                    let other = try index.search(Query(typed, mode: mode, order: order))
+                    for row in other.rows.prefix(4) { _ = try index.highlights(of: row, for: Query(typed, mode: mode)) }
+                }
+            }
+        }
+        return nil
+    }
+}
