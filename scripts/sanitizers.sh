@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the controller, table and index tests under ThreadSanitizer and AddressSanitizer.
+#   scripts/sanitizers.sh [thread|address]   (default: both)
+# Each sanitizer builds into its own scratch folder (.build-tsan, .build-asan); a first run takes
+# several minutes on two cores. Not part of every CI run; run it before changing concurrency code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+filter='Controller|Table|Edit|Narrowing|BulkInsert|Snapshot'
+kinds=("${@:-thread address}")
+for kind in ${kinds[*]}; do
+  case "$kind" in
+    thread) scratch=.build-tsan ;;
+    address) scratch=.build-asan ;;
+    *) echo "usage: $0 [thread|address]" >&2; exit 2 ;;
+  esac
+  echo "== $kind sanitizer"
+  swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=0:halt_on_error=1" \
+    swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" --filter "$filter"
+done
+echo "sanitizers: clean"
