@@ -117,8 +117,27 @@ struct TextReport {
         return out
     }
 
-    /// The cell rendered within `limit` columns (cut with "…"), and its visible width.
+    /// The cell rendered within `limit` columns (cut with "…"), and its visible width. When the
+    /// first match would fall in the cut-off part, the start is cut instead ("…der Wein[straße]").
     private func fit(_ cell: Cell, _ limit: Int) -> (String, Int) {
+        if visibleWidth(cell) > limit, let first = cell.firstIndex(where: \.highlighted) {
+            let before = visibleWidth(Array(cell[..<first]))
+            let matchEnd = cell[first...].firstIndex(where: { !$0.highlighted }) ?? cell.endIndex
+            let through = visibleWidth(Array(cell[..<matchEnd]))
+            if through > limit - 1 && before > 0 {
+                // Drop just enough from the start for the match to end inside the cell, after "…".
+                let excess = through + 1 - limit + 1  // +1: the "…" that may close the cell
+                var start = first
+                var dropped = 0
+                for index in cell.indices where index < first {
+                    if dropped >= excess { break }
+                    dropped += DisplayWidth.of(cell[index].character)
+                    start = index + 1
+                }
+                let (text, width) = fit(Array(cell[start...]), limit - 1)
+                return ("…" + text, width + 1)
+            }
+        }
         let open = color ? "\u{1B}[1;7m" : "[", close = color ? "\u{1B}[0m" : "]"
         let markerWidth = color ? 0 : 1
         let total = visibleWidth(cell)
