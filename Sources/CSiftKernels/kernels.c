@@ -269,3 +269,58 @@ uint64_t sift_checksum(const void *data, size_t length, uint64_t seed) {
     h *= 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 32);
 }
+
+// Single-byte patterns match densely (one letter is in most records): walk the segments and test
+// each with one vector compare, instead of sweeping hits and locating each hit's segment.
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void sweep_single_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                               size_t first, size_t last, uint64_t *matched,
+                                                               uint64_t *candidates) {
+    const __m256i needle = _mm256_set1_epi8((char)p->bytes[0]);
+    for (size_t s = first; s < last; s++) {
+        int32_t owner = c->owners[s];
+        if (owner < 0) continue;
+        size_t start = c->segmentStarts[s], end = segment_end(c, s);
+        for (size_t off = start; off < end; off += 32) {
+            uint32_t mask;
+            if (off + 32 <= c->length) {
+                mask = (uint32_t)_mm256_movemask_epi8(
+                    _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(c->codes + off)), needle));
+                if (end - off < 32) mask &= (1u << (end - off)) - 1;
+            } else {
+                mask = 0;
+                for (size_t j = off; j < end; j++) mask |= (uint32_t)(c->codes[j] == p->bytes[0]) << (j - off);
+            }
+            int status = 0;
+            while (mask) {
+                status |= classify(c, p, s, start, off + (size_t)__builtin_ctz(mask));
+                if (status & 2) break;
+                mask &= mask - 1;
+            }
+            if (status & 1) set_bit(candidates, owner);
+            if (status & 2) {
+                set_bit(matched, owner);
+                break;
+            }
+        }
+    }
+}
+#endif
+
+void sift_sweep_single(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
+                       uint64_t *matched, uint64_t *candidates) {
+    if (lastSegment > c->segmentCount) lastSegment = c->segmentCount;
+#if defined(__x86_64__)
+    if (has_avx2()) {
+        sweep_single_avx2(c, p, firstSegment, lastSegment, matched, candidates);
+        return;
+    }
+#endif
+    for (size_t s = firstSegment; s < lastSegment; s++) {
+        int32_t owner = c->owners[s];
+        if (owner < 0) continue;
+        int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), 0);
+        if (r & 1) set_bit(candidates, owner);
+        if (r & 2) set_bit(matched, owner);
+    }
+}

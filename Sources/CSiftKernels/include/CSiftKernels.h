@@ -48,6 +48,12 @@ ptrdiff_t sift_find(const uint8_t *_Nonnull haystack, size_t length, const uint8
 size_t sift_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern, size_t from,
                   size_t to, size_t *_Nonnull segmentHint, uint64_t *_Nonnull matched, uint64_t *_Nonnull candidates);
 
+/// Single-byte pattern scan over segments [firstSegment, lastSegment): for dense hits (one
+/// letter), faster than `sift_sweep` because no hit has to be located.
+void sift_sweep_single(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
+                       uint64_t *_Nonnull candidates);
+
 /// Prefix scan: segments [firstSegment, lastSegment) whose first bytes are the pattern.
 void sift_sweep_prefix(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                        size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,

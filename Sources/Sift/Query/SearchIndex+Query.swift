@@ -219,11 +219,15 @@ extension SearchIndex {
                     try candidates.withUnsafeMutableWords { candidateWords in
                         var view = view
                         var pattern = pattern
-                        if key.anchor == .fieldStart {
+                        if key.anchor == .fieldStart || pattern.length == 1 {
                             var segment = 0
                             while segment < view.segmentCount {
                                 let next = min(view.segmentCount, segment + 65_536)
-                                sift_sweep_prefix(&view, &pattern, segment, next, matchedWords, candidateWords)
+                                if key.anchor == .fieldStart {
+                                    sift_sweep_prefix(&view, &pattern, segment, next, matchedWords, candidateWords)
+                                } else {
+                                    sift_sweep_single(&view, &pattern, segment, next, matchedWords, candidateWords)
+                                }
                                 segment = next
                                 if isCancelled() { throw CancellationError() }
                             }
