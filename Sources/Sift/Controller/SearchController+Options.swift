@@ -1,0 +1,33 @@
+extension SearchController {
+    /// How a controller searches and lays out its tables.
+    public struct Options: Hashable, Sendable {
+        /// When queries run: as you type (the default) or on submit.
+        public var trigger: SearchTrigger
+        /// How long to wait after a keystroke before querying, when searching as you type; zero
+        /// (the default) queries at once. Scope changes and submits never wait.
+        public var debounce: Duration
+        /// What the results table shows below a scope's minimum length; see
+        /// `BelowThresholdPolicy` for why the default is `.originalList`.
+        public var belowThreshold: BelowThresholdPolicy
+        /// How the query text must occur in a field.
+        public var mode: MatchMode
+        /// The original table's order (`.original` or `.sorted`) and sections.
+        public var originalTable: TableLayout
+        /// The results table's order (the queries' `ResultOrder`) and sections.
+        public var resultsTable: TableLayout
+
+        /// Options; every default suits a search bar over a local index.
+        public init(
+            trigger: SearchTrigger = .asYouType, debounce: Duration = .zero,
+            belowThreshold: BelowThresholdPolicy = .originalList, mode: MatchMode = .contains,
+            originalTable: TableLayout = TableLayout(), resultsTable: TableLayout = TableLayout()
+        ) {
+            self.trigger = trigger
+            self.debounce = debounce
+            self.belowThreshold = belowThreshold
+            self.mode = mode
+            self.originalTable = originalTable
+            self.resultsTable = resultsTable
+        }
+    }
+}

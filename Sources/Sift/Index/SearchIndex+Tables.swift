@@ -1,0 +1,35 @@
+extension SearchIndex {
+    /// The row a table shows for a record: its id, the value of the sort field and its
+    /// AlphabeticIndex bucket.
+    ///
+    /// - Complexity: O(1).
+    func tableRow(for handle: RecordHandle) throws(SiftError) -> TableRow {
+        let sortField = configuration.sortField ?? configuration.searchFields[0]
+        return TableRow(
+            id: try id(of: handle), title: try value(of: sortField, for: handle), handle: handle,
+            bucket: Int32(try section(of: handle)))
+    }
+
+    /// The group a matching record falls in when `query` orders its results `.ranked`: 0 for a
+    /// match at the start of a field, 1 at a word start, 2 inside a word (in `.words` mode, 0 or
+    /// 1); nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
+    /// ignorable characters only), so that results keep their original order.
+    ///
+    /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
+    /// with it (and `position(of:)` within a group) an edited record finds its place among ranked
+    /// results without ranking them all again.
+    ///
+    /// - Complexity: O(*s*) in the size of the record's searched fields.
+    func rankingGroup(of handle: RecordHandle, for query: Query) throws -> Int? {
+        let slot = try resolve(handle)
+        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
+            throw SiftError.unknownScope(query.scope)
+        }
+        let length = query.text.count
+        guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength,
+            case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding),
+            let first = patterns.first
+        else { return nil }
+        return rankingGroup(slot: slot, plan: plan, firstPattern: first, mode: query.mode)
+    }
+}

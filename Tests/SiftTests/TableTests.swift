@@ -1,0 +1,203 @@
+import Testing
+
+@testable import Sift
+
+/// An index with enough names to fill several Spanish alphabetic sections (Ñ included).
+private func makeIndex() throws -> SearchIndex {
+    let names = [
+        "Ñuñoa", "Nuuk", "Oslo", "Ávila", "Bogotá", "Zürich", "Paris", "Parma", "Pau", "Lapa", "Lyon", "Quito",
+        "Nîmes", "Ñandú", "Malmö", "Kraków", "Straße", "São Paulo", "Saint-Paul", "Åse", "123 Street", "Écija",
+        "Ceuta", "Chiclana", "Cádiz", "Dénia", "Elche", "Ibiza", "Jaén", "Yecla",
+    ]
+    return try SearchIndex(
+        configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
+        records: names.enumerated().map { Record(id: "r\($0)", fields: ["name": $1]) })
+}
+
+private func table(_ handles: [RecordHandle], _ index: SearchIndex, sectioned: Bool) throws -> RecordTable {
+    try RecordTable.expected(handles, in: index, layout: TableLayout(order: .original, isSectioned: sectioned))
+}
+
+@Suite("Tables: sections, index titles and O(1) row maps")
+struct TableTests {
+    @Test func sortedSectionsUseTheAlphabeticIndexOfTheLocale() throws {
+        let index = try makeIndex()
+        let sorted = try RecordTable.expected(
+            index.handles(in: .sorted), in: index, layout: TableLayout(order: .sorted, isSectioned: true))
+        #expect(sorted.sectionIndexTitles == index.sectionTitles)
+        let titles = sorted.sections.map(\.title)
+        #expect(titles.contains("Ñ") && titles.contains("N"))
+        let n = try #require(sorted.sections.first { $0.title == "N" })
+        let ñ = try #require(sorted.sections.first { $0.title == "Ñ" })
+        #expect(n.rows.map(\.title) == ["Nîmes", "Nuuk"])
+        #expect(ñ.rows.map(\.title) == ["Ñandú", "Ñuñoa"])
+        // Every row sits in the section of its own title, sections in index order, rows sorted.
+        #expect(sorted.rows.map(\.handle) == index.handles(in: .sorted))
+        for section in sorted.sections {
+            #expect(section.sectionIndexTitlePosition.map { index.sectionTitles[$0] } == section.title)
+            for row in section.rows { #expect(index.sectionTitles[try index.section(of: row.handle)] == section.title) }
+        }
+        // Empty titles scroll to the next section; titles past the last non-empty one to the last.
+        let w = try #require(index.sectionTitles.firstIndex(of: "W"))
+        let y = try #require(sorted.sections.firstIndex { $0.title == "Y" })
+        #expect(sorted.section(forSectionIndexTitleAt: w) == y)
+        #expect(sorted.section(forSectionIndexTitleAt: index.sectionTitles.count - 1) == sorted.sections.count - 1)
+        #expect(sorted.section(forSectionIndexTitleAt: 0) == 0)
+    }
+
+    @Test func unsectionedTablesHaveOneUntitledSectionEvenWhenEmpty() throws {
+        let index = try makeIndex()
+        let empty = try table([], index, sectioned: false)
+        #expect(empty.sections.count == 1 && empty.sections[0].title == nil && empty.rowCount == 0)
+        #expect(empty.sectionIndexTitles.isEmpty && empty.section(forSectionIndexTitleAt: 0) == nil)
+        let sectionedEmpty = try table([], index, sectioned: true)
+        #expect(sectionedEmpty.sections.isEmpty && sectionedEmpty.section(forSectionIndexTitleAt: 3) == nil)
+        let original = try table(index.handles(), index, sectioned: false)
+        #expect(original.rows.map(\.handle) == index.handles())
+        #expect(original.rowCount == index.count)
+    }
+
+    /// Dense maps (many rows) and sparse maps (few rows) answer alike: every row's own path,
+    /// nil for others and for stale handles.
+    @Test(arguments: [false, true])
+    func rowMapsFindEveryRowAndNothingElse(sectioned: Bool) throws {
+        let index = try makeIndex()
+        var generator = SeededGenerator(seed: 7)
+        let all = index.handles()
+        for size in [0, 2, 5, all.count / 2, all.count] {
+            let chosen = Array(all.shuffled(using: &generator).prefix(size))
+            let t = try table(chosen, index, sectioned: sectioned)
+            #expect(t.rowCount == size)
+            for path in t.indexPaths { #expect(t.indexPath(of: t[path].handle) == path) }
+            for handle in all where !chosen.contains(handle) { #expect(t.indexPath(of: handle) == nil) }
+        }
+        let original = try table(all, index, sectioned: sectioned)
+        let results = try table(Array(all.shuffled(using: &generator).prefix(9)), index, sectioned: sectioned)
+        let tables = SearchTables(original: original, results: results)
+        for path in results.indexPaths {
+            let back = try #require(tables.originalIndexPath(ofResultsRowAt: path))
+            #expect(original[back] == results[path])
+        }
+        var members = 0
+        for path in original.indexPaths {
+            let inResults = tables.resultsIndexPath(ofOriginalRowAt: path)
+            #expect(inResults.map { results[$0] } == (results.contains(original[path].handle) ? original[path] : nil))
+            #expect(tables.isInResults(originalRowAt: path) == (inResults != nil))
+            if inResults != nil { members += 1 }
+        }
+        #expect(members == 9)
+        #expect(tables.originalIndexPath(ofResultsRowAt: TableIndexPath(section: 40, row: 0)) == nil)
+
+        // A deleted record's old handle is stale: the index reuses its slot for the next record.
+        let victim = all[3]
+        try index.remove(victim)
+        let newcomer = try index.insert(Record(id: "new", fields: ["name": "Oviedo"]))
+        #expect(newcomer.slot == victim.slot && newcomer != victim)
+        #expect(original.indexPath(of: newcomer) == nil)
+        #expect(original.indexPath(of: victim) != nil)  // the table is a value: a snapshot
+    }
+}
+
+@Suite("Change sets: diffs and UIKit batch-update semantics")
+struct TableChangeSetTests {
+    /// A random table built from the index's records: a random subset, in random order, some rows
+    /// with changed content (as an update gives: same record, new title and maybe a new section).
+    private static func randomTable(
+        _ index: SearchIndex, sectioned: Bool, _ generator: inout SeededGenerator, changing: Bool
+    ) throws -> RecordTable {
+        var rows: [TableRow] = []
+        for handle in index.handles().shuffled(using: &generator) where Bool.random(using: &generator) {
+            var row = try index.tableRow(for: handle)
+            if changing && Int.random(in: 0..<6, using: &generator) == 0 {
+                let bucket = Bool.random(using: &generator) ? row.bucket : Int32.random(in: 0..<Int32(index.sectionTitles.count), using: &generator)
+                row = TableRow(id: row.id, title: row.title + "*", handle: row.handle, bucket: bucket)
+            }
+            rows.append(row)
+        }
+        return RecordTable(rows: rows, layout: TableLayout(order: .original, isSectioned: sectioned), sectionTitles: index.sectionTitles)
+    }
+
+    @Test(arguments: [false, true])
+    func applyingTheDifferenceGivesExactlyTheNewTable(sectioned: Bool) throws {
+        let index = try makeIndex()
+        var generator = SeededGenerator(seed: sectioned ? 11 : 12)
+        for _ in 0..<400 {
+            let old = try Self.randomTable(index, sectioned: sectioned, &generator, changing: false)
+            let new = try Self.randomTable(index, sectioned: sectioned, &generator, changing: true)
+            let changes = TableChangeSet(from: old, to: new)
+            let applied = try changes.apply(to: old, dataSource: new)
+            #expect(applied == new)
+            #expect(TableChangeSet(from: new, to: new).isEmpty)
+        }
+    }
+
+    @Test func movesAreTheFewestPossible() throws {
+        let index = try makeIndex()
+        var generator = SeededGenerator(seed: 3)
+        let all = index.handles()
+        for _ in 0..<100 {
+            let order = all.shuffled(using: &generator)
+            let old = try table(all, index, sectioned: false)
+            let new = try table(order, index, sectioned: false)
+            let changes = TableChangeSet(from: old, to: new)
+            let positions = order.map { all.firstIndex(of: $0)! }
+            #expect(changes.movedRows.count == all.count - longestIncreasingSubsequence(positions).count)
+            #expect(changes.deletedRows.isEmpty && changes.insertedRows.isEmpty)
+            #expect(try changes.apply(to: old, dataSource: new) == new)
+        }
+        let values = [3, 1, 2, 5, 4, 6]
+        let lis = longestIncreasingSubsequence(values).map { values[$0] }
+        #expect(lis.count == 4 && zip(lis, lis.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(longestIncreasingSubsequence([]) == [])
+    }
+
+    @Test(arguments: [false, true])
+    func narrowingGivesOnlyDeletesAndWideningOnlyInserts(sectioned: Bool) throws {
+        let index = try makeIndex()
+        let all = index.handles(in: .sorted)
+        let some = all.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        let wide = try table(all, index, sectioned: sectioned)
+        let narrow = try table(some, index, sectioned: sectioned)
+        let narrowing = TableChangeSet(from: wide, to: narrow)
+        #expect(narrowing.insertedRows.isEmpty && narrowing.insertedSections.isEmpty && narrowing.movedRows.isEmpty)
+        let rowsOfDeletedSections = narrowing.deletedSections.reduce(0) { $0 + wide.sections[$1].rows.count }
+        #expect(narrowing.deletedRows.count + rowsOfDeletedSections == all.count - some.count)
+        #expect(sectioned ? !narrowing.deletedSections.isEmpty : narrowing.deletedSections.isEmpty)
+        let widening = TableChangeSet(from: narrow, to: wide)
+        #expect(widening.deletedRows.isEmpty && widening.deletedSections.isEmpty && widening.movedRows.isEmpty)
+        #expect(try widening.apply(to: narrow, dataSource: wide) == wide)
+    }
+
+    /// The checks bite: a change set missing one change does not reproduce the new table.
+    @Test func incompleteOrInvalidChangeSetsAreCaught() throws {
+        let index = try makeIndex()
+        let all = index.handles()
+        let old = try table(all, index, sectioned: false)
+        var rows = old.rows
+        rows.remove(at: 2)
+        let row = rows[4]
+        rows[4] = TableRow(id: row.id, title: "Renamed", handle: row.handle, bucket: row.bucket)
+        rows.swapAt(0, 9)
+        let new = RecordTable(rows: rows, layout: old.layout, sectionTitles: index.sectionTitles)
+        let changes = TableChangeSet(from: old, to: new)
+        #expect(changes.deletedRows == [TableIndexPath(section: 0, row: 2)])
+        #expect(changes.reloadedRows == [TableIndexPath(section: 0, row: 5)])
+        #expect(try changes.apply(to: old, dataSource: new) == new)
+
+        var withoutReload = changes
+        withoutReload.reloadedRows = []
+        #expect(try withoutReload.apply(to: old, dataSource: new) != new)
+        var withoutMoves = changes
+        withoutMoves.movedRows = []
+        #expect(try withoutMoves.apply(to: old, dataSource: new) != new)
+        var withoutDelete = changes
+        withoutDelete.deletedRows = []
+        #expect(throws: TableChangeSet.InconsistencyError.self) { try withoutDelete.apply(to: old, dataSource: new) }
+        var twice = changes
+        twice.reloadedRows.append(twice.reloadedRows[0])
+        #expect(throws: TableChangeSet.InconsistencyError.self) { try twice.apply(to: old, dataSource: new) }
+        var movedAndDeleted = changes
+        movedAndDeleted.deletedRows.append(changes.movedRows[0].from)
+        #expect(throws: TableChangeSet.InconsistencyError.self) { try movedAndDeleted.apply(to: old, dataSource: new) }
+    }
+}
