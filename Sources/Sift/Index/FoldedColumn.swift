@@ -45,11 +45,11 @@ struct FoldedColumn {
     /// Number of bytes in all segments, dead ones included.
     var byteCount: Int { codes.count }
 
-    /// Approximate heap bytes used.
-    var memoryFootprint: Int {
-        codes.capacity + 8 * wordStarts.capacity + flags.capacity + offsets.capacity
-            + 4 * (segmentStarts.capacity + segmentOwners.capacity + segmentFlags.capacity + segmentOffsets.capacity
-                + slotSegments.capacity)
+    /// Heap bytes used: codes, auxiliary data (word starts, flags, offsets), per-segment tables.
+    var memoryParts: (codes: Int, auxiliary: Int, tables: Int) {
+        (codes.capacity, 8 * wordStarts.capacity + flags.capacity + offsets.capacity,
+         4 * (segmentStarts.capacity + segmentOwners.capacity + segmentFlags.capacity + segmentOffsets.capacity
+            + slotSegments.capacity))
     }
 
     /// Appends the folded text of `slot`, replacing any segment it had.

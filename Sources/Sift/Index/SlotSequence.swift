@@ -68,6 +68,12 @@ struct SlotSequence {
         blockOfSlot[i] = block
     }
 
+    /// Heap bytes used.
+    var memoryFootprint: Int {
+        blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + 8 * blockStarts.capacity + 4 * blockIDs.capacity
+            + 4 * indexOfBlockID.capacity + 4 * blockOfSlot.capacity
+    }
+
     /// Whether the slot is in the sequence.
     ///
     /// - Complexity: O(1).

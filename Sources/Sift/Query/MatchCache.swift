@@ -89,4 +89,9 @@ struct MatchCache {
     }
 
     mutating func removeAll() { entries.removeAll() }
+
+    /// Heap bytes held by cached bitsets.
+    var memoryFootprint: Int {
+        entries.values.reduce(0) { $0 + 8 * ($1.match.matched.words.capacity + $1.match.candidates.words.capacity) }
+    }
 }
