@@ -118,6 +118,28 @@ final class ICUFolder {
         return try collect(count: count, status: status, withDetails: true)
     }
 
+    /// Folds a field's text and appends the result to a batch (no per-text allocations).
+    ///
+    /// - Complexity: O(*n*) where *n* is the length of the text.
+    func fold(_ text: String, into batch: inout FoldedBatch) throws(SiftError) {
+        var text = text
+        var status: Int32 = 0
+        let count = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status) }
+        }
+        guard count >= 0, status <= 0 else {
+            throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
+        }
+        let n = Int(count)
+        if n > 0 {
+            batch.elements.append(contentsOf: UnsafeBufferPointer(start: sift_folder_ces(handle), count: n))
+            batch.lows.append(contentsOf: UnsafeBufferPointer(start: sift_folder_lows(handle), count: n))
+            batch.limits.append(contentsOf: UnsafeBufferPointer(start: sift_folder_limits(handle), count: n))
+            batch.flags.append(contentsOf: UnsafeBufferPointer(start: sift_folder_flags(handle), count: n))
+        }
+        batch.ends.append(batch.elements.count)
+    }
+
     /// Folds UTF-16 text (which may hold lone surrogates).
     func fold(utf16 text: [UInt16]) throws(SiftError) -> FoldedText {
         var status: Int32 = 0

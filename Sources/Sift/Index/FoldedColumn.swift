@@ -52,23 +52,32 @@ struct FoldedColumn {
             + slotSegments.capacity))
     }
 
+    /// Makes room for `bytes` more code bytes and `segments` more segments.
+    mutating func reserveCapacity(bytes: Int, segments: Int) {
+        codes.reserveCapacity(codes.count + bytes)
+        segmentStarts.reserveCapacity(segmentStarts.count + segments)
+        segmentOwners.reserveCapacity(segmentOwners.count + segments)
+        segmentFlags.reserveCapacity(segmentFlags.count + segments)
+        segmentOffsets.reserveCapacity(segmentOffsets.count + segments)
+    }
+
     /// Appends the folded text of `slot`, replacing any segment it had.
     ///
     /// - Complexity: O(*n*) amortized, where *n* is the number of elements.
-    mutating func set(slot: Int32, folded: FoldedText, codeBook: inout CodeBook) {
+    mutating func set(slot: Int32, folded: FoldedSlice, codeBook: inout CodeBook) {
         remove(slot: slot)
         let start = codes.count
         var regular = true
         var simple = true
-        var widths: [UInt8] = []
-        widths.reserveCapacity(folded.elements.count)
         let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
-        for i in 0..<folded.elements.count {
+        let count = folded.elements.count
+        for i in 0..<count {
             let lead = codes.count
-            widths.append(UInt8(CodeBook.append(codeBook.code(for: folded.elements[i]), to: &codes)))
-            if folded.flags[i] & FoldFlags.wordStart != 0 { setWordStart(at: lead) }
-            if folded.flags[i] & boundaryFlags != boundaryFlags { simple = false }
-            if folded.lows[i] != Int32(i) || (folded.flags[i] & FoldFlags.endOK != 0 && folded.limits[i] != Int32(i + 1)) {
+            CodeBook.append(codeBook.code(for: folded.elements[i]), to: &codes)
+            let flag = folded.flags[i]
+            if flag & FoldFlags.wordStart != 0 { setWordStart(at: lead) }
+            if flag & boundaryFlags != boundaryFlags { simple = false }
+            if folded.lows[i] != Int32(i) || (flag & FoldFlags.endOK != 0 && folded.limits[i] != Int32(i + 1)) {
                 regular = false
             }
         }
@@ -77,9 +86,14 @@ struct FoldedColumn {
             segmentFlags.append(Self.simple)
         } else {
             segmentFlags.append(UInt32(flags.count))
-            for i in 0..<folded.elements.count {
-                flags.append(folded.flags[i] & boundaryFlags)
-                if widths[i] > 1 { flags.append(contentsOf: repeatElement(0, count: Int(widths[i]) - 1)) }
+            var element = 0
+            for byte in start..<(codes.count - 1) {
+                if CodeBook.isLead(codes[byte]) {
+                    flags.append(folded.flags[element] & boundaryFlags)
+                    element += 1
+                } else {
+                    flags.append(0)
+                }
             }
             flags.append(0)
         }
@@ -88,7 +102,7 @@ struct FoldedColumn {
         } else {
             segmentOffsets.append(UInt32(offsets.count))
             var previousLow: Int32 = 0
-            for i in 0..<folded.elements.count {
+            for i in 0..<count {
                 Self.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
                 Self.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
                 previousLow = folded.lows[i]

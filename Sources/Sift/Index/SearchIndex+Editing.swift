@@ -22,49 +22,55 @@ extension SearchIndex {
     ///
     /// - Throws: on the first record that cannot be inserted (a duplicate id, an ICU failure); the
     ///   records before it stay inserted.
-    /// - Complexity: O(*s*) in the total size of the records' search fields, divided among the cores.
+    /// - Complexity: O(*s*) in the total size of the records' search fields, the collation work
+    ///   divided among the cores.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
         registerFields(of: records)
         reserveCapacity(forAdditional: records.count)
         let workers = records.count >= 8192 ? max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
         let folders = try workerFolders(workers)
+        var batches = [FoldedBatch](repeating: FoldedBatch(), count: workers)
         let batchSize = 65_536
         var batchStart = 0
         while batchStart < records.count {
             let batch = records[batchStart..<min(records.count, batchStart + batchSize)]
-            let prepared = try prepareInParallel(batch, folders: folders)
-            for record in prepared {
-                let slot = try commit(record)
+            let failure = foldInParallel(batch, folders: folders, into: &batches)
+            reserveFoldedCapacity(elements: batches.reduce(0) { $0 + $1.elements.count }, records: batch.count)
+            let committable = failure?.index ?? batch.count
+            let perRecord = foldedTextsPerRecord
+            for offset in 0..<committable {
+                let worker = offset % workers
+                let slot = try batches[worker].withView { view in
+                    Result { () throws(SiftError) in
+                        try commit(batch[batch.startIndex + offset], folded: view, firstText: (offset / workers) * perRecord)
+                    }
+                }.get()
                 insertIntoOrder(slot, at: count)
             }
+            if let failure { throw failure.error }
             batchStart += batch.count
         }
     }
 
-    /// Folds a batch of records on `folders.count` threads, each with its own folders.
-    private func prepareInParallel(_ batch: ArraySlice<Record>, folders: [[ICUFolder]]) throws(SiftError)
-        -> [PreparedRecord]
+    /// Folds a batch of records on `folders.count` threads, record `i` by worker `i % workers` into
+    /// `batches[worker]`. Returns the first failure (by record), if any.
+    private func foldInParallel(_ batch: ArraySlice<Record>, folders: [[ICUFolder]], into batches: inout [FoldedBatch])
+        -> (index: Int, error: SiftError)?
     {
+        for worker in batches.indices { batches[worker].removeAll() }
         let workers = folders.count
-        if workers == 1 { return try batch.map { record throws(SiftError) in try prepare(record, folders: folders[0]) } }
-        var results = [PreparedRecord?](repeating: nil, count: batch.count)
         var failures = [(index: Int, error: SiftError)?](repeating: nil, count: workers)
-        results.withUnsafeMutableBufferPointer { results in
+        batches.withUnsafeMutableBufferPointer { batches in
             failures.withUnsafeMutableBufferPointer { failures in
-                let work = ParallelFold(
-                    index: self, batch: batch, folders: folders, results: results, failures: failures)
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in work.run(worker: worker) }
+                let work = ParallelFold(index: self, batch: batch, folders: folders, batches: batches, failures: failures)
+                if workers == 1 {
+                    work.run(worker: 0)
+                } else {
+                    DispatchQueue.concurrentPerform(iterations: workers) { worker in work.run(worker: worker) }
+                }
             }
         }
-        if let first = failures.compactMap({ $0 }).min(by: { $0.index < $1.index }) {
-            // Keep the documented semantics: the records before the failing one are inserted.
-            for index in 0..<first.index {
-                let slot = try commit(results[index]!)
-                insertIntoOrder(slot, at: count)
-            }
-            throw first.error
-        }
-        return results.map { $0! }
+        return failures.compactMap { $0 }.min { $0.index < $1.index }
     }
 
     /// Deletes a record.
@@ -122,16 +128,16 @@ extension SearchIndex {
 
 /// What the workers of a parallel fold share.
 ///
-/// `@unchecked Sendable` is sound here, and only here: `prepare` reads the index without changing
-/// it; each worker uses its own ICU folders (`folders[worker]`) and writes only its own stripe of
-/// `results` (indices ≡ worker mod workers) and its own `failures` entry; and
-/// `DispatchQueue.concurrentPerform` returns only after every worker has finished, before the
-/// caller touches the index or the buffers again.
+/// `@unchecked Sendable` is sound here, and only here: `fold` reads the index without changing
+/// it; each worker uses its own ICU folders (`folders[worker]`) and writes only its own batch
+/// (`batches[worker]`) and its own `failures` entry; and `DispatchQueue.concurrentPerform`
+/// returns only after every worker has finished, before the caller touches the index or the
+/// buffers again.
 private struct ParallelFold: @unchecked Sendable {
     let index: SearchIndex
     let batch: ArraySlice<Record>
     let folders: [[ICUFolder]]
-    let results: UnsafeMutableBufferPointer<SearchIndex.PreparedRecord?>
+    let batches: UnsafeMutableBufferPointer<FoldedBatch>
     let failures: UnsafeMutableBufferPointer<(index: Int, error: SiftError)?>
 
     func run(worker: Int) {
@@ -139,7 +145,7 @@ private struct ParallelFold: @unchecked Sendable {
         var position = worker
         while position < batch.count {
             do throws(SiftError) {
-                results[position] = try index.prepare(batch[batch.startIndex + position], folders: folders[worker])
+                try index.fold(batch[batch.startIndex + position], folders: folders[worker], into: &batches[worker])
             } catch {
                 failures[worker] = (position, error)
                 return

@@ -276,38 +276,18 @@ public final class SearchIndex {
 
     // MARK: - Editing primitives (see SearchIndex+Editing.swift)
 
-    /// A record folded for every folding, ready to be committed.
-    struct PreparedRecord {
-        var id: String
-        var row: [String]
-        /// Per folding, per search field.
-        var folded: [[FoldedText]]
-    }
-
-    /// Registers the field names of records so that `prepare` can run without mutating the index.
+    /// Registers the field names of records so that folding can run without mutating the index.
     func registerFields<S: Sequence>(of records: S) where S.Element == Record {
         for record in records { for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) } }
     }
 
-    /// Folds a record with the given folders (one per folding). Reads the index, changes nothing:
-    /// safe to run on several threads at once with distinct folders. Field names must have been
-    /// registered.
-    func prepare(_ record: Record, folders: [ICUFolder]) throws(SiftError) -> PreparedRecord {
-        var row = [String](repeating: "", count: configuration.searchFields.count)
-        for (name, value) in record.fields {
-            let position = fieldPositions[name]!
-            if position >= row.count { row.append(contentsOf: repeatElement("", count: position + 1 - row.count)) }
-            row[position] = value
-        }
-        var folded: [[FoldedText]] = []
-        folded.reserveCapacity(folders.count)
+    /// Folds a record's search fields with the given folders (one per folding), appending one
+    /// folded text per (folding, field) to `batch`. Reads the index, changes nothing: safe to run on
+    /// several threads at once with distinct folders and batches.
+    func fold(_ record: Record, folders: [ICUFolder], into batch: inout FoldedBatch) throws(SiftError) {
         for folder in folders {
-            var perField: [FoldedText] = []
-            perField.reserveCapacity(configuration.searchFields.count)
-            for position in 0..<configuration.searchFields.count { perField.append(try folder.fold(row[position])) }
-            folded.append(perField)
+            for field in configuration.searchFields { try folder.fold(record.fields[field] ?? "", into: &batch) }
         }
-        return PreparedRecord(id: record.id, row: row, folded: folded)
     }
 
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
@@ -315,28 +295,35 @@ public final class SearchIndex {
         guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
         registerFields(of: CollectionOfOne(record))
         // Fold first: an ICU failure must leave the index unchanged.
-        return try commit(prepare(record, folders: foldings.map(\.folder)))
+        var batch = FoldedBatch()
+        try fold(record, folders: foldings.map(\.folder), into: &batch)
+        return try batch.withView { view in
+            Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0) }
+        }.get()
     }
 
-    /// Stores a prepared record in a free slot and indexes it everywhere but in the original order.
-    func commit(_ prepared: PreparedRecord) throws(SiftError) -> Int32 {
-        guard slotOfID.slot(of: prepared.id, ids: ids) == nil else { throw .duplicateID(prepared.id) }
+    /// Stores a folded record in a free slot and indexes it everywhere but in the original order.
+    /// Its folded texts are `folded[firstText...]`, one per (folding, search field).
+    func commit(_ record: Record, folded: FoldedBatchView, firstText: Int) throws(SiftError) -> Int32 {
+        guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
-            ids[Int(slot)] = prepared.id
+            ids[Int(slot)] = record.id
             generations[Int(slot)] &+= 1
         } else {
             slot = Int32(generations.count)
-            ids.append(prepared.id)
+            ids.append(record.id)
             generations.append(0)
         }
-        setValues(prepared.row, slot: slot)
+        setValues(of: record, slot: slot)
         slotOfID.insert(slot, ids: ids)
         live.insert(slot)
-        for (f, folding) in foldings.enumerated() {
+        var text = firstText
+        for folding in foldings {
             for position in 0..<configuration.searchFields.count {
-                folding.columns[position].set(slot: slot, folded: prepared.folded[f][position], codeBook: &folding.codeBook)
+                folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
+                text += 1
             }
         }
         insertSorted(slot)
@@ -349,18 +336,39 @@ public final class SearchIndex {
         return slot
     }
 
-    /// Stores a record's field values (by field position) in the value columns.
-    private func setValues(_ row: [String], slot: Int32) {
-        if values.count < fieldNames.count { values.append(contentsOf: repeatElement([], count: fieldNames.count - values.count)) }
-        for position in values.indices {
-            let value = position < row.count ? row[position] : ""
-            if Int(slot) < values[position].count {
-                values[position][Int(slot)] = value
-            } else if !value.isEmpty {
-                values[position].append(contentsOf: repeatElement("", count: Int(slot) - values[position].count))
-                values[position].append(value)
+    /// Number of folded texts per record: one per (folding, search field).
+    var foldedTextsPerRecord: Int { foldings.count * configuration.searchFields.count }
+
+    /// Makes room in the folded columns for a batch's codes.
+    func reserveFoldedCapacity(elements: Int, records: Int) {
+        for folding in foldings {
+            for position in folding.columns.indices {
+                folding.columns[position].reserveCapacity(
+                    bytes: elements / max(1, foldedTextsPerRecord) + records, segments: records)
             }
         }
+    }
+
+    /// Stores a record's field values in the value columns (clearing the slot's old values).
+    private func setValues(of record: Record, slot: Int32) {
+        if values.count < fieldNames.count { values.append(contentsOf: repeatElement([], count: fieldNames.count - values.count)) }
+        let index = Int(slot)
+        for position in values.indices where index < values[position].count { values[position][index] = "" }
+        for (name, value) in record.fields where !value.isEmpty {
+            let position = fieldPositions[name]!
+            if index >= values[position].count {
+                values[position].append(contentsOf: repeatElement("", count: index - values[position].count))
+                values[position].append(value)
+            } else {
+                values[position][index] = value
+            }
+        }
+    }
+
+    /// Clears a slot's values.
+    private func clearValues(slot: Int32) {
+        let index = Int(slot)
+        for position in values.indices where index < values[position].count { values[position][index] = "" }
     }
 
     /// Makes room for `count` more records in the per-slot arrays.
@@ -397,7 +405,7 @@ public final class SearchIndex {
         cache.remove(slot: slot)
         slotOfID.remove(ids[Int(slot)], ids: ids)
         ids[Int(slot)] = ""
-        setValues([], slot: slot)
+        clearValues(slot: slot)
         freeSlots.append(slot)
         revision &+= 1
     }
