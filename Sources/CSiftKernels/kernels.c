@@ -106,8 +106,13 @@ __attribute__((target("avx2"))) static size_t sweep_avx2(const sift_column_view 
         __m256i b = _mm256_loadu_si256((const __m256i *)(c->codes + i + m - 1));
         __m256i hitv = _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last));
         uint32_t bits = (uint32_t)_mm256_movemask_epi8(hitv);
-        if (to - i < 32) bits &= (1u << (to - i)) - 1;
+        // The last block of a chunk: only positions before `to` are this call's, and the next
+        // call resumes exactly at `to` (resuming at i + 32 would skip the rest of the block).
         size_t next = i + 32;
+        if (to - i < 32) {
+            bits &= (1u << (to - i)) - 1;
+            next = to;
+        }
         while (bits) {
             size_t j = i + (size_t)__builtin_ctz(bits);
             size_t resume = on_occurrence(c, p, j, hint, matched, candidates);

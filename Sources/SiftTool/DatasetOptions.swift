@@ -90,31 +90,15 @@ struct LoadedDataset {
 
     /// Loads a data file and builds its index.
     private init(dataFile options: DatasetOptions) throws {
-        let table: DataTable
-        do {
-            table = try DataLoader.load(path: options.file)
-        } catch {
-            throw ToolError(error.description)
-        }
+        let table = try DatasetFile.loadTable(options.file)
         source = table.source
         hasIDField = options.id != nil
         let file = options.file
-        func requireColumn(_ name: String, role: String) throws {
-            guard table.column(named: name) != nil else {
-                throw ToolError(
-                    "\(file): unknown \(role) '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
-            }
-        }
-        for field in options.fields { try requireColumn(field, role: "field") }
-        if let id = options.id { try requireColumn(id, role: "id field") }
-        if let sort = options.sort { try requireColumn(sort, role: "sort field") }
+        for field in options.fields { try DatasetFile.requireColumn(field, role: "field", in: table, file: file) }
+        if let id = options.id { try DatasetFile.requireColumn(id, role: "id field", in: table, file: file) }
+        if let sort = options.sort { try DatasetFile.requireColumn(sort, role: "sort field", in: table, file: file) }
 
-        var searchFields = options.fields
-        if searchFields.isEmpty {
-            searchFields = table.textColumns.filter { $0 != options.id }
-            if searchFields.isEmpty { searchFields = table.columns.filter { $0 != options.id } }
-            if searchFields.isEmpty { throw ToolError("\(file): no column to search") }
-        }
+        let searchFields = try DatasetFile.searchFields(options.fields, table: table, idField: options.id, file: file)
         self.searchFields = searchFields
 
         var scope = Scope(name: "All")
@@ -123,27 +107,7 @@ struct LoadedDataset {
         }
         scopeName = scope.name
 
-        // Records, with ids checked here so that an error can name the line.
-        let idColumn = options.id.flatMap { table.column(named: $0) }
-        var records: [Record] = []
-        records.reserveCapacity(table.rows.count)
-        var lineOfID: [String: Int] = [:]
-        var rowOfID: [String: Int] = [:]
-        for row in table.rows {
-            let id = idColumn.map { row.values[$0] } ?? String(row.number)
-            if let idColumn, id.isEmpty {
-                throw ToolError("\(file):\(row.line): field '\(table.columns[idColumn])': empty id")
-            }
-            if let first = lineOfID[id] {
-                throw ToolError(
-                    "\(file):\(row.line): field '\(options.id ?? "id")': duplicate id '\(id)' (first on line \(first))")
-            }
-            lineOfID[id] = row.line
-            rowOfID[id] = row.number
-            var fields: [String: String] = [:]
-            for (column, value) in zip(table.columns, row.values) where !value.isEmpty { fields[column] = value }
-            records.append(Record(id: id, fields: fields))
-        }
+        let (records, rowOfID) = try DatasetFile.records(of: table, idField: options.id, file: file)
         self.rowOfID = rowOfID
         do {
             index = try SearchIndex(
@@ -186,6 +150,60 @@ struct LoadedDataset {
         var rows: [String: Int] = [:]
         for (position, handle) in index.handles().enumerated() { rows[try index.id(of: handle)] = position + 1 }
         rowOfID = rows
+    }
+}
+
+/// Reading a data file into records, with errors that name the file, line and field; shared by
+/// `sift query`, `sift index` and the REPL.
+enum DatasetFile {
+    static func loadTable(_ file: String) throws -> DataTable {
+        do {
+            return try DataLoader.load(path: file)
+        } catch {
+            throw ToolError(error.description)
+        }
+    }
+
+    static func requireColumn(_ name: String, role: String, in table: DataTable, file: String) throws {
+        guard table.column(named: name) != nil else {
+            throw ToolError("\(file): unknown \(role) '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
+        }
+    }
+
+    /// The fields to search: those given, or else every text column but the id (or every column
+    /// but the id, when none is text).
+    static func searchFields(_ given: [String], table: DataTable, idField: String?, file: String) throws -> [String] {
+        guard given.isEmpty else { return given }
+        var fields = table.textColumns.filter { $0 != idField }
+        if fields.isEmpty { fields = table.columns.filter { $0 != idField } }
+        if fields.isEmpty { throw ToolError("\(file): no column to search") }
+        return fields
+    }
+
+    /// The table's records, in file order, with ids from `idField` (or the 1-based data row),
+    /// checked here so that an error can name the line; and the data row of each id.
+    static func records(of table: DataTable, idField: String?, file: String) throws -> ([Record], [String: Int]) {
+        let idColumn = idField.flatMap { table.column(named: $0) }
+        var records: [Record] = []
+        records.reserveCapacity(table.rows.count)
+        var lineOfID: [String: Int] = [:]
+        var rowOfID: [String: Int] = [:]
+        for row in table.rows {
+            let id = idColumn.map { row.values[$0] } ?? String(row.number)
+            if let idColumn, id.isEmpty {
+                throw ToolError("\(file):\(row.line): field '\(table.columns[idColumn])': empty id")
+            }
+            if let first = lineOfID[id] {
+                throw ToolError(
+                    "\(file):\(row.line): field '\(idField ?? "id")': duplicate id '\(id)' (first on line \(first))")
+            }
+            lineOfID[id] = row.line
+            rowOfID[id] = row.number
+            var fields: [String: String] = [:]
+            for (column, value) in zip(table.columns, row.values) where !value.isEmpty { fields[column] = value }
+            records.append(Record(id: id, fields: fields))
+        }
+        return (records, rowOfID)
     }
 }
 

@@ -30,3 +30,69 @@ enum DisplayWidth {
         }
     }
 }
+
+extension DisplayWidth {
+    /// A line with terminal escape sequences, cut to at most `width` columns (escape sequences
+    /// take none; a wide character that would straddle the edge is left out; combining marks stay
+    /// with their base, since whole characters are kept or dropped) and, with `pad`, filled with
+    /// spaces to exactly `width`. A cut line ends with attributes reset.
+    static func fit(_ line: String, width: Int, pad: Bool = false) -> String {
+        var out = ""
+        var used = 0
+        var inEscape = false
+        var escapeStarted = false
+        var cut = false
+        for character in line {
+            if inEscape {
+                out.append(character)
+                if escapeStarted {
+                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) { inEscape = false }
+                } else {
+                    escapeStarted = true
+                    if character != "[" { inEscape = false }
+                }
+                continue
+            }
+            if character == "\u{1B}" {
+                inEscape = true
+                escapeStarted = false
+                out.append(character)
+                continue
+            }
+            if cut { continue }
+            let characterWidth = of(character)
+            if used + characterWidth > width {
+                cut = true
+                continue
+            }
+            out.append(character)
+            used += characterWidth
+        }
+        if cut { out += "\u{1B}[0m" }
+        if pad && used < width { out += String(repeating: " ", count: width - used) }
+        return out
+    }
+
+    /// Display width of a line, not counting escape sequences.
+    static func ofLine(_ line: String) -> Int {
+        var width = 0
+        var inEscape = false
+        var escapeStarted = false
+        for character in line {
+            if inEscape {
+                if escapeStarted {
+                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) { inEscape = false }
+                } else {
+                    escapeStarted = true
+                    if character != "[" { inEscape = false }
+                }
+            } else if character == "\u{1B}" {
+                inEscape = true
+                escapeStarted = false
+            } else {
+                width += of(character)
+            }
+        }
+        return width
+    }
+}

@@ -7,12 +7,17 @@ struct SiftCommand: ParsableCommand {
         commandName: "sift",
         abstract: "Search-as-you-type over TSV, CSV and JSON Lines files, with ICU collation.",
         discussion: """
+            Without a subcommand, sift opens the REPL (sift repl) on the bundled cities.
+
             Examples:
+              sift                                     explore Data/cities.tsv, live on a terminal
+              sift repl Data/cities.tsv --line < script.txt
               sift query Data/cities.tsv zurich
               sift query Data/cities.tsv strasse --locale de --field name --format json
               sift query Data/cities.tsv nino --locale es --mode words --sort name
             """,
-        subcommands: [QueryCommand.self, IndexCommand.self])
+        subcommands: [ReplCommand.self, QueryCommand.self, IndexCommand.self],
+        defaultSubcommand: ReplCommand.self)
 }
 
 /// A failure the tool reports as one line on standard error, then exits with status 1.
@@ -23,10 +28,14 @@ struct ToolError: Error, CustomStringConvertible {
 
 @main
 enum Main {
-    static func main() {
+    static func main() async {
         do {
             var command = try SiftCommand.parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch let error as ToolError {
             fail(error.description)
         } catch {

@@ -9,6 +9,14 @@ struct Bitset: Equatable, Sendable {
 
     init(capacity: Int = 0) { words = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
 
+    /// The set of slots `0..<count`.
+    static func all(_ count: Int) -> Bitset {
+        var result = Bitset(capacity: count)
+        for i in 0..<(count >> 6) { result.words[i] = ~0 }
+        if count & 63 != 0 { result.words[count >> 6] = (1 << UInt64(count & 63)) - 1 }
+        return result
+    }
+
     /// Number of slots the set can hold without growing.
     var capacity: Int { words.count << 6 }
 

@@ -52,6 +52,22 @@ struct FoldedColumn {
             + slotSegments.capacity))
     }
 
+    /// Drops spare capacity (after a bulk load).
+    mutating func trimCapacity() {
+        func trimmed<T>(_ array: [T]) -> [T] {
+            Array(unsafeUninitializedCapacity: array.count) { buffer, count in count = buffer.initialize(fromContentsOf: array) }
+        }
+        codes = trimmed(codes)
+        wordStarts = trimmed(wordStarts)
+        flags = trimmed(flags)
+        offsets = trimmed(offsets)
+        segmentStarts = trimmed(segmentStarts)
+        segmentOwners = trimmed(segmentOwners)
+        segmentFlags = trimmed(segmentFlags)
+        segmentOffsets = trimmed(segmentOffsets)
+        slotSegments = trimmed(slotSegments)
+    }
+
     /// Makes room for `bytes` more code bytes and `segments` more segments.
     mutating func reserveCapacity(bytes: Int, segments: Int) {
         codes.reserveCapacity(codes.count + bytes)

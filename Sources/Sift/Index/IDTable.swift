@@ -1,5 +1,7 @@
+internal import CSiftKernels
+
 /// Finds a record's slot by its id: open addressing over slot numbers, the ids themselves living
-/// in the index's `ids` array. Four bytes per bucket instead of a `Dictionary<String, Int32>`'s
+/// in the index's `ids` column. Four bytes per bucket instead of a `Dictionary<String, Int32>`'s
 /// key copies and metadata.
 struct IDTable {
     private var buckets = [Int32](repeating: -1, count: 16)
@@ -7,23 +9,33 @@ struct IDTable {
     /// Buckets emptied by a removal: -2 (a tombstone keeps probe chains intact).
     private var tombstones = 0
 
-    @inline(__always)  // hashing the id's UTF-8 once per lookup
-    private static func hash(_ id: String) -> Int {
-        var hasher = Hasher()
-        hasher.combine(id)
-        return hasher.finalize()
+    /// A per-process random seed, so that crafted ids cannot be made to collide.
+    private static let seed = UInt64.random(in: 0...UInt64.max)
+
+    /// The hash of an id's UTF-8 bytes (the same for a `String` and for the stored bytes): a fast
+    /// seeded 64-bit mix, since loading a million-record snapshot hashes every id.
+    private static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = utf8.baseAddress else { return Int(truncatingIfNeeded: seed) }
+        return Int(truncatingIfNeeded: sift_checksum(base, utf8.count, seed))
     }
+
+    private static func hash(_ id: String) -> Int {
+        var id = id
+        return id.withUTF8 { hash($0) }
+    }
+
+    private static func hash(slot: Int32, in ids: TextColumn) -> Int { ids.withUTF8(slot) { hash($0) } }
 
     /// The slot holding `id`, where `ids[slot]` reads a slot's id.
     ///
     /// - Complexity: O(1) expected.
-    func slot(of id: String, ids: [String]) -> Int32? {
+    func slot(of id: String, ids: TextColumn) -> Int32? {
         let mask = buckets.count - 1
         var i = Self.hash(id) & mask
         while true {
             let slot = buckets[i]
             if slot == -1 { return nil }
-            if slot >= 0 && ids[Int(slot)] == id { return slot }
+            if slot >= 0 && ids.equals(slot, id) { return slot }
             i = (i + 1) & mask
         }
     }
@@ -31,25 +43,42 @@ struct IDTable {
     /// Adds a slot whose id (`ids[slot]`) is not in the table.
     ///
     /// - Complexity: O(1) amortized.
-    mutating func insert(_ slot: Int32, ids: [String]) {
+    mutating func insert(_ slot: Int32, ids: TextColumn) {
         if (count + tombstones + 1) * 2 > buckets.count { rehash(capacity: max(16, (count + 1) * 4), ids: ids) }
         let mask = buckets.count - 1
-        var i = Self.hash(ids[Int(slot)]) & mask
+        var i = Self.hash(slot: slot, in: ids) & mask
         while buckets[i] >= 0 { i = (i + 1) & mask }
         if buckets[i] == -2 { tombstones -= 1 }
         buckets[i] = slot
         count += 1
     }
 
+    /// Adds a slot unless another slot already has the same id (compared by stored bytes, without
+    /// making strings: the fast path for loading snapshots). Returns false on a duplicate.
+    mutating func insertUnique(_ slot: Int32, ids: TextColumn) -> Bool {
+        if (count + tombstones + 1) * 2 > buckets.count { rehash(capacity: max(16, (count + 1) * 4), ids: ids) }
+        let mask = buckets.count - 1
+        return ids.withUTF8(slot) { id in
+            var i = Self.hash(id) & mask
+            while buckets[i] >= 0 {
+                if ids.withUTF8(buckets[i], { $0.elementsEqual(id) }) { return false }
+                i = (i + 1) & mask
+            }
+            buckets[i] = slot
+            count += 1
+            return true
+        }
+    }
+
     /// Removes the entry of `id`.
     ///
     /// - Complexity: O(1) expected.
-    mutating func remove(_ id: String, ids: [String]) {
+    mutating func remove(_ id: String, ids: TextColumn) {
         let mask = buckets.count - 1
         var i = Self.hash(id) & mask
         while buckets[i] != -1 {
             let slot = buckets[i]
-            if slot >= 0 && ids[Int(slot)] == id {
+            if slot >= 0 && ids.equals(slot, id) {
                 buckets[i] = -2
                 count -= 1
                 tombstones += 1
@@ -60,11 +89,11 @@ struct IDTable {
     }
 
     /// Makes room for `additional` more ids without rehashing.
-    mutating func reserveCapacity(_ additional: Int, ids: [String]) {
+    mutating func reserveCapacity(_ additional: Int, ids: TextColumn) {
         if (count + additional) * 2 > buckets.count { rehash(capacity: (count + additional) * 2, ids: ids) }
     }
 
-    private mutating func rehash(capacity: Int, ids: [String]) {
+    private mutating func rehash(capacity: Int, ids: TextColumn) {
         var size = 16
         while size < capacity { size <<= 1 }
         let old = buckets
@@ -72,7 +101,7 @@ struct IDTable {
         tombstones = 0
         let mask = size - 1
         for slot in old where slot >= 0 {
-            var i = Self.hash(ids[Int(slot)]) & mask
+            var i = Self.hash(slot: slot, in: ids) & mask
             while buckets[i] != -1 { i = (i + 1) & mask }
             buckets[i] = slot
         }

@@ -50,6 +50,7 @@ extension SearchIndex {
             if let failure { throw failure.error }
             batchStart += batch.count
         }
+        if records.count >= 65_536 { trimCapacity() }
     }
 
     /// Folds a batch of records on `folders.count` threads, record `i` by worker `i % workers` into

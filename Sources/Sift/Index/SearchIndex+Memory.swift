@@ -6,7 +6,7 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     public var foldedAuxiliary = 0
     /// Per-record tables: segment tables, slot maps, the original order, generations.
     public var recordTables = 0
-    /// Ids and field values (UTF-8 storage of strings longer than 15 bytes, plus 16 bytes each).
+    /// Ids and field values (UTF-8 plus 8 bytes per value).
     public var recordText = 0
     /// Cached field results (for narrowing and backspace) and category sets.
     public var caches = 0
@@ -24,9 +24,9 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension SearchIndex {
-    /// An estimate of the memory the index holds, by part.
+    /// The memory the index holds, by part (allocated capacities).
     ///
-    /// - Complexity: O(*n*) in the number of records (string sizes are summed).
+    /// - Complexity: O(*f* + *b*) for *f* fields and *b* blocks of the original order.
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
         for folding in foldings {
@@ -39,9 +39,7 @@ extension SearchIndex {
         }
         usage.recordTables += 4 * generations.capacity + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
-        func stringBytes(_ string: String) -> Int { 16 + (string.utf8.count > 15 ? string.utf8.count + 32 : 0) }
-        usage.recordText += ids.reduce(0) { $0 + stringBytes($1) }
-        for column in values { usage.recordText += column.reduce(0) { $0 + stringBytes($1) } }
+        usage.recordText += ids.memoryFootprint + values.reduce(0) { $0 + $1.memoryFootprint }
         usage.caches += cache.memoryFootprint
         return usage
     }

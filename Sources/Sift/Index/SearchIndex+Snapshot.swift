@@ -48,9 +48,13 @@ extension SearchIndex {
         writer.write(keys.map { metadata[$0]! })
         writer.write(fieldNames)
         let slots = order.array
-        writer.write(slots.map { ids[Int($0)] })
-        writer.write(UInt32(fieldNames.count))
-        for position in fieldNames.indices { writer.write(slots.map { value(at: position, slot: $0) }) }
+        writer.write(UInt64(slots.count))
+        for column in [ids] + fieldNames.indices.map({ $0 < values.count ? values[$0] : TextColumn() }) {
+            let renumbered = column.renumbered(slots)
+            writer.write(array: renumbered.bytes)
+            writer.write(array: renumbered.starts)
+            writer.write(array: renumbered.lengths)
+        }
         writer.write(UInt32(foldings.count))
         for folding in foldings {
             Self.encode(folding.collation, into: &writer)
@@ -123,15 +127,18 @@ extension SearchIndex {
             let metadataValues = try reader.readStrings("metadata values")
             guard keys.count == metadataValues.count else { throw .init("metadata") }
             let fieldNames = try reader.readStrings("field names")
-            let ids = try reader.readStrings("ids")
-            let valueColumnCount = try reader.read(UInt32.self, "value columns")
-            guard Int(valueColumnCount) == fieldNames.count else { throw .init("value columns") }
-            var values: [[String]] = []
-            for _ in 0..<valueColumnCount {
-                let column = try reader.readStrings("values")
-                guard column.count == ids.count else { throw .init("values") }
-                values.append(column)
+            let recordCount = try reader.read(UInt64.self, "record count")
+            guard recordCount < UInt64(Int32.max) else { throw .init("record count") }
+            var textColumns: [TextColumn] = []
+            for _ in 0...fieldNames.count {
+                let column = try TextColumn(
+                    bytes: reader.readArray(UInt8.self, "text"), starts: reader.readArray(UInt32.self, "text starts"),
+                    lengths: reader.readArray(UInt32.self, "text lengths"))
+                guard column.slotCount == Int(recordCount) else { throw .init("text column size") }
+                textColumns.append(column)
             }
+            let ids = textColumns.removeFirst()
+            let values = textColumns
             let index: SearchIndex
             do {
                 index = try SearchIndex(configuration: configuration)
@@ -164,7 +171,7 @@ extension SearchIndex {
                         segmentOffsets: try reader.readArray(UInt32.self, "segment offsets"),
                         offsets: try reader.readArray(UInt8.self, "offsets"),
                         slotSegments: try reader.readArray(Int32.self, "slot segments"))
-                    columns.append(try FoldedColumn(storage: storage, slotCount: ids.count))
+                    columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
                 folding.columns = columns
             }
@@ -178,7 +185,7 @@ extension SearchIndex {
     }
 
     /// Fills a freshly configured index with records 0..<n in original order.
-    private func restore(fieldNames: [String], ids: [String], values: [[String]]) throws(SnapshotFormatError) {
+    private func restore(fieldNames: [String], ids: TextColumn, values: [TextColumn]) throws(SnapshotFormatError) {
         guard fieldNames.count >= self.fieldNames.count, Array(fieldNames.prefix(self.fieldNames.count)) == self.fieldNames,
             Set(fieldNames).count == fieldNames.count
         else { throw .init("field names") }
@@ -186,15 +193,14 @@ extension SearchIndex {
         fieldPositions = Dictionary(uniqueKeysWithValues: fieldNames.enumerated().map { ($1, $0) })
         self.values = values
         self.ids = ids
-        generations = [UInt32](repeating: 0, count: ids.count)
-        live = Bitset(capacity: ids.count)
-        slotOfID.reserveCapacity(ids.count, ids: ids)
-        for slot in ids.indices {
-            guard slotOfID.slot(of: ids[slot], ids: ids) == nil else { throw .init("duplicate id") }
-            slotOfID.insert(Int32(slot), ids: ids)
-            live.insert(Int32(slot))
+        let count = ids.slotCount
+        generations = [UInt32](repeating: 0, count: count)
+        live = Bitset.all(count)
+        slotOfID.reserveCapacity(count, ids: ids)
+        for slot in 0..<Int32(count) {
+            guard slotOfID.insertUnique(slot, ids: ids) else { throw .init("duplicate id") }
         }
-        order = SlotSequence((0..<Int32(ids.count)).map { $0 })
+        order = SlotSequence((0..<Int32(count)).map { $0 })
         orderFollowsSlots = true
         for folding in foldings {
             for column in folding.columns where column.slotSegments.contains(-1) { throw .init("a record without a segment") }

@@ -25,8 +25,8 @@ public final class SearchIndex {
     var fieldPositions: [String: Int]
     /// Field values by field position, then slot (column-major: no array per record; a missing
     /// value reads as "").
-    var values: [[String]] = []
-    var ids: [String] = []
+    var values: [TextColumn] = []
+    var ids = TextColumn()
     var generations: [UInt32] = []
     var live = Bitset()
     var freeSlots: [Int32] = []
@@ -62,6 +62,10 @@ public final class SearchIndex {
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).
     public var metadata: [String: String] = [:]
+
+    /// Bytes of a column a full scan covers between two cancellation checks. Internal: tests set
+    /// it small so that scans cross many chunk boundaries.
+    var scanChunkBytes = 1 << 20
 
     /// Incremented by every edit.
     public internal(set) var revision: UInt64 = 0
@@ -143,13 +147,13 @@ public final class SearchIndex {
             let value = value(at: position, slot: slot)
             if !value.isEmpty { fields[fieldNames[position]] = value }
         }
-        return Record(id: ids[Int(slot)], fields: fields)
+        return Record(id: ids.string(slot), fields: fields)
     }
 
     /// The id of the record behind a handle.
     ///
     /// - Complexity: O(1).
-    public func id(of handle: RecordHandle) throws(SiftError) -> String { ids[Int(try resolve(handle))] }
+    public func id(of handle: RecordHandle) throws(SiftError) -> String { ids.string(try resolve(handle)) }
 
     /// One field of the record behind a handle ("" when the record has no such field).
     ///
@@ -225,8 +229,8 @@ public final class SearchIndex {
     func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[Int(slot)]) }
 
     func value(at position: Int, slot: Int32) -> String {
-        guard position < values.count, Int(slot) < values[position].count else { return "" }
-        return values[position][Int(slot)]
+        guard position < values.count else { return "" }
+        return values[position].string(slot)
     }
 
     /// Live slots in collation order of the sort field, sorted on first use.
@@ -247,7 +251,7 @@ public final class SearchIndex {
         keyed.sort { a, b in
             a.key != b.key
                 ? a.key.lexicographicallyPrecedes(b.key)
-                : ids[Int(a.slot)].utf8.lexicographicallyPrecedes(ids[Int(b.slot)].utf8)
+                : idPrecedes(a.slot, b.slot)
         }
         let built = SlotSequence(keyed.lazy.map(\.slot))
         sortedStorage = built
@@ -309,13 +313,12 @@ public final class SearchIndex {
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
-            ids[Int(slot)] = record.id
             generations[Int(slot)] &+= 1
         } else {
             slot = Int32(generations.count)
-            ids.append(record.id)
             generations.append(0)
         }
+        ids.set(slot, record.id)
         setValues(of: record, slot: slot)
         slotOfID.insert(slot, ids: ids)
         live.insert(slot)
@@ -351,33 +354,37 @@ public final class SearchIndex {
 
     /// Stores a record's field values in the value columns (clearing the slot's old values).
     private func setValues(of record: Record, slot: Int32) {
-        if values.count < fieldNames.count { values.append(contentsOf: repeatElement([], count: fieldNames.count - values.count)) }
-        let index = Int(slot)
-        for position in values.indices where index < values[position].count { values[position][index] = "" }
-        for (name, value) in record.fields where !value.isEmpty {
-            let position = fieldPositions[name]!
-            if index >= values[position].count {
-                values[position].append(contentsOf: repeatElement("", count: index - values[position].count))
-                values[position].append(value)
-            } else {
-                values[position][index] = value
-            }
-        }
+        if values.count < fieldNames.count { values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count)) }
+        clearValues(slot: slot)
+        for (name, value) in record.fields where !value.isEmpty { values[fieldPositions[name]!].set(slot, value) }
     }
 
     /// Clears a slot's values.
     private func clearValues(slot: Int32) {
-        let index = Int(slot)
-        for position in values.indices where index < values[position].count { values[position][index] = "" }
+        for position in values.indices where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
+            values[position].set(slot, "")
+        }
+    }
+
+    /// Id order of two slots, by UTF-8 bytes (the tie-break of the sorted order).
+    func idPrecedes(_ a: Int32, _ b: Int32) -> Bool {
+        ids.withUTF8(a) { x in ids.withUTF8(b) { y in x.lexicographicallyPrecedes(y) } }
     }
 
     /// Makes room for `count` more records in the per-slot arrays.
     func reserveCapacity(forAdditional count: Int) {
         let total = generations.count + count
-        for position in values.indices { values[position].reserveCapacity(total) }
-        ids.reserveCapacity(total)
+        ids.reserveCapacity(slots: count, bytes: 8 * count)
         generations.reserveCapacity(total)
         slotOfID.reserveCapacity(count, ids: ids)
+    }
+
+    /// Drops spare capacity from the large buffers (after a bulk load).
+    func trimCapacity() {
+        ids.trimCapacity()
+        for position in values.indices { values[position].trimCapacity() }
+        for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
+        generations = Array(generations[...])
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
@@ -403,8 +410,8 @@ public final class SearchIndex {
         }
         live.remove(slot)
         cache.remove(slot: slot)
-        slotOfID.remove(ids[Int(slot)], ids: ids)
-        ids[Int(slot)] = ""
+        slotOfID.remove(ids.string(slot), ids: ids)
+        ids.set(slot, "")
         clearValues(slot: slot)
         freeSlots.append(slot)
         revision &+= 1
@@ -423,7 +430,7 @@ public final class SearchIndex {
     private func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
         let comparison = sortFolder.compare(value(at: sortFieldPosition, slot: a), value(at: sortFieldPosition, slot: b))
         if comparison != 0 { return comparison < 0 }
-        return ids[Int(a)].utf8.lexicographicallyPrecedes(ids[Int(b)].utf8)
+        return idPrecedes(a, b)
     }
 
     /// Places a new slot in the sorted order, if that order has been built.

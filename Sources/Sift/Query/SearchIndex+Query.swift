@@ -222,7 +222,7 @@ extension SearchIndex {
                         if key.anchor == .fieldStart || pattern.length == 1 {
                             var segment = 0
                             while segment < view.segmentCount {
-                                let next = min(view.segmentCount, segment + 65_536)
+                                let next = min(view.segmentCount, segment + max(1, scanChunkBytes / 16))
                                 if key.anchor == .fieldStart {
                                     sift_sweep_prefix(&view, &pattern, segment, next, matchedWords, candidateWords)
                                 } else {
@@ -237,8 +237,8 @@ extension SearchIndex {
                         var hint = 0
                         while position < view.length {
                             position = sift_sweep(
-                                &view, &pattern, position, min(view.length, position + (1 << 20)), &hint, matchedWords,
-                                candidateWords)
+                                &view, &pattern, position, min(view.length, position + scanChunkBytes), &hint,
+                                matchedWords, candidateWords)
                             if isCancelled() { throw CancellationError() }
                         }
                     }

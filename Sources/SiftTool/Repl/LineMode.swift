@@ -1,0 +1,486 @@
+import Foundation
+import Sift
+
+/// The REPL's line mode: reads lines from standard input, so that it is scriptable. A plain line
+/// sets the search text and prints the results table; a line starting with `:` is a command.
+/// After every input it waits for the controller's settled update of that input, so the output is
+/// deterministic (timings only under `:stats`). A bad command prints one `error:` line and the
+/// REPL goes on.
+@MainActor
+final class LineMode {
+    let session: ReplSession
+    let style: HighlightStyle
+    let pageSize: Int
+    /// Whether standard input is a terminal: then a prompt is shown, else each line is echoed
+    /// after `> ` so that the output reads as a transcript.
+    let interactive: Bool
+
+    init(session: ReplSession, color: Bool, pageSize: Int, interactive: Bool) {
+        self.session = session
+        style = color ? .terminal : .brackets
+        self.pageSize = pageSize
+        self.interactive = interactive
+    }
+
+    func run() async {
+        emit(banner())
+        while true {
+            if interactive { write("sift> ") }
+            guard var line = readLine(strippingNewline: true) else { break }
+            if line.hasSuffix("\r") { line.removeLast() }
+            if !interactive { emit("> " + line) }
+            do {
+                if try await handle(line) == .quit { break }
+            } catch let error as ToolError {
+                emit("error: \(error.description)")
+            } catch {
+                emit("error: \(error)")
+            }
+        }
+    }
+
+    private enum Outcome { case proceed, quit }
+
+    private func handle(_ line: String) async throws -> Outcome {
+        guard line.hasPrefix(":"), !line.hasPrefix("::") else {
+            let text = line.hasPrefix("::") ? String(line.dropFirst()) : line
+            let update = await session.settled(session.setText(text))
+            emit(status(update))
+            try await printPage(of: update, kind: .results, page: 1, title: false)
+            return .proceed
+        }
+        let body = line.dropFirst()
+        let name = String(body.prefix { !$0.isWhitespace })
+        let argument = String(body.dropFirst(name.count).drop { $0.isWhitespace })
+        switch name {
+        case "type": try await type(argument)
+        case "back": try await back(argument)
+        case "scope": try await selectScope(argument)
+        case "scopes": try noArgument(name, argument); printScopes()
+        case "min": try await setMinimumLength(argument)
+        case "mode":
+            let mode: MatchMode = try choice(argument, "mode")
+            try await reconfigure("mode \(mode.rawValue)") { $0.mode = mode }
+        case "locale":
+            guard !argument.isEmpty, !argument.contains(where: \.isWhitespace) else { throw usage("locale") }
+            try await reconfigure("locale \(argument)") { $0.collation.locale = argument }
+        case "strength":
+            let strength: Collation.Strength = try choice(argument, "strength")
+            try await reconfigure("strength \(strength.rawValue)") { $0.collation.strength = strength }
+        case "sort": try await setSort(argument)
+        case "order":
+            let order: ResultOrder = try choice(argument, "order")
+            try await reconfigure("results order \(order.rawValue)") { $0.order = order }
+        case "trigger":
+            guard let trigger = SearchTrigger(argument: argument) else {
+                throw ToolError("expected as-you-type or submit, got '\(argument)' (usage: \(Self.usage["trigger"]!))")
+            }
+            try await reconfigure("trigger \(trigger.argument)") { $0.trigger = trigger }
+        case "submit":
+            try noArgument(name, argument)
+            let update = await session.settled(session.submit())
+            emit(status(update))
+            try await printPage(of: update, kind: .results, page: 1, title: false)
+        case "cancel":
+            try noArgument(name, argument)
+            emit(status(await session.settled(session.cancel())))
+        case "original", "results":
+            let page = try argument.isEmpty ? 1 : number(argument, what: "a page number")
+            try await printPage(of: session.latest, kind: name == "original" ? .original : .results, page: page, title: true)
+        case "insert": try await insert(argument)
+        case "delete":
+            let row = try number(argument, what: "a row number", usage: "delete")
+            let before = session.latest
+            report("deleted", before, try await session.delete(row: row))
+        case "move":
+            let rows = Self.words(argument)
+            guard rows.count == 2 else { throw usage("move") }
+            let from = try number(rows[0], what: "a row number", usage: "move")
+            let to = try number(rows[1], what: "a row number", usage: "move")
+            let before = session.latest
+            report("moved", before, try await session.move(row: from, to: to))
+        case "update": try await update(argument)
+        case "stats": try noArgument(name, argument); printStatistics()
+        case "help": try noArgument(name, argument); emit(Self.help)
+        case "quit", "q", "exit": return .quit
+        case "": throw ToolError("expected a command after ':' (:help lists them)")
+        default: throw ToolError("unknown command ':\(name)' (:help lists the commands)")
+        }
+        return .proceed
+    }
+
+    // MARK: - Typing
+
+    /// `:type TEXT`: appends TEXT one character at a time, as keystrokes, and prints the state
+    /// after each.
+    private func type(_ text: String) async throws {
+        guard !text.isEmpty else { throw usage("type") }
+        for character in text {
+            let update = await session.settled(session.setText(session.text + String(character)))
+            emit(status(update, badges: false))
+        }
+    }
+
+    /// `:back [N]`: N backspaces (1 by default), printing the state after each.
+    private func back(_ argument: String) async throws {
+        let count = try argument.isEmpty ? 1 : number(argument, what: "a number of characters", usage: "back")
+        guard !session.text.isEmpty else { throw ToolError("the search text is already empty") }
+        for _ in 0..<min(count, session.text.count) {
+            let update = await session.settled(session.setText(String(session.text.dropLast())))
+            emit(status(update, badges: false))
+        }
+    }
+
+    private func selectScope(_ argument: String) async throws {
+        let scopes = session.settings.scopes
+        guard !argument.isEmpty else { throw usage("scope") }
+        let name: String
+        if let number = Int(argument) {
+            guard scopes.indices.contains(number - 1) else {
+                throw ToolError("scope \(number) is out of range (1 to \(scopes.count); :scopes lists them)")
+            }
+            name = scopes[number - 1].name
+        } else if let scope = scopes.first(where: { $0.name == argument })
+            ?? scopes.first(where: { $0.name.lowercased() == argument.lowercased() })
+        {
+            name = scope.name
+        } else {
+            throw ToolError("unknown scope '\(argument)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))")
+        }
+        let update = await session.settled(try session.selectScope(name))
+        emit(status(update))
+        try await printPage(of: update, kind: .results, page: 1, title: false)
+    }
+
+    // MARK: - Configuration (re-indexes)
+
+    private func setMinimumLength(_ argument: String) async throws {
+        let minimum = try number(argument, what: "a minimum length of at least 1", usage: "min")
+        let scope = session.scope
+        try await reconfigure("minimum length of \(scope): \(minimum)") { settings in
+            guard let i = settings.scopes.firstIndex(where: { $0.name == scope }) else { return }
+            settings.scopes[i].minimumLength = minimum
+        }
+    }
+
+    private func setSort(_ argument: String) async throws {
+        guard !argument.isEmpty else { throw usage("sort") }
+        if argument == "none" {
+            try await reconfigure("no sort field: the original table is in file order") { settings in
+                settings.sort = nil
+                if settings.order == .sorted { settings.order = .original }
+            }
+            return
+        }
+        let columns = session.dataset.columns
+        guard columns.contains(argument) else {
+            throw ToolError("unknown field '\(argument)' (fields: \(columns.joined(separator: ", ")))")
+        }
+        try await reconfigure("sort field \(argument)") { $0.sort = argument }
+    }
+
+    private func reconfigure(_ what: String, _ change: (inout ReplSettings) throws -> Void) async throws {
+        try await session.reconfigure(change)
+        emit("\(what) · re-indexed \(Self.records(session.dataset.records.count))")
+        let update = session.latest
+        emit(status(update))
+        if update.state != .inactive { try await printPage(of: update, kind: .results, page: 1, title: false) }
+    }
+
+    // MARK: - Edits
+
+    private func insert(_ argument: String) async throws {
+        var words = Self.words(argument)
+        var row: Int? = nil
+        if let first = words.first, !first.contains("=") {
+            row = try number(first, what: "a row number", usage: "insert")
+            words.removeFirst()
+        }
+        let fields = try Self.assignments(words, usage: "insert")
+        let before = session.latest
+        report("inserted", before, try await session.insert(fields: fields, before: row))
+    }
+
+    private func update(_ argument: String) async throws {
+        var words = Self.words(argument)
+        guard let first = words.first else { throw usage("update") }
+        let row = try number(first, what: "a row number", usage: "update")
+        words.removeFirst()
+        let fields = try Self.assignments(words, usage: "update")
+        let before = session.latest
+        report("updated", before, try await session.update(row: row, fields: fields))
+    }
+
+    /// One line on what an edit did (where the record was and is, in each table), then the state.
+    private func report(_ verb: String, _ before: SearchUpdate, _ outcome: ReplSession.EditOutcome) {
+        let after = outcome.update
+        let record = outcome.record
+        let title = record[session.settings.sort ?? session.settings.searchFields[0]]
+        var parts = ["\(verb) id \(record.id) \"\(Cells.sanitize(title, .allControls))\""]
+        for kind in TableKind.allCases {
+            let old = ReplSession.rowNumber(ofID: record.id, in: before.tables[kind])
+            let new = verb == "deleted" ? nil : ReplSession.rowNumber(ofID: record.id, in: after.tables[kind])
+            let place: String
+            switch (old, new) {
+            case (nil, nil): continue
+            case (nil, let new?): place = "row \(new)"
+            case (let old?, nil): place = "row \(old) → –"
+            case (let old?, let new?): place = old == new ? "row \(new)" : "row \(old) → \(new)"
+            }
+            parts.append("\(kind.name) \(place)")
+        }
+        emit(parts.joined(separator: " · "))
+        emit(status(after))
+    }
+
+    // MARK: - Printing
+
+    private func banner() -> String {
+        let settings = session.settings
+        let dataset = session.dataset
+        var parts = [
+            "\(Self.records(dataset.records.count)) from \((dataset.file as NSString).lastPathComponent)"
+        ]
+        if let description = session.descriptionFile { parts.append("described by \((description as NSString).lastPathComponent)") }
+        parts.append("searching \(settings.searchFields.joined(separator: ", "))")
+        parts.append("\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)")
+        parts.append("type a search, or :help")
+        return parts.joined(separator: " · ")
+    }
+
+    /// `"pa" in All: 3 results · All 3 · Name 3 · Europe 1`
+    private func status(_ update: SearchUpdate, badges: Bool = true) -> String {
+        let original = update.tables.original.rowCount
+        let results = update.tables.results.rowCount
+        let state: String
+        switch update.state {
+        case .inactive:
+            var line = "no search · original table: \(ReplSession.rows(original))"
+            if update.query.scope != session.settings.scopes[0].name { line += " · scope \(update.query.scope)" }
+            return line
+        case .tooShort(let needed):
+            state = "too short, needs \(needed) characters (results table: all \(ReplSession.rows(results)))"
+        case .awaitingSubmit: state = "waiting for :submit"
+        case .searching: state = "searching…"
+        case .results: state = results == 1 ? "1 result" : "\(results) results"
+        case .failed(let message): state = "failed: \(message)"
+        }
+        var line = "\"\(Cells.sanitize(update.query.text, .allControls))\" in \(update.query.scope): \(state)"
+        if badges && update.scopes.contains(where: { $0.count != nil }) {
+            line += " · " + update.scopes.map { "\($0.name) \($0.count.map(String.init) ?? "-")" }.joined(separator: " · ")
+        }
+        return line
+    }
+
+    /// A page of a table. With `title`, a line about the table first (and its section index).
+    private func printPage(of update: SearchUpdate, kind: TableKind, page: Int, title: Bool) async throws {
+        let table = update.tables[kind]
+        let pages = max(1, (table.rowCount + pageSize - 1) / pageSize)
+        guard page <= pages else { throw ToolError("page \(page) is out of range (the \(kind.name) table has \(pages == 1 ? "1 page" : "\(pages) pages"))") }
+        if title {
+            var line = "\(kind.name) table: \(ReplSession.rows(table.rowCount))"
+            if table.layout.isSectioned {
+                line += " in \(table.sections.count == 1 ? "1 section" : "\(table.sections.count) sections")"
+            }
+            switch table.layout.order {
+            case .original: line += ", in original order"
+            case .sorted: line += ", sorted by \(session.settings.sort ?? session.settings.searchFields[0])"
+            case .ranked: line += ", ranked"
+            }
+            if kind == .results && update.state == .inactive { line += " (no search)" }
+            if pages > 1 { line += " · page \(page) of \(pages)" }
+            emit(line)
+            if table.layout.isSectioned && !table.sectionIndexTitles.isEmpty {
+                emit("index: " + table.sectionIndexTitles.joined(separator: " "))
+            }
+        }
+        guard table.rowCount > 0 else { return }
+        let slice = ReplTable.slice(of: table, from: (page - 1) * pageSize, count: pageSize)
+        let contents = await session.contents(of: slice.map(\.row))
+        let renderer = ReplTable(columns: session.settings.show, style: style, sectioned: table.layout.isSectioned)
+        let rows = zip(slice, contents).map { ReplTable.Row(number: $0.number, section: $0.section, content: $1) }
+        emit(renderer.lines(rows, width: Self.width()).joined(separator: "\n"))
+        if !title && pages > 1 {
+            emit("rows \(slice.first!.number)–\(slice.last!.number) of \(table.rowCount) · :\(kind.name) 2 for the next page")
+        }
+    }
+
+    private func printScopes() {
+        let update = session.latest
+        let header: [Cell] = ["", "#", "scope", "searches", "category", "min", "count"].map { Cells.plain($0) }
+        var rows: [[Cell]] = []
+        for (i, scope) in session.settings.scopes.enumerated() {
+            let category = scope.filter.map { "\($0.field) = \($0.values.sorted().joined(separator: " | "))" } ?? "-"
+            let count = update.scopes.indices.contains(i) ? update.scopes[i].count.map(String.init) ?? "-" : "-"
+            rows.append(
+                [
+                    scope.name == session.scope ? "*" : "", String(i + 1), scope.name,
+                    (scope.fields ?? session.settings.searchFields).joined(separator: ", "), category,
+                    String(scope.minimumLength), count,
+                ].map { Cells.plain($0, .allControls) })
+        }
+        let widths = Cells.columnWidths([header] + rows, fixed: 3, width: Self.width(), style: style)
+        let lines = ([header] + rows).enumerated().map { i, cells in
+            Cells.line(cells, widths, bold: i == 0, style: style, rightAligned: [1])
+        }
+        emit(lines.joined(separator: "\n"))
+    }
+
+    private func printStatistics() {
+        let settings = session.settings
+        let update = session.latest
+        let original = update.tables.original
+        var lines: [String] = []
+        lines.append(
+            "records: \(session.dataset.records.count) · original table: \(ReplSession.rows(original.rowCount))"
+                + (original.layout.isSectioned ? " in \(original.sections.count) sections" : "")
+                + " · results table: \(ReplSession.rows(update.tables.results.rowCount))")
+        lines.append(
+            "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sort ?? "none")"
+                + " · \(settings.scopes.count) scopes")
+        lines.append(
+            "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)")
+        let durations = session.indexDurations
+        lines.append("indexing: \(Self.milliseconds(durations.last!)) (\(durations.count == 1 ? "1 build" : "\(durations.count) builds"))")
+        if let (query, timing) = session.lastAnswer {
+            lines.append(
+                "last answer: \"\(query.text)\" in \(query.scope): waited \(Self.milliseconds(timing.waited)),"
+                    + " searched \(Self.milliseconds(timing.searched)), total \(Self.milliseconds(timing.total))")
+        } else {
+            lines.append("last answer: none yet")
+        }
+        let latencies = session.keystrokeLatencies.sorted()
+        if latencies.isEmpty {
+            lines.append("keystrokes: none yet")
+        } else {
+            lines.append(
+                "keystrokes: \(latencies.count) · median \(Self.milliseconds(latencies[latencies.count / 2]))"
+                    + " · slowest \(Self.milliseconds(latencies.last!))")
+        }
+        emit(lines.joined(separator: "\n"))
+    }
+
+    static func records(_ count: Int) -> String { count == 1 ? "1 record" : "\(count) records" }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return String(format: "%.2f ms", value)
+    }
+
+    static let usage: [String: String] = [
+        "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
+        "mode": ":mode contains|prefix|words", "locale": ":locale L",
+        "strength": ":strength primary|secondary|tertiary|quaternary|identical", "sort": ":sort FIELD|none",
+        "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
+        "insert": ":insert [ROW] field=value ...", "delete": ":delete ROW", "move": ":move FROM TO",
+        "update": ":update ROW field=value ...",
+    ]
+
+    static let help = """
+        TEXT                       search for TEXT (::TEXT searches for :TEXT) and print the results
+        :type TEXT                 type TEXT one keystroke at a time, printing the state after each
+        :back [N]                  N backspaces (default 1), printing the state after each
+        :scope NAME|N              select a scope (by name or number) and print the results
+        :scopes                    list the scopes with their fields, category, minimum length and count
+        :submit                    search now (needed with :trigger submit)
+        :cancel                    end the search: back to the original table
+        :original [PAGE]           print a page of the original table (with its section index)
+        :results [PAGE]            print a page of the results table
+        :insert [ROW] f=v ...      insert a record before ROW (default: at the end of the original list)
+        :delete ROW                delete the record at ROW
+        :move FROM TO              move the record at FROM to where the record at TO is, in the original list
+        :update ROW f=v ...        change fields of the record at ROW (f= removes a field)
+        :min N                     minimum query length of the selected scope     (these re-index
+        :mode contains|prefix|words                                                 the records,
+        :locale L   :strength S    ICU collation locale and strength               edits included)
+        :sort FIELD|none           sort field of the original table and its sections
+        :order original|sorted|ranked   order of the results table
+        :trigger as-you-type|submit     search on every keystroke, or on :submit
+        :stats                     sizes, settings and timings
+        :help                      this list
+        :quit                      leave (so does end of input)
+        ROW is a row number of the table on display: the results table while a search is active,
+        else the original table. Values with spaces go in quotes: name="New York".
+        """
+
+    // MARK: - Arguments
+
+    private func usage(_ command: String) -> ToolError { ToolError("usage: \(Self.usage[command]!)") }
+
+    private func noArgument(_ command: String, _ argument: String) throws {
+        guard argument.isEmpty else { throw ToolError(":\(command) takes no argument") }
+    }
+
+    private func number(_ text: String, what: String, usage command: String? = nil) throws -> Int {
+        guard let value = Int(text), value >= 1 else {
+            var message = "expected \(what), got '\(text)'"
+            if let command { message += " (usage: \(Self.usage[command]!))" }
+            throw ToolError(message)
+        }
+        return value
+    }
+
+    private func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ command: String) throws -> T
+    where T.RawValue == String {
+        guard let value = T(rawValue: text) else {
+            throw ToolError("expected \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+        }
+        return value
+    }
+
+    /// Words separated by spaces; single or double quotes group words, a backslash escapes a
+    /// character.
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inWord = false
+        var quote: Character? = nil
+        var escaped = false
+        for character in text {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+                inWord = true
+            } else if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+
+    /// `field=value` words as a dictionary.
+    static func assignments(_ words: [String], usage command: String) throws -> [String: String] {
+        guard !words.isEmpty else { throw ToolError("usage: \(usage[command]!)") }
+        var fields: [String: String] = [:]
+        for word in words {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                throw ToolError("expected field=value, got '\(word)' (usage: \(usage[command]!))")
+            }
+            let field = String(word[..<equals])
+            guard fields[field] == nil else { throw ToolError("field '\(field)' is given twice") }
+            fields[field] = String(word[word.index(after: equals)...])
+        }
+        return fields
+    }
+
+    // MARK: - Output
+
+    static func width() -> Int { TerminalSize.outputWidth() }
+
+    private func emit(_ text: String) { write(text + "\n") }
+
+    private func write(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+}

@@ -1,0 +1,402 @@
+import Foundation
+import Sift
+
+/// The REPL's live mode, on a terminal: every keystroke goes to the controller at once and the
+/// screen redraws; answers arrive in the background and redraw it again.
+///
+/// Two independent flows meet on the main actor and neither waits for a search: keys (read on a
+/// thread of their own) change the search bar through the controller's nonisolated inputs and
+/// redraw at once; updates (delivered by the controller) fetch the records and highlights of the
+/// rows they bring on screen, in one visit to the controller's actor, then redraw. Every frame is
+/// rendered into one buffer and written at once, each line cut to the terminal's width.
+@MainActor
+final class LiveMode {
+    private let session: ReplSession
+    private let terminal: TerminalMode
+    private var rows = 24
+    private var columns = 80
+
+    /// The update on screen: its visible rows' contents have been fetched.
+    private var shown: SearchUpdate
+    /// The newest update received (being prepared, or shown).
+    private var newest: UInt64 = 0
+    private var view = View()
+    private var showsDetail = false
+    private var sideBySide = false
+    /// A one-line notice shown in place of the key help until the next key (an edit, an error).
+    private var notice: String?
+    /// Contents of rows by handle, for the results query `cacheQuery` (a query changes highlights).
+    private var cache: [RecordHandle: RowContent] = [:]
+    private var cacheQuery: Query?
+
+    /// Selected row and first row shown, per table.
+    struct View: Equatable {
+        var selected: [TableKind: Int] = [:]
+        var top: [TableKind: Int] = [:]
+    }
+
+    init(session: ReplSession, terminal: TerminalMode) {
+        self.session = session
+        self.terminal = terminal
+        shown = session.latest
+        newest = shown.sequence
+    }
+
+    /// Runs until Ctrl-C, Ctrl-D or the end of input; the terminal is restored on the way out,
+    /// also when an error is thrown (signals restore it in their handler).
+    func run() async throws {
+        try terminal.enter()
+        defer { terminal.restore() }
+        let signals = TerminalSignals.install(terminal) { [weak self] in
+            Task { @MainActor in self?.resized() }
+        }
+        defer { for source in signals { source.cancel() } }
+        measure()
+        session.onUpdate = { [weak self] update in self?.received(update) }
+        await adopt(session.latest)
+        for await key in KeyReader.keys(from: terminal.input) {
+            if handle(key) { break }
+        }
+    }
+
+    // MARK: - Updates
+
+    private func received(_ update: SearchUpdate) {
+        newest = update.sequence
+        Task { await self.adopt(update) }
+    }
+
+    /// Fetches what `update` shows, then shows it, unless a newer update came meanwhile.
+    private func adopt(_ update: SearchUpdate) async {
+        let needed = visibleRows(of: update, view: view(for: update, from: view, previous: shown))
+            .filter { !isCached($0, for: update.resultsQuery) }
+        if !needed.isEmpty { await fetch(needed) }
+        guard update.sequence >= newest else { return }
+        view = view(for: update, from: view, previous: shown)
+        shown = update
+        draw()
+    }
+
+    /// The view after `update` replaces `previous`: a new query or scope starts the results at
+    /// their first row; selections stay inside their tables, and in sight.
+    private func view(for update: SearchUpdate, from current: View, previous: SearchUpdate) -> View {
+        var view = current
+        if update.resultsQuery != previous.resultsQuery || update.query.scope != previous.query.scope
+            || update.state == .inactive
+        {
+            view.selected[.results] = 0
+            view.top[.results] = 0
+        }
+        for kind in TableKind.allCases {
+            let count = update.tables[kind].rowCount
+            let selected = min(max(0, view.selected[kind] ?? 0), max(0, count - 1))
+            var top = view.top[kind] ?? 0
+            let height = tableHeight
+            if selected < top { top = selected }
+            if selected >= top + height { top = selected - height + 1 }
+            top = max(0, min(top, count - height))
+            view.selected[kind] = selected
+            view.top[kind] = top
+        }
+        return view
+    }
+
+    private func isCached(_ row: TableRow, for query: Query?) -> Bool { cacheQuery == query && cache[row.handle] != nil }
+
+    private func fetch(_ rows: [TableRow]) async {
+        let (query, contents) = await session.controller.displayContentsAndQuery(of: rows)
+        if query != cacheQuery {
+            cache = [:]
+            cacheQuery = query
+        }
+        for (row, content) in zip(rows, contents) { cache[row.handle] = content }
+    }
+
+    // MARK: - Keys
+
+    /// Handles a key; true to quit.
+    private func handle(_ key: Key) -> Bool {
+        notice = nil
+        if showsDetail {
+            showsDetail = false
+            if key == .escape || key == .enter {
+                draw()
+                return false
+            }
+        }
+        switch key {
+        case .text(let text):
+            session.setText(session.text + text)
+        case .backspace:
+            guard !session.text.isEmpty else { break }
+            session.setText(String(session.text.dropLast()))
+        case .tab, .shiftTab:
+            let scopes = session.settings.scopes
+            let current = scopes.firstIndex { $0.name == session.scope } ?? 0
+            let next = (current + (key == .tab ? 1 : scopes.count - 1)) % scopes.count
+            _ = try? session.selectScope(scopes[next].name)
+        case .up: move(by: -1)
+        case .down: move(by: 1)
+        case .pageUp: move(by: -tableHeight)
+        case .pageDown: move(by: tableHeight)
+        case .home: move(by: -Int(Int32.max))
+        case .end: move(by: Int(Int32.max))
+        case .enter:
+            if session.settings.trigger == .onSubmit && !session.isSubmitted && session.isActive {
+                session.submit()
+            } else if selectedRow() != nil {
+                showsDetail = true
+            }
+        case .escape:
+            session.cancel()
+        case .control("c"), .control("d"):
+            return true
+        case .control("t"):
+            sideBySide.toggle()
+            refresh()
+            return false
+        case .control("l"):
+            terminal.write("\u{1B}[2J")
+        case .delete:
+            deleteSelected()
+        default:
+            break
+        }
+        draw()
+        return false
+    }
+
+    private func move(by delta: Int) {
+        let kind = shownKind
+        let count = shown.tables[kind].rowCount
+        guard count > 0 else { return }
+        let selected = view.selected[kind] ?? 0
+        view.selected[kind] = min(max(0, selected.addingReportingOverflow(delta).partialValue), count - 1)
+        view = view(for: shown, from: view, previous: shown)
+        refresh()
+    }
+
+    /// Draws once the rows in sight are fetched.
+    private func refresh() {
+        let needed = visibleRows(of: shown, view: view).filter { !isCached($0, for: shown.resultsQuery) }
+        guard !needed.isEmpty else { return draw() }
+        Task {
+            await fetch(needed)
+            draw()
+        }
+    }
+
+    private func deleteSelected() {
+        guard let row = selectedRow() else { return }
+        Task {
+            do {
+                let outcome = try await session.delete(id: row.id)
+                notice = "deleted \(outcome.record.id) \"\(row.title)\" (in memory; the file is unchanged)"
+            } catch {
+                notice = "error: \(error)"
+            }
+            draw()
+        }
+    }
+
+    private func resized() {
+        measure()
+        terminal.write("\u{1B}[2J")
+        view = view(for: shown, from: view, previous: shown)
+        refresh()
+    }
+
+    private func measure() {
+        if let size = TerminalSize.window(terminal.output) { (rows, columns) = size }
+    }
+
+    // MARK: - Layout
+
+    /// The table on display: the results while a search is active, else the original table.
+    private var shownKind: TableKind { ReplSession.visibleKind(shown) }
+    private var isSideBySide: Bool { sideBySide && shownKind == .results }
+
+    /// Rows of table lines (below the search field, scope bar, status and table header; above
+    /// the section index and the key help).
+    private var tableHeight: Int { max(1, rows - 6) }
+
+    private func selectedRow() -> TableRow? {
+        let table = shown.tables[shownKind]
+        return ReplSession.path(ofRow: (view.selected[shownKind] ?? 0) + 1, in: table).map { table[$0] }
+    }
+
+    /// The rows each pane shows.
+    private func panes(of update: SearchUpdate, view: View) -> [(kind: TableKind, top: Int, selected: Int?)] {
+        let kind = ReplSession.visibleKind(update)
+        let main = (kind, view.top[kind] ?? 0, Optional(view.selected[kind] ?? 0))
+        guard sideBySide && kind == .results else { return [main] }
+        // The original pane follows the selected result.
+        let results = update.tables.results
+        var originalSelected: Int? = nil
+        if let path = ReplSession.path(ofRow: (view.selected[.results] ?? 0) + 1, in: results),
+            let original = update.tables.originalIndexPath(ofResultsRowAt: path)
+        {
+            originalSelected = update.tables.original.sections[..<original.section].reduce(0) { $0 + $1.rows.count }
+                + original.row
+        }
+        let count = update.tables.original.rowCount
+        let top = max(0, min((originalSelected ?? 0) - tableHeight / 2, count - tableHeight))
+        return [(.original, top, originalSelected), main]
+    }
+
+    private func visibleRows(of update: SearchUpdate, view: View) -> [TableRow] {
+        panes(of: update, view: view).flatMap { pane in
+            ReplTable.slice(of: update.tables[pane.kind], from: pane.top, count: tableHeight).map(\.row)
+        }
+    }
+
+    private func content(of row: TableRow) -> RowContent {
+        if cacheQuery == shown.resultsQuery, let content = cache[row.handle] { return content }
+        // Not fetched yet (a redraw while a fetch is on its way): the row's title.
+        let field = session.settings.sort ?? session.settings.searchFields[0]
+        return RowContent(record: Record(id: row.id, fields: [field: row.title]), highlights: [:])
+    }
+
+    // MARK: - Drawing
+
+    private func draw() {
+        var lines: [String] = [searchLine(), scopeBar(), statusLine()]
+        lines += showsDetail ? detailLines() : tableLines()
+        lines.append(indexLine())
+        lines.append(notice.map { "\u{1B}[1m\($0)\u{1B}[0m" } ?? Self.keyHelp)
+        var frame = "\u{1B}[?25l"
+        for (i, line) in lines.prefix(rows).enumerated() {
+            frame += "\u{1B}[\(i + 1);1H\u{1B}[2K" + DisplayWidth.fit(line, width: columns) + "\u{1B}[0m"
+        }
+        terminal.write(frame)
+    }
+
+    static let keyHelp =
+        "\u{1B}[2mtype to search · Tab/Shift-Tab scope · ↑↓ PgUp PgDn move · Enter record · Esc cancel"
+        + " · Ctrl-T side by side · Del delete · Ctrl-C quit\u{1B}[0m"
+
+    private func searchLine() -> String {
+        let text = Cells.sanitize(session.text, .allControls)
+        let prompt = "Search: "
+        let room = columns - prompt.count - 2
+        var shownText = text
+        if DisplayWidth.of(text) > room {
+            // The end of the text, where the cursor is.
+            var tail = ""
+            var width = 1
+            for character in text.reversed() {
+                width += DisplayWidth.of(character)
+                if width > room { break }
+                tail.insert(character, at: tail.startIndex)
+            }
+            shownText = "…" + tail
+        }
+        return "\u{1B}[1m\(prompt)\u{1B}[0m\(shownText)\u{1B}[7m \u{1B}[0m"
+    }
+
+    private func scopeBar() -> String {
+        var items: [(text: String, width: Int)] = []
+        var selected = 0
+        for (i, button) in shown.scopes.enumerated() {
+            let label = " \(button.name)\(button.count.map { " \($0)" } ?? "") "
+            let isSelected = button.name == session.scope
+            if isSelected { selected = i }
+            items.append((isSelected ? "\u{1B}[7m\(label)\u{1B}[0m" : label, DisplayWidth.of(label)))
+        }
+        // Scroll the bar so that the selected scope is in sight.
+        var first = 0
+        while first < selected && items[first...selected].reduce(0, { $0 + $1.width + 1 }) + 2 > columns { first += 1 }
+        return (first > 0 ? "‹ " : "") + items[first...].map(\.text).joined(separator: " ")
+    }
+
+    private func statusLine() -> String {
+        let kind = shownKind
+        let table = shown.tables[kind]
+        var left: String
+        let pending = shown.generation < session.controller.latestGeneration
+        switch shown.state {
+        case _ where pending: left = "searching…"
+        case .inactive:
+            left = "original table · \(LineMode.records(table.rowCount))"
+            if let sort = session.settings.sort { left += " · sorted by \(sort)" }
+        case .tooShort(let needed): left = "too short: type at least \(needed) characters"
+        case .awaitingSubmit: left = "press Enter to search"
+        case .searching: left = "searching…"
+        case .results: left = table.rowCount == 1 ? "1 result" : "\(table.rowCount) results"
+        case .failed(let message): left = "failed: \(message)"
+        }
+        if !pending, shown.state != .inactive, let latency = session.keystrokeLatencies.last {
+            left += " · \(LineMode.milliseconds(latency))"
+        }
+        let right = table.rowCount == 0 ? "" : "row \((view.selected[kind] ?? 0) + 1) of \(table.rowCount)"
+        let gap = columns - DisplayWidth.of(left) - DisplayWidth.of(right)
+        return gap >= 2 ? left + String(repeating: " ", count: gap) + right : left
+    }
+
+    private func tableLines() -> [String] {
+        let panes = panes(of: shown, view: view)
+        let separator = " │ "
+        let paneWidth = panes.count == 1 ? columns : (columns - separator.count) / 2
+        var columnsOfLines: [[String]] = []
+        for pane in panes {
+            let table = shown.tables[pane.kind]
+            let slice = ReplTable.slice(of: table, from: pane.top, count: tableHeight)
+            let renderer = ReplTable(
+                columns: session.settings.show, style: .terminal, sectioned: table.layout.isSectioned, marksSelection: true)
+            let rows = slice.map { item in
+                ReplTable.Row(
+                    number: item.number, section: item.section, content: content(of: item.row),
+                    isSelected: item.number - 1 == pane.selected)
+            }
+            var lines = renderer.lines(rows, width: paneWidth)
+            if panes.count > 1 {
+                lines[0] = "\u{1B}[1m\(pane.kind.name)\u{1B}[0m " + lines[0]
+            }
+            if table.rowCount == 0 {
+                lines.append(shown.state == .inactive ? "  (no records)" : "  (no results)")
+            }
+            columnsOfLines.append(lines)
+        }
+        return (0...tableHeight).map { i in
+            columnsOfLines.map { lines in
+                DisplayWidth.fit(i < lines.count ? lines[i] : "", width: paneWidth, pad: columnsOfLines.count > 1)
+            }.joined(separator: separator)
+        }
+    }
+
+    private func detailLines() -> [String] {
+        guard let row = selectedRow() else { return [] }
+        let content = content(of: row)
+        let kind = shownKind
+        var lines = [
+            "\u{1B}[1mrecord \(Cells.sanitize(row.id, .allControls))\u{1B}[0m · row \((view.selected[kind] ?? 0) + 1)"
+                + " of the \(kind.name) table · Esc or Enter: back"
+        ]
+        let fields = session.dataset.columns
+        let width = fields.map { DisplayWidth.of($0) }.max() ?? 0
+        for field in fields {
+            let value = content.record?.fields[field] ?? ""
+            let cell = Cells.highlighted(value, content.highlights[field] ?? [], .allControls)
+            let label = Cells.sanitize(field, .allControls)
+            let (text, _) = Cells.fit(cell, max(1, columns - width - 4), .terminal)
+            lines.append("  " + label + String(repeating: " ", count: width - DisplayWidth.of(label)) + "  " + text)
+        }
+        return Array(lines.prefix(tableHeight + 1)) + Array(repeating: "", count: max(0, tableHeight + 1 - lines.count))
+    }
+
+    /// The original table's section index, with the section in sight highlighted.
+    private func indexLine() -> String {
+        let original = shown.tables.original
+        guard original.layout.isSectioned, !original.sectionIndexTitles.isEmpty else { return "" }
+        var current: Int? = nil
+        let number = isSideBySide ? panes(of: shown, view: view)[0].selected : shownKind == .original ? view.selected[.original] : nil
+        if let number, let path = ReplSession.path(ofRow: number + 1, in: original) {
+            current = original.sections[path.section].sectionIndexTitlePosition
+        }
+        let titles = original.sectionIndexTitles.enumerated().map { i, title in
+            let title = Cells.sanitize(title, .allControls)
+            return i == current ? "\u{1B}[7m\(title)\u{1B}[0m" : title
+        }
+        return "\u{1B}[2mindex\u{1B}[0m " + titles.joined(separator: " ")
+    }
+}
