@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+//
+// Sift's measuring tools, in their own package so that an app depending on Sift never pulls
+// SQLite or the benchmark harness (the layout swift-nio uses):
+// - `searchbench`: keystroke traces over real or generated data, Sift against the naive
+//   Foundation filter, ICU usearch per record and SQLite FTS5, with answer checks.
+// - `SiftBenchmarks`: micro benchmarks (ordo-one `benchmark`) with thresholds on allocation
+//   counts, stored under `Thresholds/`.
+
+import Foundation
+import PackageDescription
+
+/// SwiftPM names the `../` dependency after the folder the repository is cloned into ("main",
+/// "sift", ...), so the product references below take that name from this manifest's path.
+let siftPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .lastPathComponent.lowercased()
+
+let package = Package(
+    name: "SiftBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: "../"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // The system SQLite (Debian: `apt-get install libsqlite3-dev`), for the FTS5 peer.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // glibc's mallinfo2/malloc_trim and CPU affinity, which Swift's Glibc module does not export.
+        .target(name: "CBenchSupport"),
+        .executableTarget(
+            name: "searchbench",
+            dependencies: [
+                "CSQLite",
+                "CBenchSupport",
+                .product(name: "Sift", package: siftPackage),
+                .product(name: "SiftDataset", package: siftPackage),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "SiftBenchmarks",
+            dependencies: [
+                .product(name: "Sift", package: siftPackage),
+                .product(name: "SiftDataset", package: siftPackage),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/SiftBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

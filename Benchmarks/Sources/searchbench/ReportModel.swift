@@ -1,0 +1,186 @@
+import Foundation
+
+/// Everything one run measured; printed as a table or encoded as JSON (`--json`).
+struct BenchReport: Codable {
+    var tool = "searchbench"
+    var formatVersion = 1
+    var machine: MachineInfo
+    var dataset: DatasetInfo
+    var trace: TraceInfo
+    var fts5: FTS5Info?
+    var configs: [ConfigReport] = []
+    /// Sift answers that disagree with ICU usearch where the rule is exact: each one is a bug.
+    var failures: [String] = []
+    /// All of them (`failures` keeps the first 50).
+    var failureCount = 0
+    var wallSeconds: Double = 0
+}
+
+struct MachineInfo: Codable {
+    var cores: Int
+    var sqliteVersion: String
+    /// The CPU keystrokes and edits ran on, when pinned.
+    var pinnedCPU: Int?
+    var build: String
+}
+
+struct DatasetInfo: Codable {
+    var source: String
+    var seed: UInt64?
+    var records: Int
+    var fields: [String]
+    /// UTF-8 bytes of the searched fields.
+    var utf8Bytes: Int
+    var loadNanoseconds: UInt64
+    /// Files the generator drew from.
+    var generatorSources: [String]?
+}
+
+struct TraceInfo: Codable {
+    var lines: [String]
+    var scopes: [String]
+    var keystrokes: [Keystroke]
+    var shortKeystrokes: Int
+    var longKeystrokes: Int
+    var backspaces: Int
+    var scopeSwitches: Int
+}
+
+struct FTS5Info: Codable {
+    var sqliteVersion: String
+    var trigramBuildNanoseconds: UInt64
+    /// page_count × page_size of the in-memory database.
+    var trigramDatabaseBytes: Int
+    /// sqlite3_memory_used() growth while building it.
+    var trigramMemoryBytes: Int
+    var wordsBuildNanoseconds: UInt64
+    var wordsDatabaseBytes: Int
+    var wordsMemoryBytes: Int
+    var notes: [String]
+}
+
+struct ConfigReport: Codable {
+    var locale: String
+    var strength: String
+    var build: BuildInfo
+    var modes: [ModeReport] = []
+    var edits: EditReport?
+    var check: CheckReport
+}
+
+struct BuildInfo: Codable {
+    var nanoseconds: UInt64
+    var records: Int
+    var residentBefore: Int
+    var residentAfter: Int
+    /// Heap (malloc) bytes the index holds once the caller's records are released: its own
+    /// structures plus its copy of every record's text (the records were built with fresh
+    /// string storage, so nothing is shared).
+    var indexHeapBytes: Int
+    /// `indexHeapBytes` / UTF-8 bytes of the searched text.
+    var indexHeapRatio: Double
+    /// Heap of an empty index with the same configuration (ICU collators, alphabetic index, ...):
+    /// the fixed part of `indexHeapBytes`.
+    var emptyIndexHeapBytes: Int
+    /// Heap freed when the index was released at the end (after the trace and edits, so with
+    /// its query cache).
+    var indexHeapAtEndBytes: Int?
+}
+
+struct ModeReport: Codable {
+    var mode: String
+    var sift: EngineReport
+    var peers: [EngineReport]
+    var keystrokes: [KeystrokeReport]
+}
+
+/// Latencies of one engine over the keystrokes it ran.
+struct EngineReport: Codable {
+    var engine: String
+    /// Keystrokes measured, and whether that is a sample of the trace.
+    var measured: Int
+    var sampled: Bool
+    var all: LatencySummary
+    var short: LatencySummary
+    var long: LatencySummary
+    /// Peer time / Sift time, summed over the keystrokes this peer ran (same keystrokes).
+    var ratioAll: Double?
+    var ratioShort: Double?
+    var ratioLong: Double?
+    /// For a sampled peer, an estimate of its time over the whole trace: its mean per 1–2 and
+    /// per 3+ character keystroke times the number of each in the trace (labelled as such).
+    var extrapolatedTraceNanoseconds: Double?
+    /// `extrapolatedTraceNanoseconds` / Sift's measured time over the whole trace.
+    var extrapolatedTraceRatio: Double?
+    var agreement: Agreement?
+}
+
+/// How a peer's answers compare with Sift's, each differing record judged by ICU usearch.
+struct Agreement: Codable {
+    var keystrokesCompared = 0
+    var keystrokesIdentical = 0
+    /// Records Sift returned and the peer did not, and the reverse (summed over keystrokes).
+    var onlySift = 0
+    var onlyPeer = 0
+    /// Differences where Sift agrees with ICU usearch: the peer's semantics differ.
+    var peerSemantics = 0
+    /// Differences the reference cannot decide (see `ICUReference`).
+    var undecided = 0
+    /// Differences where Sift disagrees with ICU usearch under an exact rule: Sift bugs.
+    var siftWrong = 0
+    /// Differences not judged (over the per-keystroke limit).
+    var unjudged = 0
+    var examples: [String] = []
+}
+
+struct KeystrokeReport: Codable {
+    var text: String
+    var scope: String
+    var kind: String
+    var siftNanoseconds: UInt64
+    var results: Int
+    var fullScans: Int
+    var narrowedScans: Int
+    var cacheHits: Int
+    var candidatesExamined: Int
+    var peers: [PeerKeystroke] = []
+}
+
+struct PeerKeystroke: Codable {
+    var engine: String
+    var nanoseconds: UInt64
+    var results: Int
+    var onlySift: Int
+    var onlyPeer: Int
+}
+
+struct EditReport: Codable {
+    var activeQuery: String
+    var mode: String
+    var activeResults: Int
+    var kinds: [EditKind]
+    /// Every edit call together.
+    var all: LatencySummary
+}
+
+struct EditKind: Codable {
+    var kind: String
+    var edit: LatencySummary
+    var followUpSearch: LatencySummary
+}
+
+/// The sample check: on every keystroke, Sift's membership for sampled records against ICU
+/// usearch (exact rules) and against the naive filter (differences explained by ICU).
+struct CheckReport: Codable {
+    var recordsPerKeystroke: Int
+    var judgements = 0
+    var siftAgreesWithICU = 0
+    var undecided = 0
+    var siftWrong = 0
+    var naiveDiffers = 0
+    var naiveDiffersExplained = 0
+    var naiveExamples: [String] = []
+    /// Edited records checked after their edit (contains their follow-up search result iff ICU
+    /// says they match).
+    var editsChecked = 0
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import Sift
+
+@main
+struct SearchBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "searchbench",
+        abstract: "Measure Sift on keystroke traces against the naive Foundation filter, ICU usearch and SQLite FTS5.",
+        discussion: """
+            Runs on a data file (TSV, CSV, JSON Lines) or on records generated from the bundled real data
+            (default: --generate 100000). For each locale × strength it builds an index (timed, with its
+            memory), types the trace in each mode (Sift timed alone first), then runs the peers on the same
+            keystrokes, compares every answer with Sift's (differences judged by ICU usearch), checks a sample
+            of records per keystroke, and times single-record edits while the last query is active.
+            Exit status 2 when a Sift answer disagrees with ICU usearch where the rule is exact.
+            Build it in release: swift run -c release --package-path Benchmarks searchbench
+            """)
+
+    @Argument(help: "A TSV, CSV or JSON Lines file to search (instead of generated records).")
+    var file: String?
+
+    @Option(help: "Generate this many records from the real data (default 100000 when no file is given).")
+    var generate: Int?
+
+    @Option(help: "Seed of the generator (the same seed gives the same records).")
+    var seed: UInt64 = 42
+
+    @Option(help: "ICU locale(s), comma separated: root, en, es, de, sv, ...")
+    var locale: [String] = ["root"]
+
+    @Option(help: "Strength(s), comma separated: primary, secondary, tertiary, quaternary, identical.")
+    var strength: [String] = ["primary"]
+
+    @Option(help: "Match mode(s), comma separated: contains, prefix, words.")
+    var mode: [String] = ["contains", "prefix", "words"]
+
+    @Option(name: .customLong("field"), help: "A field to search (repeatable; file input). Default: every text column.")
+    var fields: [String] = []
+
+    @Option(help: "The field holding record ids (file input). Default: the 1-based data row.")
+    var id: String?
+
+    @Option(help: "A trace file (see README: one query per line, ⌫ for backspace, +text, @scope NAME).")
+    var trace: String?
+
+    @Option(help: "Queries typed one character at a time from an empty box, comma separated.")
+    var queries: String?
+
+    @Option(help: "Peers to run, comma separated: naive, icu, fts5, or none.")
+    var peers: [String] = ["naive,icu,fts5"]
+
+    @Option(
+        help: """
+            Run the naive and ICU peers on only N keystrokes of each mode (half 1–2 characters, half longer) \
+            and extrapolate; FTS5 runs every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
+            """)
+    var peerSample: Int?
+
+    @Option(help: "Records checked per keystroke against ICU usearch and the naive filter (twice this: half fixed, half from Sift's results).")
+    var checkSample = 500
+
+    @Option(help: "Edits of each kind (insert at end, insert in the middle, update, remove) while the last query is active.")
+    var edits = 200
+
+    @Flag(help: "Print JSON instead of the table.")
+    var json = false
+
+    @Flag(help: "Also print every keystroke (table output).")
+    var perKeystroke = false
+
+    @Flag(help: "No progress bars.")
+    var noProgress = false
+
+    @Flag(help: "Do not pin keystrokes and edits to one CPU.")
+    var noPin = false
+
+    @Option(help: "Folder with cities.tsv and country_names_i18n.tsv (default: the repository's Data/).")
+    var dataDir: String?
+
+    @Option(help: "Folder with subdivisions.tsv, languages.tsv, timezones.tsv (default: ../shared/data).")
+    var sharedDir: String?
+
+    @Option(help: "Write the records (generated or loaded) as TSV to this path and exit.")
+    var writeDataset: String?
+
+    @Flag(help: .hidden)
+    var selfTestWrongAnswers = false
+
+    private func list(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    mutating func validate() throws {
+        if file != nil && generate != nil { throw ValidationError("give a FILE or --generate N, not both") }
+        if let generate, generate < 1 { throw ValidationError("--generate needs a positive count") }
+        for value in list(strength) where Collation.Strength(rawValue: value) == nil {
+            throw ValidationError("unknown strength '\(value)'")
+        }
+        for value in list(mode) where MatchMode(rawValue: value) == nil {
+            throw ValidationError("unknown mode '\(value)'")
+        }
+        for value in list(peers) where value != "none" && PeerKind(rawValue: value) == nil {
+            throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, none)")
+        }
+        if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
+    }
+
+    func run() throws {
+        let wallStart = monotonicNanoseconds()
+        Progress.enabled = Progress.enabled && !noProgress
+
+        // Records.
+        let corpus: Corpus
+        var generatorSources: [String]? = nil
+        let loadStart = monotonicNanoseconds()
+        do {
+            if let file {
+                let progress = Progress("loading \(file)")
+                corpus = try Corpus.load(path: file, fields: fields, idField: id)
+                progress.finish()
+            } else {
+                let count = generate ?? 100_000
+                let generator = try Generator(seed: seed, locations: DataLocations.find(data: dataDir, shared: sharedDir))
+                generatorSources = generator.sources
+                let progress = Progress("generating \(formatCount(count)) records", total: count)
+                corpus = generator.corpus(count: count, progress: progress)
+                progress.finish()
+            }
+        } catch let error as CorpusError {
+            throw ValidationError(error.description)
+        }
+        let loadTime = monotonicNanoseconds() - loadStart
+        if let writeDataset {
+            try corpus.writeTSV(to: writeDataset)
+            note("wrote \(formatCount(corpus.count)) records to \(writeDataset)")
+            return
+        }
+
+        // Trace.
+        let scopes = corpus.fields.count > 1 ? ["All", corpus.fields[0]] : ["All"]
+        let theTrace: Trace
+        do {
+            if let trace {
+                theTrace = try Trace.load(path: trace, scopes: scopes)
+            } else if let queries {
+                theTrace = try Trace.queries(queries.components(separatedBy: ","), scopes: scopes)
+            } else {
+                theTrace = try Trace(lines: Trace.defaultLines, scopes: scopes)
+            }
+        } catch let error as CorpusError {
+            throw ValidationError(error.description)
+        }
+
+        let peerKinds = list(peers).compactMap(PeerKind.init(rawValue:))
+        var build = "release"
+        #if DEBUG
+        build = "DEBUG (numbers are meaningless: use -c release)"
+        note("searchbench: this is a debug build; build with -c release for real figures")
+        #endif
+        var report = BenchReport(
+            machine: MachineInfo(
+                cores: ProcessInfo.processInfo.activeProcessorCount, sqliteVersion: SQLiteDatabase.version,
+                pinnedCPU: nil, build: build),
+            dataset: DatasetInfo(
+                source: corpus.source, seed: corpus.seed, records: corpus.count, fields: corpus.fields,
+                utf8Bytes: corpus.utf8Bytes, loadNanoseconds: loadTime, generatorSources: generatorSources),
+            trace: TraceInfo(
+                lines: theTrace.lines, scopes: theTrace.scopes, keystrokes: theTrace.keystrokes,
+                shortKeystrokes: theTrace.keystrokes.filter(\.isShort).count,
+                longKeystrokes: theTrace.keystrokes.filter { !$0.isShort }.count,
+                backspaces: theTrace.keystrokes.filter { $0.kind == .backspace }.count,
+                scopeSwitches: theTrace.keystrokes.filter { $0.kind == .scope }.count))
+
+        // FTS5, built once (it does not depend on the collation).
+        var fts5: FTS5Peer? = nil
+        if peerKinds.contains(.fts5) {
+            let peer = try FTS5Peer(corpus: corpus, showProgress: Progress.enabled)
+            fts5 = peer
+            var notes = [
+                "trigram: queries under 3 characters cannot use the index and fall back to LIKE over every row "
+                    + "(ASCII-only case folding, accent-sensitive)",
+                "unicode61 splits words at apostrophes and periods (d'Ivoire → d, ivoire); ICU's word break does not",
+            ]
+            if SQLiteDatabase.version.compare("3.45.0", options: .numeric) == .orderedAscending {
+                notes.insert(
+                    "SQLite \(SQLiteDatabase.version) < 3.45: the trigram tokenizer has no remove_diacritics, so FTS5 "
+                        + "contains/prefix answers are accent-sensitive (nino does not find Niño)", at: 0)
+            }
+            report.fts5 = FTS5Info(
+                sqliteVersion: SQLiteDatabase.version, trigramBuildNanoseconds: peer.build.trigramNanoseconds,
+                trigramDatabaseBytes: peer.build.trigramBytes, trigramMemoryBytes: peer.build.trigramMemory,
+                wordsBuildNanoseconds: peer.build.wordsNanoseconds, wordsDatabaseBytes: peer.build.wordsBytes,
+                wordsMemoryBytes: peer.build.wordsMemory, notes: notes)
+        }
+
+        let options = RunOptions(
+            locales: list(locale), strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
+            modes: list(mode).compactMap(MatchMode.init(rawValue:)), peers: peerKinds,
+            peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil), checkSample: checkSample, edits: edits,
+            pin: !noPin, showProgress: Progress.enabled, seed: seed, injectWrongAnswers: selfTestWrongAnswers)
+        let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
+        try runner.run()
+        report = runner.report
+        report.wallSeconds = Double(monotonicNanoseconds() - wallStart) / 1e9
+
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(report)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(TextReport(report: report, perKeystroke: perKeystroke).render())
+            if let f = report.fts5 { for n in f.notes { print("note (FTS5): " + n) } }
+        }
+        if !report.failures.isEmpty { throw ExitCode(2) }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+
+/// Renders a report as readable tables.
+struct TextReport {
+    let report: BenchReport
+    /// Print every keystroke of every mode.
+    let perKeystroke: Bool
+
+    func render() -> String {
+        var out: [String] = []
+        let d = report.dataset
+        let sourceText = d.seed.map { "\(d.source) (seed \($0))" } ?? d.source
+        out.append(
+            "searchbench: \(formatCount(d.records)) records, \(sourceText); fields \(d.fields.joined(separator: ", ")); "
+                + "\(formatBytes(d.utf8Bytes)) of UTF-8 text (\(formatDuration(Double(d.loadNanoseconds))) to load)")
+        let t = report.trace
+        out.append(
+            "trace: \(t.keystrokes.count) keystrokes (\(t.shortKeystrokes) of 1–2 characters, \(t.longKeystrokes) of 3+), "
+                + "\(t.backspaces) backspaces, \(t.scopeSwitches) scope switches; scopes \(t.scopes.joined(separator: ", "))")
+        var machine = "machine: \(report.machine.cores) cores, \(report.machine.build) build, SQLite \(report.machine.sqliteVersion)"
+        if let cpu = report.machine.pinnedCPU { machine += "; keystrokes and edits pinned to CPU \(cpu)" }
+        out.append(machine)
+        if let f = report.fts5 {
+            out.append(
+                "FTS5 trigram: built in \(formatDuration(Double(f.trigramBuildNanoseconds))), database "
+                    + "\(formatBytes(f.trigramDatabaseBytes)) = \(formatRatio(Double(f.trigramDatabaseBytes) / Double(max(1, d.utf8Bytes)))) text; "
+                    + "unicode61 (words): \(formatDuration(Double(f.wordsBuildNanoseconds))), "
+                    + "\(formatBytes(f.wordsDatabaseBytes)) = \(formatRatio(Double(f.wordsDatabaseBytes) / Double(max(1, d.utf8Bytes)))) text")
+        }
+
+        for config in report.configs {
+            out.append("")
+            let b = config.build
+            var line =
+                "== \(config.locale)/\(config.strength): index built in \(formatDuration(Double(b.nanoseconds))) "
+                + "(\(formatCount(b.records)) records); heap \(formatBytes(b.indexHeapBytes)) = "
+                + "\(formatRatio(b.indexHeapRatio)) text (with its copy of the text; \(formatBytes(b.emptyIndexHeapBytes)) "
+                + "of it when empty); RSS "
+                + "\(formatBytes(b.residentBefore)) → \(formatBytes(b.residentAfter))"
+            if let end = b.indexHeapAtEndBytes {
+                line += "; heap at end \(formatBytes(end)) (with query cache)"
+            }
+            out.append(line)
+            for mode in config.modes {
+                out.append("")
+                out.append(contentsOf: renderMode(mode, keystrokes: report.trace.keystrokes.count))
+            }
+            if let edits = config.edits {
+                out.append("")
+                out.append(
+                    "edits while '\(edits.activeQuery)' (\(edits.mode), \(formatCount(edits.activeResults)) results) is active:")
+                var rows: [[String]] = [["", "n", "p50", "p99", "max", "follow-up search p50", "p99"]]
+                for kind in edits.kinds {
+                    rows.append([
+                        "  " + kind.kind, "\(kind.edit.count)", formatDuration(kind.edit.p50),
+                        formatDuration(kind.edit.p99), formatDuration(kind.edit.max),
+                        formatDuration(kind.followUpSearch.p50), formatDuration(kind.followUpSearch.p99),
+                    ])
+                }
+                rows.append([
+                    "  every edit", "\(edits.all.count)", formatDuration(edits.all.p50), formatDuration(edits.all.p99),
+                    formatDuration(edits.all.max), "", "",
+                ])
+                out.append(contentsOf: table(rows))
+            }
+            let c = config.check
+            out.append("")
+            out.append(
+                "check (\(c.recordsPerKeystroke) sampled records per keystroke, half of them from Sift's results): "
+                    + "\(formatCount(c.judgements)) judgements, Sift = ICU usearch on \(formatCount(c.siftAgreesWithICU)), "
+                    + "undecided \(formatCount(c.undecided)), Sift wrong \(c.siftWrong); "
+                    + "edited records checked \(c.editsChecked)")
+            out.append(
+                "  naive filter differs from Sift on \(formatCount(c.naiveDiffers)) of them; Sift agrees with ICU on "
+                    + "\(formatCount(c.naiveDiffersExplained)) of those (the naive filter's semantics)")
+            for example in c.naiveExamples.prefix(4) { out.append("    e.g. " + example) }
+        }
+        out.append("")
+        out.append(contentsOf: targets())
+        out.append("")
+        if report.failures.isEmpty {
+            out.append("answers: no disagreement between Sift and ICU usearch where the rule is exact.")
+        } else {
+            out.append("FAILED: \(report.failureCount) Sift answers disagree with ICU usearch (first ones):")
+            for failure in report.failures.prefix(20) { out.append("  " + failure) }
+        }
+        out.append(String(format: "wall time %.1f s", report.wallSeconds))
+        return out.joined(separator: "\n")
+    }
+
+    private func renderMode(_ mode: ModeReport, keystrokes: Int) -> [String] {
+        var out: [String] = []
+        var rows: [[String]] = [[mode.mode, "keys", "p50", "p99", "max", "total", "× Sift"]]
+        func add(_ name: String, _ e: EngineReport, ratioAll: Double?, ratioShort: Double?, ratioLong: Double?) {
+            let label = e.sampled ? "\(name) (\(e.measured) of \(keystrokes) keys)" : name
+            rows.append(
+                ["  " + label, "\(e.all.count)", formatDuration(e.all.p50), formatDuration(e.all.p99),
+                 formatDuration(e.all.max), formatDuration(e.all.total), ratioAll.map(formatRatio) ?? ""])
+            rows.append(
+                ["      1–2 chars", "\(e.short.count)", formatDuration(e.short.p50), formatDuration(e.short.p99),
+                 formatDuration(e.short.max), formatDuration(e.short.total), ratioShort.map(formatRatio) ?? ""])
+            rows.append(
+                ["      3+ chars", "\(e.long.count)", formatDuration(e.long.p50), formatDuration(e.long.p99),
+                 formatDuration(e.long.max), formatDuration(e.long.total), ratioLong.map(formatRatio) ?? ""])
+        }
+        add("Sift", mode.sift, ratioAll: nil, ratioShort: nil, ratioLong: nil)
+        for peer in mode.peers {
+            let title = PeerKind(rawValue: peer.engine)?.title ?? peer.engine
+            add(title, peer, ratioAll: peer.ratioAll, ratioShort: peer.ratioShort, ratioLong: peer.ratioLong)
+        }
+        out.append(contentsOf: table(rows))
+        let scans = mode.keystrokes.reduce((0, 0, 0)) { ($0.0 + $1.fullScans, $0.1 + $1.narrowedScans, $0.2 + $1.cacheHits) }
+        out.append(
+            "  Sift work: \(scans.0) full scans, \(scans.1) narrowed scans, \(scans.2) cache hits (field patterns); "
+                + "× Sift = peer time / Sift time on the same keystrokes")
+        for peer in mode.peers {
+            let title = PeerKind(rawValue: peer.engine)?.title ?? peer.engine
+            if let extrapolated = peer.extrapolatedTraceNanoseconds {
+                out.append(
+                    "  \(title): whole trace extrapolated from \(peer.measured) keystrokes (mean per 1–2 and 3+ "
+                        + "characters × their counts): ~\(formatDuration(extrapolated)), Sift measured "
+                        + "\(formatDuration(mode.sift.all.total)): ~\(peer.extrapolatedTraceRatio.map(formatRatio) ?? "–")")
+            }
+            guard let a = peer.agreement else { continue }
+            var line =
+                "  answers, \(title): identical on \(a.keystrokesCompared == 0 ? "–" : "\(a.keystrokesIdentical)/\(a.keystrokesCompared)") keystrokes"
+            if a.onlySift + a.onlyPeer > 0 {
+                line +=
+                    "; \(formatCount(a.onlySift)) records only in Sift, \(formatCount(a.onlyPeer)) only in \(peer.engine): "
+                    + "Sift = ICU on \(formatCount(a.peerSemantics)), undecided \(formatCount(a.undecided)), "
+                    + "not judged \(formatCount(a.unjudged)), Sift wrong \(a.siftWrong)"
+            }
+            out.append(line)
+            for example in a.examples.prefix(2) { out.append("      e.g. " + example) }
+        }
+        if perKeystroke {
+            var rows: [[String]] = [["  keystroke", "scope", "results", "Sift", "work"] + mode.peers.map(\.engine)]
+            for k in mode.keystrokes {
+                var row = [
+                    "  " + (k.kind == "typed" ? "" : k.kind == "backspace" ? "⌫ " : "⇄ ") + "'\(k.text)'", k.scope,
+                    formatCount(k.results), formatDuration(Double(k.siftNanoseconds)),
+                    "\(k.fullScans)f \(k.narrowedScans)n \(k.cacheHits)h",
+                ]
+                for peer in mode.peers {
+                    if let p = k.peers.first(where: { $0.engine == peer.engine }) {
+                        let diff = p.onlySift + p.onlyPeer == 0 ? "" : " (−\(p.onlySift) +\(p.onlyPeer))"
+                        row.append(formatDuration(Double(p.nanoseconds)) + diff)
+                    } else {
+                        row.append("·")
+                    }
+                }
+                rows.append(row)
+            }
+            out.append(contentsOf: table(rows))
+        }
+        return out
+    }
+
+    /// The targets of issue 5, for the contains/root/primary configuration when there is one.
+    private func targets() -> [String] {
+        guard
+            let config = report.configs.first(where: { $0.locale == "root" && $0.strength == "primary" })
+                ?? report.configs.first,
+            let contains = config.modes.first(where: { $0.mode == "contains" })
+        else { return [] }
+        let scale = report.dataset.records == 1_000_000 ? "" : " (the targets are set for 1,000,000 records)"
+        var out = ["targets (\(config.locale)/\(config.strength), contains)\(scale):"]
+        func line(_ ok: Bool?, _ text: String) {
+            out.append("  " + (ok.map { $0 ? "[ok]  " : "[MISS]" } ?? "[–]   ") + " " + text)
+        }
+        let s = contains.sift.all
+        if report.dataset.records >= 10_000_000 {
+            line(s.p50 <= 1e7, "10M records: keystroke p50 ≤ 10 ms: \(formatDuration(s.p50))")
+        }
+        line(s.p50 <= 1e6, "keystroke p50 ≤ 1 ms: \(formatDuration(s.p50))")
+        line(s.p99 <= 1e7, "keystroke p99 ≤ 10 ms: \(formatDuration(s.p99))")
+        let naive = contains.peers.first { $0.engine == "naive" }
+        if let naive, naive.sampled, let ratio = naive.extrapolatedTraceRatio {
+            line(
+                ratio >= 300,
+                "≥ 300× the naive filter over the trace: ~\(formatRatio(ratio)) (extrapolated from \(naive.measured) "
+                    + "keystrokes; \(naive.ratioAll.map(formatRatio) ?? "–") on those keystrokes)")
+        } else {
+            line(naive?.ratioAll.map { $0 >= 300 }, "≥ 300× the naive filter over the trace: \(naive?.ratioAll.map(formatRatio) ?? "not run")")
+        }
+        let fts = contains.peers.first { $0.engine == "fts5" }
+        line(fts?.ratioLong.map { $0 > 1 }, "faster than FTS5 trigram on 3+ chars: \(fts?.ratioLong.map(formatRatio) ?? "not run")")
+        line(fts?.ratioShort.map { $0 >= 50 }, "≥ 50× FTS5 on 1–2 chars: \(fts?.ratioShort.map(formatRatio) ?? "not run")")
+        let buildOK = report.dataset.records == 1_000_000 ? config.build.nanoseconds <= 2_000_000_000 : nil
+        line(buildOK, "build ≤ 2 s for 1M records: \(formatDuration(Double(config.build.nanoseconds)))")
+        line(config.build.indexHeapRatio <= 3, "index memory ≤ 3× text: \(formatRatio(config.build.indexHeapRatio))")
+        if let edits = config.edits, edits.mode == "contains" {
+            line(edits.all.p99 <= 50_000, "edit p99 ≤ 50 µs: \(formatDuration(edits.all.p99))")
+        }
+        return out
+    }
+
+    private func table(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.map(\.count).max() else { return [] }
+        var widths = [Int](repeating: 0, count: columns)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        return rows.map { row in
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                line += i == 0 ? cell + pad : "  " + pad + cell
+            }
+            return line
+        }
+    }
+}
