@@ -329,3 +329,8 @@ void sift_sweep_single(const sift_column_view *c, const sift_scan_pattern *p, si
         if (r & 2) set_bit(matched, owner);
     }
 }
+
+int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int anchoredAtStart) {
+    if (segment >= c->segmentCount) return 0;
+    return scan_segment(c, p, segment, c->segmentStarts[segment], segment_end(c, segment), anchoredAtStart);
+}

@@ -66,6 +66,10 @@ size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_
                             size_t firstWord, size_t lastWord, int anchoredAtStart, uint64_t *_Nonnull matched,
                             uint64_t *_Nonnull candidates);
 
+/// One segment: 0 nothing, 1 candidate, 3 match (for re-evaluating a single record).
+int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                          size_t segment, int anchoredAtStart);
+
 /// Writes to `out`, in order, the entries of `order` whose bit is set in `bits`. Returns how many.
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);

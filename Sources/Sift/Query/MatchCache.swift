@@ -33,7 +33,9 @@ struct FieldMatch {
 /// set of a longer one. Entries are updated, not dropped, when records change.
 struct MatchCache {
     let capacity: Int
-    private var entries: [MatchKey: (match: FieldMatch, lastUse: UInt64)] = [:]
+    /// At most `capacity` entries, in no particular order: a linear scan of a few dozen keys is
+    /// cheaper than hashing them, and edits update every entry in place.
+    private var entries: [(key: MatchKey, match: FieldMatch, lastUse: UInt64)] = []
     private var clock: UInt64 = 0
 
     init(capacity: Int) { self.capacity = capacity }
@@ -42,10 +44,10 @@ struct MatchCache {
 
     /// The cached result for exactly this key.
     mutating func lookup(_ key: MatchKey) -> FieldMatch? {
-        guard let entry = entries[key] else { return nil }
+        guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
         clock += 1
-        entries[key] = (entry.match, clock)
-        return entry.match
+        entries[index].lastUse = clock
+        return entries[index].match
     }
 
     /// The cached result of the longest pattern that `key.pattern` extends (same folding, field,
@@ -54,37 +56,43 @@ struct MatchCache {
     /// - Complexity: O(*c*) for *c* cached entries.
     func narrowingBase(for key: MatchKey) -> FieldMatch? {
         var best: (length: Int, match: FieldMatch)? = nil
-        for (other, entry) in entries
-        where other.folding == key.folding && other.field == key.field && other.anchor == key.anchor
-            && other.pattern.count < key.pattern.count && key.pattern.starts(with: other.pattern)
+        for entry in entries
+        where entry.key.folding == key.folding && entry.key.field == key.field && entry.key.anchor == key.anchor
+            && entry.key.pattern.count < key.pattern.count && key.pattern.starts(with: entry.key.pattern)
         {
-            if best == nil || other.pattern.count > best!.length { best = (other.pattern.count, entry.match) }
+            if best == nil || entry.key.pattern.count > best!.length { best = (entry.key.pattern.count, entry.match) }
         }
         return best?.match
     }
 
     mutating func store(_ match: FieldMatch, for key: MatchKey) {
         clock += 1
-        entries[key] = (match, clock)
-        if entries.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            entries[oldest] = nil
+        if let index = entries.firstIndex(where: { $0.key == key }) {
+            entries[index] = (key, match, clock)
+            return
         }
+        if entries.count >= capacity, let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse }) {
+            entries.remove(at: oldest)
+        }
+        entries.append((key, match, clock))
     }
 
     /// Re-evaluates one slot in every entry (after an insert or update of that slot).
+    ///
+    /// - Complexity: O(*c* · *s*) for *c* entries and a record of size *s*.
     mutating func update(slot: Int32, evaluate: (MatchKey) -> (candidate: Bool, matched: Bool)) {
-        for key in Array(entries.keys) {
-            let (candidate, matched) = evaluate(key)
-            entries[key]!.match.candidates.set(slot, to: candidate)
-            entries[key]!.match.matched.set(slot, to: matched)
+        for index in entries.indices {
+            let (candidate, matched) = evaluate(entries[index].key)
+            entries[index].match.candidates.set(slot, to: candidate)
+            entries[index].match.matched.set(slot, to: matched)
         }
     }
 
     /// Removes a slot from every entry (after a delete).
     mutating func remove(slot: Int32) {
-        for key in Array(entries.keys) {
-            entries[key]!.match.candidates.remove(slot)
-            entries[key]!.match.matched.remove(slot)
+        for index in entries.indices {
+            entries[index].match.candidates.remove(slot)
+            entries[index].match.matched.remove(slot)
         }
     }
 
@@ -92,6 +100,6 @@ struct MatchCache {
 
     /// Heap bytes held by cached bitsets.
     var memoryFootprint: Int {
-        entries.values.reduce(0) { $0 + 8 * ($1.match.matched.words.capacity + $1.match.candidates.words.capacity) }
+        entries.reduce(0) { $0 + 8 * ($1.match.matched.words.capacity + $1.match.candidates.words.capacity) }
     }
 }

@@ -184,8 +184,19 @@ extension SearchIndex {
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         let column = foldings[key.folding].columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return (false, false) }
-        return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
-            .scan(verify: verifier(key, slot: slot, segment: segment))
+        if key.identicalText != nil {
+            return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
+                .scan(verify: verifier(key, slot: slot, segment: segment))
+        }
+        // The C kernel: no allocation, so that an edit can re-check dozens of cached patterns.
+        let status = column.withKernelView { view in
+            withKernelPattern(key) { pattern in
+                var view = view
+                var pattern = pattern
+                return sift_scan_one_segment(&view, &pattern, segment, key.anchor == .fieldStart ? 1 : 0)
+            }
+        }
+        return (status & 1 != 0, status & 2 != 0)
     }
 
     /// At identical strength, ICU also requires the matched text to be canonically equal to the
@@ -310,7 +321,7 @@ extension SearchIndex {
     }
 
     /// The kernels' view of a folded pattern.
-    private func withKernelPattern<R>(_ key: MatchKey, _ body: (sift_scan_pattern) throws -> R) rethrows -> R {
+    func withKernelPattern<R>(_ key: MatchKey, _ body: (sift_scan_pattern) throws -> R) rethrows -> R {
         try key.pattern.withUnsafeBufferPointer { bytes in
             var lastLead = bytes.count - 1
             while lastLead > 0 && !CodeBook.isLead(bytes[lastLead]) { lastLead -= 1 }

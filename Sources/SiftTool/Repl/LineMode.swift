@@ -217,6 +217,7 @@ final class LineMode {
         let record = outcome.record
         let title = record[session.settings.sort ?? session.settings.searchFields[0]]
         var parts = ["\(verb) id \(record.id) \"\(Cells.sanitize(title, .allControls))\""]
+        if verb == "moved", let position = outcome.position { parts.append("position \(position) of the original order") }
         for kind in TableKind.allCases {
             let old = ReplSession.rowNumber(ofID: record.id, in: before.tables[kind])
             let new = verb == "deleted" ? nil : ReplSession.rowNumber(ofID: record.id, in: after.tables[kind])

@@ -179,6 +179,9 @@ final class ReplSession {
     struct EditOutcome {
         var record: Record
         var update: SearchUpdate
+        /// The record's 1-based position in the original order (file order, with edits), after
+        /// the edit; nil when deleted.
+        var position: Int?
     }
 
     /// Inserts a record before the visible table's row `number` (one past the last row: after
@@ -226,7 +229,7 @@ final class ReplSession {
             throw ToolError(error.description)
         }
         dataset.records.insert(record, at: position)
-        return EditOutcome(record: record, update: await editUpdate())
+        return EditOutcome(record: record, update: await editUpdate(), position: position + 1)
     }
 
     /// Deletes the record at the visible table's row `number`.
@@ -240,7 +243,7 @@ final class ReplSession {
             throw ToolError(error.description)
         }
         dataset.records.remove(at: position)
-        return EditOutcome(record: record, update: await editUpdate())
+        return EditOutcome(record: record, update: await editUpdate(), position: nil)
     }
 
     /// Deletes the record with this id (live mode, whose screen may lag the latest update,
@@ -253,7 +256,7 @@ final class ReplSession {
             throw ToolError(error.description)
         }
         let record = dataset.records.remove(at: position)
-        return EditOutcome(record: record, update: await editUpdate())
+        return EditOutcome(record: record, update: await editUpdate(), position: nil)
     }
 
     /// Moves the record at the visible table's row `from` to where the record at row `to` is in
@@ -270,7 +273,7 @@ final class ReplSession {
         }
         let record = dataset.records.remove(at: sourcePosition)
         dataset.records.insert(record, at: targetPosition)
-        return EditOutcome(record: record, update: await editUpdate())
+        return EditOutcome(record: record, update: await editUpdate(), position: targetPosition + 1)
     }
 
     /// Changes fields of the record at the visible table's row `number` (an empty value removes
@@ -291,7 +294,7 @@ final class ReplSession {
         }
         let record = Record(id: row.id, fields: fields)
         dataset.records[position] = record
-        return EditOutcome(record: record, update: await editUpdate())
+        return EditOutcome(record: record, update: await editUpdate(), position: position + 1)
     }
 
     /// The update an edit published (edits publish before they return).
