@@ -52,20 +52,18 @@ struct FoldedColumn {
             + slotSegments.capacity))
     }
 
-    /// Drops spare capacity (after a bulk load).
+    /// Drops most spare capacity (after a bulk load), keeping headroom for the next edits.
     mutating func trimCapacity() {
-        func trimmed<T>(_ array: [T]) -> [T] {
-            Array(unsafeUninitializedCapacity: array.count) { buffer, count in count = buffer.initialize(fromContentsOf: array) }
-        }
+        let trimmed: ([UInt8]) -> [UInt8] = withHeadroom
         codes = trimmed(codes)
-        wordStarts = trimmed(wordStarts)
+        wordStarts = withHeadroom(wordStarts)
         flags = trimmed(flags)
         offsets = trimmed(offsets)
-        segmentStarts = trimmed(segmentStarts)
-        segmentOwners = trimmed(segmentOwners)
-        segmentFlags = trimmed(segmentFlags)
-        segmentOffsets = trimmed(segmentOffsets)
-        slotSegments = trimmed(slotSegments)
+        segmentStarts = withHeadroom(segmentStarts)
+        segmentOwners = withHeadroom(segmentOwners)
+        segmentFlags = withHeadroom(segmentFlags)
+        segmentOffsets = withHeadroom(segmentOffsets)
+        slotSegments = withHeadroom(slotSegments)
     }
 
     /// Makes room for `bytes` more code bytes and `segments` more segments.

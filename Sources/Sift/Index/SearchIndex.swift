@@ -223,8 +223,9 @@ public final class SearchIndex {
         return slot
     }
 
-    /// Number of slots ever allocated (live or free): the universe of result bitsets.
-    var slotCapacity: Int { generations.count }
+    /// The universe of result bitsets: every slot ever allocated, plus headroom so that the
+    /// next inserts do not make every cached bitset grow at once.
+    var slotCapacity: Int { generations.count + max(1024, generations.count / 16) }
 
     func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[Int(slot)]) }
 
@@ -384,7 +385,7 @@ public final class SearchIndex {
         ids.trimCapacity()
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
-        generations = Array(generations[...])
+        generations = withHeadroom(generations)
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the

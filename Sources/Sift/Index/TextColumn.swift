@@ -89,13 +89,12 @@ struct TextColumn {
         deadBytes = 0
     }
 
-    /// Drops spare capacity (after a bulk load, where doubling growth can leave up to half).
+    /// Drops most spare capacity (after a bulk load, where doubling growth can leave up to half),
+    /// keeping 1/16 of headroom so that the next edits append without copying the whole buffer.
     mutating func trimCapacity() {
-        bytes = Array(unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            count = buffer.initialize(fromContentsOf: bytes)
-        }
-        starts = Array(starts[...])
-        lengths = Array(lengths[...])
+        bytes = withHeadroom(bytes)
+        starts = withHeadroom(starts)
+        lengths = withHeadroom(lengths)
     }
 
     /// The column holding `slots[i]`'s value at slot `i` (for snapshots).
@@ -131,4 +130,12 @@ struct TextColumn {
 
     /// Heap bytes used.
     var memoryFootprint: Int { bytes.capacity + 4 * (starts.capacity + lengths.capacity) }
+}
+
+/// A copy of `array` with capacity for 1/16 more elements (at least 1024).
+func withHeadroom<T>(_ array: [T]) -> [T] {
+    var copy = [T]()
+    copy.reserveCapacity(array.count + max(1024, array.count / 16))
+    copy.append(contentsOf: array)
+    return copy
 }

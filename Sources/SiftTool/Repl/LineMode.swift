@@ -193,6 +193,9 @@ final class LineMode {
         var words = Self.words(argument)
         var row: Int? = nil
         if let first = words.first, !first.contains("=") {
+            guard Int(first) != nil else {
+                throw ToolError("expected field=value, got '\(first)' (usage: \(Self.usage["insert"]!))")
+            }
             row = try number(first, what: "a row number", usage: "insert")
             words.removeFirst()
         }
@@ -253,7 +256,7 @@ final class LineMode {
     private func status(_ update: SearchUpdate, badges: Bool = true) -> String {
         let original = update.tables.original.rowCount
         let results = update.tables.results.rowCount
-        let state: String
+        var state: String
         switch update.state {
         case .inactive:
             var line = "no search · original table: \(ReplSession.rows(original))"
@@ -261,7 +264,11 @@ final class LineMode {
             return line
         case .tooShort(let needed):
             state = "too short, needs \(needed) characters (results table: all \(ReplSession.rows(results)))"
-        case .awaitingSubmit: state = "waiting for :submit"
+        case .awaitingSubmit:
+            state = "waiting for :submit"
+            if let shown = update.resultsQuery, shown.text != update.query.text || shown.scope != update.query.scope {
+                state += " (the results are for \"\(Cells.sanitize(shown.text, .allControls))\" in \(shown.scope))"
+            }
         case .searching: state = "searching…"
         case .results: state = results == 1 ? "1 result" : "\(results) results"
         case .failed(let message): state = "failed: \(message)"
@@ -413,6 +420,7 @@ final class LineMode {
     }
 
     private func number(_ text: String, what: String, usage command: String? = nil) throws -> Int {
+        if text.isEmpty, let command { throw usage(command) }
         guard let value = Int(text), value >= 1 else {
             var message = "expected \(what), got '\(text)'"
             if let command { message += " (usage: \(Self.usage[command]!))" }

@@ -91,7 +91,7 @@ final class LiveMode {
             let count = update.tables[kind].rowCount
             let selected = min(max(0, view.selected[kind] ?? 0), max(0, count - 1))
             var top = view.top[kind] ?? 0
-            let height = tableHeight
+            let height = rowsInSight(update)
             if selected < top { top = selected }
             if selected >= top + height { top = selected - height + 1 }
             top = max(0, min(top, count - height))
@@ -137,8 +137,8 @@ final class LiveMode {
             _ = try? session.selectScope(scopes[next].name)
         case .up: move(by: -1)
         case .down: move(by: 1)
-        case .pageUp: move(by: -tableHeight)
-        case .pageDown: move(by: tableHeight)
+        case .pageUp: move(by: -rowsInSight(shown))
+        case .pageDown: move(by: rowsInSight(shown))
         case .home: move(by: -Int(Int32.max))
         case .end: move(by: Int(Int32.max))
         case .enter:
@@ -192,6 +192,8 @@ final class LiveMode {
             do {
                 let outcome = try await session.delete(id: row.id)
                 notice = "deleted \(outcome.record.id) \"\(row.title)\" (in memory; the file is unchanged)"
+                // The edit's update is drawn with the notice when it is shown (not over the old table).
+                guard shown.sequence >= outcome.update.sequence else { return }
             } catch {
                 notice = "error: \(error)"
             }
@@ -220,6 +222,11 @@ final class LiveMode {
     /// the section index and the key help).
     private var tableHeight: Int { max(1, rows - 6) }
 
+    /// Rows of a table in sight for an update: side by side, each pane has a title line.
+    private func rowsInSight(_ update: SearchUpdate) -> Int {
+        sideBySide && ReplSession.visibleKind(update) == .results ? max(1, tableHeight - 1) : tableHeight
+    }
+
     private func selectedRow() -> TableRow? {
         let table = shown.tables[shownKind]
         return ReplSession.path(ofRow: (view.selected[shownKind] ?? 0) + 1, in: table).map { table[$0] }
@@ -240,13 +247,14 @@ final class LiveMode {
                 + original.row
         }
         let count = update.tables.original.rowCount
-        let top = max(0, min((originalSelected ?? 0) - tableHeight / 2, count - tableHeight))
+        let height = rowsInSight(update)
+        let top = max(0, min((originalSelected ?? 0) - height / 2, count - height))
         return [(.original, top, originalSelected), main]
     }
 
     private func visibleRows(of update: SearchUpdate, view: View) -> [TableRow] {
         panes(of: update, view: view).flatMap { pane in
-            ReplTable.slice(of: update.tables[pane.kind], from: pane.top, count: tableHeight).map(\.row)
+            ReplTable.slice(of: update.tables[pane.kind], from: pane.top, count: rowsInSight(update)).map(\.row)
         }
     }
 
@@ -272,8 +280,8 @@ final class LiveMode {
     }
 
     static let keyHelp =
-        "\u{1B}[2mtype to search · Tab/Shift-Tab scope · ↑↓ PgUp PgDn move · Enter record · Esc cancel"
-        + " · Ctrl-T side by side · Del delete · Ctrl-C quit\u{1B}[0m"
+        "\u{1B}[2mCtrl-C quit · Tab/Shift-Tab scope · ↑↓ PgUp PgDn move · Enter record · Esc cancel"
+        + " · Ctrl-T both tables · Del delete\u{1B}[0m"
 
     private func searchLine() -> String {
         let text = Cells.sanitize(session.text, .allControls)
@@ -340,7 +348,7 @@ final class LiveMode {
         var columnsOfLines: [[String]] = []
         for pane in panes {
             let table = shown.tables[pane.kind]
-            let slice = ReplTable.slice(of: table, from: pane.top, count: tableHeight)
+            let slice = ReplTable.slice(of: table, from: pane.top, count: rowsInSight(shown))
             let renderer = ReplTable(
                 columns: session.settings.show, style: .terminal, sectioned: table.layout.isSectioned, marksSelection: true)
             let rows = slice.map { item in
@@ -349,9 +357,7 @@ final class LiveMode {
                     isSelected: item.number - 1 == pane.selected)
             }
             var lines = renderer.lines(rows, width: paneWidth)
-            if panes.count > 1 {
-                lines[0] = "\u{1B}[1m\(pane.kind.name)\u{1B}[0m " + lines[0]
-            }
+            if panes.count > 1 { lines.insert("\u{1B}[1m\(pane.kind.name) table\u{1B}[0m", at: 0) }
             if table.rowCount == 0 {
                 lines.append(shown.state == .inactive ? "  (no records)" : "  (no results)")
             }

@@ -344,8 +344,8 @@ final class ReplSession {
         pendingKeystroke = nil
         latest = await controller.currentUpdate
         await subscribe()
-        // The search bar as it was.
-        if scope != settings.scopes[0].name { try selectScope(scope) }
+        // The search bar as it was (selecting a scope activates the search: cancel ends it again).
+        if scope != settings.scopes[0].name { try controller.selectScope(scope) }
         if isActive {
             controller.setText(text)
             if isSubmitted { controller.submit() }

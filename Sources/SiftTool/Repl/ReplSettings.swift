@@ -208,6 +208,15 @@ enum ReplLoader {
         var show = options.show.isEmpty ? description.show ?? [] : options.show
         if show.isEmpty { show = searchFields }
 
+        // A described locale is checked here (an empty index is cheap), so that the error names the key.
+        if options.locale == nil, let locale = description.locale {
+            do {
+                _ = try SearchIndex(configuration: IndexConfiguration(searchFields: ["_"], collation: Collation(locale: locale)))
+            } catch {
+                throw keyError("locale", "\(error)")
+            }
+        }
+
         let sort = options.sort ?? description.sort
         return ReplSettings(
             searchFields: searchFields, scopes: scopes,
