@@ -7,11 +7,11 @@ struct SiftCommand: ParsableCommand {
         commandName: "sift",
         abstract: "Search-as-you-type over TSV, CSV and JSON Lines files, with ICU collation.",
         discussion: """
-            Without a subcommand, sift opens the REPL (sift repl) on the bundled cities.
+            Without a subcommand, sift opens the REPL (sift repl), by default on the bundled cities.
 
             Examples:
-              sift                                     explore Data/cities.tsv, live on a terminal
-              sift repl Data/cities.tsv --line < script.txt
+              sift
+              sift repl Data/cities.tsv --locale es --line < script.txt
               sift query Data/cities.tsv zurich
               sift query Data/cities.tsv strasse --locale de --field name --format json
               sift query Data/cities.tsv nino --locale es --mode words --sort name

@@ -196,10 +196,8 @@ extension SearchIndex {
         let count = ids.slotCount
         generations = [UInt32](repeating: 0, count: count)
         live = Bitset.all(count)
-        slotOfID.reserveCapacity(count, ids: ids)
-        for slot in 0..<Int32(count) {
-            guard slotOfID.insertUnique(slot, ids: ids) else { throw .init("duplicate id") }
-        }
+        guard let table = IDTable.bulk(count: count, ids: ids) else { throw .init("duplicate id") }
+        slotOfID = table
         order = SlotSequence((0..<Int32(count)).map { $0 })
         orderFollowsSlots = true
         for folding in foldings {

@@ -28,7 +28,7 @@ final class LineMode {
             if interactive { write("sift> ") }
             guard var line = readLine(strippingNewline: true) else { break }
             if line.hasSuffix("\r") { line.removeLast() }
-            if !interactive { emit("> " + line) }
+            if !interactive { emit(line.isEmpty ? ">" : "> " + line) }
             do {
                 if try await handle(line) == .quit { break }
             } catch let error as ToolError {

@@ -8,13 +8,9 @@ struct ReplCommand: AsyncParsableCommand {
         commandName: "repl",
         abstract: "Search a list interactively: type, watch it narrow, switch scopes, edit rows.",
         discussion: """
-            On a terminal, every keystroke searches (live mode); otherwise, or with --line, lines
-            are read from standard input (line mode, for scripts): a plain line searches, and
-            lines starting with ':' are commands (:help lists them).
+            On a terminal, every keystroke searches (live mode). Otherwise, or with --line, lines are read from standard input (line mode, for scripts): a plain line searches, and a line starting with ':' is a command (:help lists them).
 
-            Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file
-            beside FILE (NAME.sift.json for NAME.tsv) may set fields, scopes, locale, sort field
-            and the columns to show; options given here override it.
+            Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file beside FILE (NAME.sift.json for NAME.tsv) may set the fields, scopes, locale, sort field and columns to show; options given here override it.
             """)
 
     @Argument(help: "A TSV, CSV or JSON Lines file, or a snapshot from 'sift index'. Default: Data/cities.tsv.")
