@@ -13,7 +13,12 @@ struct Run {
         .deletingLastPathComponent()
     static let cities = packageRoot.appendingPathComponent("Data/cities.tsv").path
 
-    static func sift(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Run {
+    /// Runs `sift` with `arguments`, feeding it `stdin`; a run that takes longer than `timeout`
+    /// seconds is killed (and reported), so that a hang fails the test instead of the CI job.
+    static func sift(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        currentDirectory: String? = nil, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -21,16 +26,24 @@ struct Run {
         env["COLUMNS"] = "200"
         for (k, v) in environment { env[k] = v }
         process.environment = env
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
         try process.run()
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
+        // Scripts are far smaller than a pipe's buffer: written at once, then the output is read.
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM {
+            Issue.record("sift \(arguments.joined(separator: " ")) did not finish in \(timeout) s", sourceLocation: sourceLocation)
+        }
         return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                    stderr: String(decoding: errData, as: UTF8.self))
     }

@@ -70,6 +70,9 @@ struct ConfigReport: Codable {
 
 struct BuildInfo: Codable {
     var nanoseconds: UInt64
+    /// Saving the index as a snapshot (`SearchIndex.save(to:)`), and loading it back.
+    var snapshotSaveNanoseconds: UInt64? = nil
+    var snapshotLoadNanoseconds: UInt64? = nil
     var records: Int
     var residentBefore: Int
     var residentAfter: Int

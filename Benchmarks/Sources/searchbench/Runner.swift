@@ -131,6 +131,17 @@ final class Runner {
             seed: options.seed)
         config.check.recordsPerKeystroke = checker.recordsPerKeystroke
 
+        // Snapshot: save, then load into a second index (released at once).
+        let snapshotPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("searchbench-\(getpid()).siftidx").path
+        let saveStart = monotonicNanoseconds()
+        try index!.save(to: snapshotPath)
+        config.build.snapshotSaveNanoseconds = monotonicNanoseconds() - saveStart
+        let loadStart = monotonicNanoseconds()
+        _ = try SearchIndex.load(from: snapshotPath)
+        config.build.snapshotLoadNanoseconds = monotonicNanoseconds() - loadStart
+        try? FileManager.default.removeItem(atPath: snapshotPath)
+
         if options.pin { report.machine.pinnedCPU = CPUAffinity.pin() }
         for mode in options.modes {
             config.modes.append(

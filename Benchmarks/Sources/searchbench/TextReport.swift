@@ -41,6 +41,11 @@ struct TextReport {
                 line += "; heap at end \(formatBytes(end)) (with query cache)"
             }
             out.append(line)
+            if let save = b.snapshotSaveNanoseconds, let load = b.snapshotLoadNanoseconds {
+                out.append(
+                    "   snapshot: saved in \(formatDuration(Double(save))), loaded in \(formatDuration(Double(load))) "
+                        + "(\(formatRatio(Double(b.nanoseconds) / Double(max(1, load)))) faster than building)")
+            }
             for mode in config.modes {
                 out.append("")
                 out.append(contentsOf: renderMode(mode, keystrokes: report.trace.keystrokes.count))

@@ -135,12 +135,12 @@ final class LiveMode {
             let current = scopes.firstIndex { $0.name == session.scope } ?? 0
             let next = (current + (key == .tab ? 1 : scopes.count - 1)) % scopes.count
             _ = try? session.selectScope(scopes[next].name)
-        case .up: move(by: -1)
-        case .down: move(by: 1)
-        case .pageUp: move(by: -rowsInSight(shown))
-        case .pageDown: move(by: rowsInSight(shown))
-        case .home: move(by: -Int(Int32.max))
-        case .end: move(by: Int(Int32.max))
+        case .up: select { $0 - 1 }
+        case .down: select { $0 + 1 }
+        case .pageUp: select { $0 - rowsInSight(shown) }
+        case .pageDown: select { $0 + rowsInSight(shown) }
+        case .home: select { _ in 0 }
+        case .end: select { _ in Int.max }
         case .enter:
             if session.settings.trigger == .onSubmit && !session.isSubmitted && session.isActive {
                 session.submit()
@@ -166,12 +166,12 @@ final class LiveMode {
         return false
     }
 
-    private func move(by delta: Int) {
+    /// Selects another row of the table on display (kept inside the table).
+    private func select(_ row: (Int) -> Int) {
         let kind = shownKind
         let count = shown.tables[kind].rowCount
         guard count > 0 else { return }
-        let selected = view.selected[kind] ?? 0
-        view.selected[kind] = min(max(0, selected.addingReportingOverflow(delta).partialValue), count - 1)
+        view.selected[kind] = min(max(0, row(view.selected[kind] ?? 0)), count - 1)
         view = view(for: shown, from: view, previous: shown)
         refresh()
     }
