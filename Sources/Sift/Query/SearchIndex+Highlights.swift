@@ -24,7 +24,8 @@ extension SearchIndex {
         for field in plan.fields {
             var ranges: [Range<Int>] = []
             for pattern in patterns {
-                ranges += fieldRanges(key(plan, field, anchor, pattern), slot: slot)
+                let key = key(plan, field, anchor, pattern)
+                ranges += try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
             }
             guard !ranges.isEmpty else { continue }
             ranges.sort { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
@@ -66,6 +67,20 @@ extension SearchIndex {
             }
         }
         return result
+    }
+
+    /// With `alternate: .shifted`, ICU's processed elements carry state: after a shifted variable
+    /// (a space, say), elements with no primary weight are suppressed, and `usearch_next` restarts
+    /// that state at each match's end, where such elements can reappear. Membership and the first
+    /// match never depend on it (both start fresh at the beginning of the field), but later match
+    /// ranges can. So in `contains` mode with a shifted collation, the ranges of the one record
+    /// being shown come from ICU's own usearch over that field: exact by construction, and never
+    /// on the keystroke path. Returns nil when the stored folding answers exactly.
+    private func restartSensitiveRanges(_ key: MatchKey, text: String, slot: Int32) throws(SiftError) -> [Range<Int>]? {
+        let folding = foldings[key.folding]
+        guard key.anchor == .anywhere, folding.collation.alternate == .shifted else { return nil }
+        let field = value(at: key.field, slot: slot)
+        return try folding.folder.referenceMatches(of: text, in: field).map { $0.start..<($0.start + $0.length) }
     }
 
     /// Every accepted, non-overlapping match of a field pattern in one slot, first to last, the
