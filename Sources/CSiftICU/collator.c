@@ -115,27 +115,6 @@ void sift_collator_close(sift_collator *collator) {
     free(collator);
 }
 
-int32_t sift_collator_valid_locale(const sift_collator *collator, char *buffer, int32_t capacity) {
-    UErrorCode err = U_ZERO_ERROR;
-    const char *valid = ucol_getLocaleByType(collator->collator, ULOC_VALID_LOCALE, &err);
-    if (U_FAILURE(err) || valid == NULL) valid = "root";
-    int32_t n = (int32_t)strlen(valid);
-    if (capacity > 0) {
-        int32_t copy = n < capacity - 1 ? n : capacity - 1;
-        memcpy(buffer, valid, (size_t)copy);
-        buffer[copy] = 0;
-    }
-    return n;
-}
-
-int32_t sift_utf16_length(const char *utf8, int32_t length) {
-    if (utf8 == NULL || length <= 0) return 0;
-    UErrorCode err = U_ZERO_ERROR;
-    int32_t n = 0;
-    u_strFromUTF8WithSub(NULL, 0, &n, utf8, length, 0xFFFD, NULL, &err);
-    return n;
-}
-
 int32_t sift_collator_version(const sift_collator *collator, char *buffer, int32_t capacity) {
     UVersionInfo version;
     ucol_getVersion(collator->collator, version);

@@ -7,13 +7,6 @@
 #include <immintrin.h>
 #endif
 
-ptrdiff_t sift_find(const uint8_t *haystack, size_t length, const uint8_t *needle, size_t needleLength) {
-    if (needleLength == 0 || length < needleLength) return -1;
-    const void *hit = needleLength == 1 ? memchr(haystack, needle[0], length)
-                                        : memmem(haystack, length, needle, needleLength);
-    return hit == NULL ? -1 : (const uint8_t *)hit - haystack;
-}
-
 static inline void set_bit(uint64_t *bits, int32_t slot) { bits[(uint32_t)slot >> 6] |= 1ull << (slot & 63); }
 
 // The segment holding byte `offset`, galloping forward from `hint`.

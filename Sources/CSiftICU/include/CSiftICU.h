@@ -60,10 +60,6 @@ sift_collator *_Nullable sift_collator_open(const sift_collator_options *_Nonnul
                                             int32_t *_Nonnull status);
 void sift_collator_close(sift_collator *_Nullable collator);
 
-/// The locale ICU actually uses for the collator's data (e.g. "es" for "es_MX"), into `buffer`.
-int32_t sift_collator_valid_locale(const sift_collator *_Nonnull collator, char *_Nonnull buffer,
-                                   int32_t capacity);
-
 /// The collator's version (ucol_getVersion: rules, UCA and ICU code versions), as
 /// "a.b.c.d". Folded collation elements are only comparable between equal versions.
 int32_t sift_collator_version(const sift_collator *_Nonnull collator, char *_Nonnull buffer, int32_t capacity);
@@ -144,9 +140,6 @@ int32_t sift_folder_sort_key(sift_folder *_Nonnull folder, const char *_Nullable
 /// their sort keys would give).
 int32_t sift_folder_compare(sift_folder *_Nonnull folder, const char *_Nullable a, int32_t aLength,
                             const char *_Nullable b, int32_t bLength);
-
-/// Number of UTF-16 code units in valid UTF-8 text.
-int32_t sift_utf16_length(const char *_Nullable utf8, int32_t length);
 
 // MARK: - Reference search: ICU's own usearch, the oracle Sift is tested against
 

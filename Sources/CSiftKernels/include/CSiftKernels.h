@@ -37,10 +37,6 @@ typedef struct sift_scan_pattern {
     int requireWordStart;   // 1: the occurrence must start a word
 } sift_scan_pattern;
 
-/// Offset of the first occurrence of `needle` (length >= 1) in `haystack`, or -1.
-ptrdiff_t sift_find(const uint8_t *_Nonnull haystack, size_t length, const uint8_t *_Nonnull needle,
-                    size_t needleLength);
-
 /// Scans occurrences starting in codes[from..<to) (from >= 1), setting the owner's bit in
 /// `candidates` and, for a match, in `matched` (then skipping the rest of that segment).
 /// `segmentHint` is the segment to start locating from (updated). Returns where the next call

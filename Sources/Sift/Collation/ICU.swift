@@ -37,13 +37,6 @@ final class ICUCollator {
 
     deinit { sift_collator_close(handle) }
 
-    /// The locale whose data ICU actually uses (e.g. `es` for `es_MX`); used for break iterators.
-    var validLocale: String {
-        var buffer = [CChar](repeating: 0, count: 160)
-        _ = sift_collator_valid_locale(handle, &buffer, Int32(buffer.count))
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// The collator's version ("a.b.c.d"): folded elements are comparable only between equal versions.
     var version: String {
         var buffer = [CChar](repeating: 0, count: 64)

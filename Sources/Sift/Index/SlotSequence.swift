@@ -127,11 +127,6 @@ struct SlotSequence {
         count += 1
     }
 
-    /// Appends a slot.
-    ///
-    /// - Complexity: O(1) amortized.
-    mutating func append(_ slot: Int32) { insert(slot, at: count) }
-
     /// Removes and returns the slot at `position`.
     ///
     /// - Complexity: O(*k* + *b*).
