@@ -139,6 +139,9 @@ struct SnapshotReader {
         let size = UInt64(MemoryLayout<T>.size)
         guard count <= UInt64(bytes.count - cursor) / size else { throw .init("\(what) runs past the end") }
         let range = try take(Int(count) * MemoryLayout<T>.size, what)
+        // Never through `unsafeUninitializedCapacity` with 0: that writes into the shared empty
+        // array storage, a data race when several threads do it (ThreadSanitizer reports it).
+        guard count > 0 else { return [] }
         return [T](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
             bytes.withUnsafeBytes { source in
                 UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))

@@ -342,6 +342,7 @@ extension SearchIndex {
         if isCancelled() { throw CancellationError() }
         // One pass over a local buffer: per-element access to the class's property would pay an
         // exclusivity check each time, noticeable for results of hundreds of thousands of rows.
+        guard !slots.isEmpty else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
         return generations.withUnsafeBufferPointer { generations in
             slots.withUnsafeBufferPointer { slots in
                 [RecordHandle](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
