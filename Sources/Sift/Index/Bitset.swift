@@ -48,8 +48,6 @@ struct Bitset: Equatable, Sendable {
     /// - Complexity: O(*n* / 64) for a universe of *n* slots.
     var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
-    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
-
     mutating func formUnion(_ other: Bitset) {
         if other.words.count > words.count {
             words.append(contentsOf: repeatElement(0, count: other.words.count - words.count))

@@ -1,5 +1,12 @@
 internal import CSiftKernels
 
+/// The fields a scope searches under one folding: scopes with equal field sets match the same records
+/// (before their category filters).
+struct FieldSet: Hashable {
+    var folding: Int
+    var fields: [Int]
+}
+
 /// A query folded under one collation.
 enum FoldedQuery {
     /// No collation elements at all (empty, or only ignorable characters): every record matches.
@@ -35,6 +42,8 @@ extension SearchIndex {
         let length = query.text.count
         var statistics = QueryStatistics()
         var foldedQueries: [Int: FoldedQuery] = [:]
+        // Scopes that search the same fields (say, one per category) share one union of field results.
+        var fieldSetMatches: [FieldSet: Bitset] = [:]
         var counts: [SearchResult.ScopeCount] = []
         var selectedBits: Bitset? = nil
         var selectedState = SearchResult.State.all
@@ -50,7 +59,9 @@ extension SearchIndex {
             case .matches:
                 let folded = try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
-                var matches = try scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
+                let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
+                var matches = try fieldSetMatches[fieldSet] ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
+                fieldSetMatches[fieldSet] = matches
                 matches.formIntersection(filterMembers(plan))
                 bits = matches
             }
