@@ -4,30 +4,11 @@
 #include <string.h>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
 static inline void set_bit(uint64_t *bits, int32_t slot) { bits[(uint32_t)slot >> 6] |= 1ull << (slot & 63); }
-
-// The segment holding byte `offset`, galloping forward from `hint`.
-static inline size_t locate(const sift_column_view *c, size_t offset, size_t hint) {
-    const uint32_t *starts = c->segmentStarts;
-    size_t n = c->segmentCount;
-    size_t low = hint;
-    if (low + 1 >= n || starts[low + 1] > offset) return low;
-    size_t step = 1, high = low + 1;
-    while (high < n && starts[high] <= offset) {
-        low = high;
-        step <<= 1;
-        high = low + step;
-    }
-    if (high > n) high = n;
-    while (high - low > 1) {
-        size_t mid = (low + high) >> 1;
-        if (starts[mid] <= offset) low = mid; else high = mid;
-    }
-    return low;
-}
 
 static inline size_t segment_end(const sift_column_view *c, size_t segment) {
     return segment + 1 < c->segmentCount ? c->segmentStarts[segment + 1] - 1 : c->length - 1;
@@ -49,78 +30,7 @@ static inline int classify(const sift_column_view *c, const sift_scan_pattern *p
     return (flags[j + p->lastLead] & SIFT_KERNEL_END_OK) ? 3 : 1;
 }
 
-// Handles an occurrence at j whose first and last bytes already matched.
-// Returns the position to continue from.
-static inline size_t on_occurrence(const sift_column_view *c, const sift_scan_pattern *p, size_t j, size_t *hint,
-                                   uint64_t *matched, uint64_t *candidates) {
-    if (p->length > 2 && memcmp(c->codes + j + 1, p->bytes + 1, p->length - 2) != 0) return j + 1;
-    size_t segment = locate(c, j, *hint);
-    *hint = segment;
-    int32_t owner = c->owners[segment];
-    if (owner < 0) return segment_end(c, segment) + 1;
-    int status = classify(c, p, segment, c->segmentStarts[segment], j);
-    if (status & 1) set_bit(candidates, owner);
-    if (status & 2) {
-        set_bit(matched, owner);
-        return segment_end(c, segment) + 1;
-    }
-    return j + 1;
-}
-
-static size_t sweep_scalar(const sift_column_view *c, const sift_scan_pattern *p, size_t i, size_t to, size_t *hint,
-                           uint64_t *matched, uint64_t *candidates) {
-    const uint8_t first = p->bytes[0], last = p->bytes[p->length - 1];
-    const size_t m = p->length;
-    size_t limit = c->length >= m ? c->length - m + 1 : 0;  // last possible start + 1
-    if (to > limit) to = limit;
-    while (i < to) {
-        const uint8_t *hit = memchr(c->codes + i, first, to - i);
-        if (hit == NULL) return to;
-        size_t j = (size_t)(hit - c->codes);
-        if (c->codes[j + m - 1] == last) {
-            i = on_occurrence(c, p, j, hint, matched, candidates);
-        } else {
-            i = j + 1;
-        }
-    }
-    return i;
-}
-
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) static size_t sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
-                                                          size_t i, size_t to, size_t *hint, uint64_t *matched,
-                                                          uint64_t *candidates) {
-    const size_t m = p->length;
-    const __m256i first = _mm256_set1_epi8((char)p->bytes[0]);
-    const __m256i last = _mm256_set1_epi8((char)p->bytes[m - 1]);
-    // Vector loads read codes[i .. i+31+m-1] and flags[i .. i+31]: stay inside the arena.
-    while (i < to && i + 32 + m - 1 <= c->length) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(c->codes + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(c->codes + i + m - 1));
-        __m256i hitv = _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last));
-        uint32_t bits = (uint32_t)_mm256_movemask_epi8(hitv);
-        // The last block of a chunk: only positions before `to` are this call's, and the next
-        // call resumes exactly at `to` (resuming at i + 32 would skip the rest of the block).
-        size_t next = i + 32;
-        if (to - i < 32) {
-            bits &= (1u << (to - i)) - 1;
-            next = to;
-        }
-        while (bits) {
-            size_t j = i + (size_t)__builtin_ctz(bits);
-            size_t resume = on_occurrence(c, p, j, hint, matched, candidates);
-            if (resume > j + 1) {  // skipped the rest of a segment
-                next = resume;
-                break;
-            }
-            bits &= bits - 1;
-        }
-        i = next;
-    }
-    if (i < to) i = sweep_scalar(c, p, i, to, hint, matched, candidates);
-    return i;
-}
-
 static int has_avx2(void) {
     static int cached = -1;
     if (cached < 0) {
@@ -129,21 +39,26 @@ static int has_avx2(void) {
     }
     return cached;
 }
-#endif
 
-size_t sift_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t from, size_t to, size_t *hint,
-                  uint64_t *matched, uint64_t *candidates) {
-    if (to > c->length) to = c->length;
-    if (from >= to || c->segmentCount == 0) return to;
-#if defined(__x86_64__)
-    if (has_avx2()) {
-        size_t i = sweep_avx2(c, p, from, to, hint, matched, candidates);
-        return i > to ? i : to;
+// BMI2's pext is one instruction on Intel and on AMD from Zen 3 (family 0x19) on, but microcode
+// (hundreds of cycles) on Zen 1 and 2: use it only where it is fast.
+static int has_fast_pext(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        int fast = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2");
+        unsigned eax, ebx, ecx, edx;
+        if (fast && __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541 /* "Auth"enticAMD */) {
+            __get_cpuid(1, &eax, &ebx, &ecx, &edx);
+            unsigned family = (eax >> 8) & 0xF;
+            if (family == 0xF) family += (eax >> 20) & 0xFF;
+            fast = family >= 0x19;
+        }
+        cached = fast;
     }
-#endif
-    size_t i = sweep_scalar(c, p, from, to, hint, matched, candidates);
-    return i > to ? i : to;
+    return cached;
 }
+#endif
 
 // One segment [start, end): 0 nothing, 1 candidate, 3 match.
 static inline int scan_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, size_t start,
@@ -162,16 +77,42 @@ static inline int scan_segment(const sift_column_view *c, const sift_scan_patter
     return result;
 }
 
-void sift_sweep_prefix(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
-                       uint64_t *matched, uint64_t *candidates) {
-    for (size_t s = firstSegment; s < lastSegment && s < c->segmentCount; s++) {
-        int32_t owner = c->owners[s];
-        if (owner < 0) continue;
-        int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), 1);
-        if (r & 1) set_bit(candidates, owner);
-        if (r & 2) set_bit(matched, owner);
+#if defined(__x86_64__)
+// `scan_segment` with vector compares: 32 positions at a time against the pattern's first and
+// last bytes, then the exact check and the flags for each hit.
+__attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_column_view *c,
+                                                                    const sift_scan_pattern *p, size_t segment,
+                                                                    size_t start, size_t end, int anchoredAtStart) {
+    const size_t m = p->length;
+    if (end - start < m) return 0;
+    if (anchoredAtStart) return scan_segment(c, p, segment, start, end, 1);
+    const size_t stop = end - m + 1;  // occurrences start before this
+    const __m256i vFirst = _mm256_set1_epi8((char)p->bytes[0]);
+    const __m256i vLast = _mm256_set1_epi8((char)p->bytes[m - 1]);
+    int result = 0;
+    for (size_t off = start; off < stop; off += 32) {
+        if (off + 32 + m - 1 > c->length) {
+            int r = scan_segment(c, p, segment, start, end, 0);  // the arena's last bytes: rare
+            return r;
+        }
+        uint32_t hits = (uint32_t)_mm256_movemask_epi8(
+            _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(c->codes + off)), vFirst));
+        if (m > 1) {
+            hits &= (uint32_t)_mm256_movemask_epi8(
+                _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(c->codes + off + m - 1)), vLast));
+        }
+        if (stop - off < 32) hits &= (1u << (stop - off)) - 1;
+        while (hits) {
+            size_t j = off + (size_t)__builtin_ctz(hits);
+            hits &= hits - 1;
+            if (m > 2 && memcmp(c->codes + j + 1, p->bytes + 1, m - 2) != 0) continue;
+            result |= classify(c, p, segment, start, j);
+            if (result & 2) return 3;
+        }
     }
+    return result;
 }
+#endif
 
 size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, const int32_t *slotSegments,
                             size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
@@ -182,6 +123,9 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
     int32_t slots[BATCH];
     size_t segments[BATCH], starts[BATCH], ends[BATCH];
     size_t examined = 0, n = 0;
+#if defined(__x86_64__)
+    const int vector = has_avx2();
+#endif
     for (size_t w = firstWord; w <= lastWord; w++) {
         uint64_t bits = w < lastWord ? base[w] : 0;
         while (bits || (w == lastWord && n > 0)) {
@@ -200,7 +144,12 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
                 if (++n < BATCH) continue;
             }
             for (size_t k = 0; k < n; k++) {
+#if defined(__x86_64__)
+                int r = vector ? scan_segment_avx2(c, p, segments[k], starts[k], ends[k], anchoredAtStart)
+                               : scan_segment(c, p, segments[k], starts[k], ends[k], anchoredAtStart);
+#else
                 int r = scan_segment(c, p, segments[k], starts[k], ends[k], anchoredAtStart);
+#endif
                 if (r & 1) set_bit(candidates, slots[k]);
                 if (r & 2) set_bit(matched, slots[k]);
             }
@@ -268,62 +217,249 @@ uint64_t sift_checksum(const void *data, size_t length, uint64_t seed) {
     return h ^ (h >> 32);
 }
 
-// Single-byte patterns match densely (one letter is in most records): walk the segments and test
-// each with one vector compare, instead of sweeping hits and locating each hit's segment.
+int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int anchoredAtStart) {
+    if (segment >= c->segmentCount) return 0;
+    return scan_segment(c, p, segment, c->segmentStarts[segment], segment_end(c, segment), anchoredAtStart);
+}
+
+// The full sweep. Segments are contiguous in the arena (each ends with its 0 separator), so the
+// segment of a position is the first segment plus the number of separators before it: the loop
+// compares 64 bytes at a time with the pattern's first and last bytes and with 0, and turns a hit
+// into its segment with a popcount, instead of searching the segment table per hit. After a match
+// the rest of that segment is skipped. Anchored at the start, a hit must follow a separator.
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) static void sweep_single_avx2(const sift_column_view *c, const sift_scan_pattern *p,
-                                                               size_t first, size_t last, uint64_t *matched,
-                                                               uint64_t *candidates) {
-    const __m256i needle = _mm256_set1_epi8((char)p->bytes[0]);
-    for (size_t s = first; s < last; s++) {
-        int32_t owner = c->owners[s];
-        if (owner < 0) continue;
-        size_t start = c->segmentStarts[s], end = segment_end(c, s);
-        for (size_t off = start; off < end; off += 32) {
-            uint32_t mask;
-            if (off + 32 <= c->length) {
-                mask = (uint32_t)_mm256_movemask_epi8(
-                    _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(c->codes + off)), needle));
-                if (end - off < 32) mask &= (1u << (end - off)) - 1;
-            } else {
-                mask = 0;
-                for (size_t j = off; j < end; j++) mask |= (uint32_t)(c->codes[j] == p->bytes[0]) << (j - off);
-            }
-            int status = 0;
-            while (mask) {
-                status |= classify(c, p, s, start, off + (size_t)__builtin_ctz(mask));
-                if (status & 2) break;
-                mask &= mask - 1;
-            }
-            if (status & 1) set_bit(candidates, owner);
-            if (status & 2) {
-                set_bit(matched, owner);
-                break;
+__attribute__((target("avx2"))) static inline uint64_t eq_mask64(const uint8_t *at, __m256i v) {
+    uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)at), v));
+    uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(at + 32)), v));
+    return (uint64_t)lo | ((uint64_t)hi << 32);
+}
+
+__attribute__((target("avx2"))) static void sweep_blocks_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                               size_t first, size_t last, int anchoredAtStart,
+                                                               uint64_t *matched, uint64_t *candidates) {
+    const size_t m = p->length;
+    const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1];
+    const __m256i vFirst = _mm256_set1_epi8((char)firstByte);
+    const __m256i vLast = _mm256_set1_epi8((char)lastByte);
+    const __m256i vZero = _mm256_setzero_si256();
+    size_t pos = c->segmentStarts[first];
+    const size_t stop = segment_end(c, last - 1);  // occurrences start before the last separator
+    size_t segment = first;                         // the segment holding `pos`
+    int skipping = 0;                               // that segment is done (matched or dead)
+    uint64_t startCarry = 1;                        // `pos` starts a segment
+    while (pos < stop) {
+        uint64_t hits, separators;
+        if (pos + 64 + m - 1 <= c->length) {
+            separators = eq_mask64(c->codes + pos, vZero);
+            hits = eq_mask64(c->codes + pos, vFirst);
+            if (m > 1) hits &= eq_mask64(c->codes + pos + m - 1, vLast);
+        } else {
+            hits = separators = 0;
+            for (size_t k = 0; k < 64 && pos + k < c->length; k++) {
+                uint8_t byte = c->codes[pos + k];
+                separators |= (uint64_t)(byte == 0) << k;
+                if (byte == firstByte && pos + k + m - 1 < c->length && c->codes[pos + k + m - 1] == lastByte) {
+                    hits |= 1ull << k;
+                }
             }
         }
+        size_t available = stop - pos;
+        if (available < 64) {
+            uint64_t keep = (1ull << available) - 1;
+            hits &= keep;
+            separators &= keep;
+        }
+        uint64_t nextCarry = separators >> 63;
+        if (anchoredAtStart) hits &= (separators << 1) | startCarry;
+        startCarry = nextCarry;
+        if (skipping) {
+            if (separators) {
+                hits &= ~((1ull << __builtin_ctzll(separators)) - 1);
+                skipping = 0;
+            } else {
+                hits = 0;
+            }
+        }
+        while (hits) {
+            unsigned h = (unsigned)__builtin_ctzll(hits);
+            size_t j = pos + h;
+            if (m > 2 && memcmp(c->codes + j + 1, p->bytes + 1, m - 2) != 0) {
+                hits &= hits - 1;
+                continue;
+            }
+            size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
+            int32_t owner = c->owners[s];
+            int status = 0;
+            if (owner >= 0) {
+                status = classify(c, p, s, c->segmentStarts[s], j);
+                if (status & 1) set_bit(candidates, owner);
+                if (status & 2) set_bit(matched, owner);
+            }
+            if (owner < 0 || (status & 2)) {  // this segment is done: go on after its separator
+                uint64_t after = h == 63 ? 0 : separators & ~((2ull << h) - 1);
+                if (after) {
+                    hits &= ~((1ull << __builtin_ctzll(after)) - 1);
+                } else {
+                    hits = 0;
+                    skipping = 1;
+                }
+            } else {
+                hits &= hits - 1;
+            }
+        }
+        segment += (size_t)__builtin_popcountll(separators);
+        pos += 64;
     }
 }
 #endif
 
-void sift_sweep_single(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
-                       uint64_t *matched, uint64_t *candidates) {
+// The bits of a bitset from bit `pos` on (64 of them), reading past its end as zeros.
+static inline uint64_t bits_at(const uint64_t *words, size_t wordCount, size_t pos) {
+    size_t w = pos >> 6;
+    unsigned shift = (unsigned)(pos & 63);
+    uint64_t low = w < wordCount ? words[w] : 0;
+    if (shift == 0) return low;
+    uint64_t high = w + 1 < wordCount ? words[w + 1] : 0;
+    return (low >> shift) | (high << (64 - shift));
+}
+
+static inline void or_bits_at(uint64_t *words, size_t pos, uint64_t value) {
+    size_t w = pos >> 6;
+    unsigned shift = (unsigned)(pos & 63);
+    words[w] |= value << shift;
+    if (shift && (value >> (64 - shift))) words[w + 1] |= value >> (64 - shift);
+}
+
+#if defined(__x86_64__)
+// Segments seg0 + i for the bits i of `hits` have an occurrence: those the fast path may take
+// (live, simple, segment number = slot) are matches at once; the others are checked one by one.
+__attribute__((target("avx2"), always_inline)) static inline void emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0, uint64_t hits,
+                                 int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
+    uint64_t checked = bits_at(c->checkedSegments, (c->segmentCount >> 6) + 2, seg0);
+    uint64_t fast = hits & ~checked;
+    if (fast) {
+        or_bits_at(matched, seg0, fast);
+        or_bits_at(candidates, seg0, fast);
+    }
+    uint64_t slow = hits & checked;
+    while (slow) {
+        size_t s = seg0 + (size_t)__builtin_ctzll(slow);
+        slow &= slow - 1;
+        int32_t owner = c->owners[s];
+        if (owner < 0) continue;
+        int r = scan_segment_avx2(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
+        if (r & 1) set_bit(candidates, owner);
+        if (r & 2) set_bit(matched, owner);
+    }
+}
+
+// Patterns of one or two bytes: every hit of the first and last bytes is an occurrence, and they
+// are dense (one letter is in most records). Per 64-byte block the loop reduces the hits to one
+// bit per segment (walking the block's separators, no branch per hit) and hands them to
+// `emit_segments`, so a segment costs a few instructions instead of a lookup per hit.
+__attribute__((target("avx2,bmi2"))) static void sweep_dense_avx2(const sift_column_view *c,
+                                                                   const sift_scan_pattern *p, size_t first,
+                                                                   size_t last, int anchoredAtStart,
+                                                                   uint64_t *matched, uint64_t *candidates) {
+    const int usePext = has_fast_pext();
+    const size_t m = p->length;
+    const uint8_t *codes = c->codes;
+    const size_t length = c->length;
+    const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1];
+    const __m256i vFirst = _mm256_set1_epi8((char)firstByte);
+    const __m256i vLast = _mm256_set1_epi8((char)lastByte);
+    const __m256i vZero = _mm256_setzero_si256();
+    const int wordStartsOnly = p->requireWordStart;
+    size_t pos = c->segmentStarts[first];
+    const size_t stop = segment_end(c, last - 1);
+    size_t segment = first;   // the segment holding `pos`
+    uint64_t openHit = 0;     // that segment has an occurrence before `pos`
+    uint64_t startCarry = 1;  // `pos` starts a segment
+    while (pos < stop) {
+        uint64_t hits, separators;
+        if (pos + 64 + m - 1 <= length) {
+            separators = eq_mask64(codes + pos, vZero);
+            hits = eq_mask64(codes + pos, vFirst);
+            if (m > 1) hits &= eq_mask64(codes + pos + m - 1, vLast);
+        } else {
+            hits = separators = 0;
+            for (size_t k = 0; k < 64 && pos + k < length; k++) {
+                uint8_t byte = codes[pos + k];
+                separators |= (uint64_t)(byte == 0) << k;
+                if (byte == firstByte && pos + k + m - 1 < length && codes[pos + k + m - 1] == lastByte) {
+                    hits |= 1ull << k;
+                }
+            }
+        }
+        size_t available = stop - pos;
+        if (available < 64) {
+            uint64_t keep = (1ull << available) - 1;
+            hits &= keep;
+            separators &= keep;
+        }
+        uint64_t nextCarry = separators >> 63;
+        if (anchoredAtStart) hits &= (separators << 1) | startCarry;
+        startCarry = nextCarry;
+        if (wordStartsOnly) hits &= bits_at(c->wordStarts, c->wordCount, pos);
+        uint64_t out = 0;
+        unsigned k = (unsigned)__builtin_popcountll(separators);
+        if (usePext) {
+            // In the order of the block's hit and separator bits, a segment has a hit when the
+            // entry just before its separator is a hit (the first one: or a hit carried over).
+            uint64_t either = hits | separators;
+            uint64_t hitEntries = _pext_u64(hits, either);
+            uint64_t separatorEntries = _pext_u64(separators, either);
+            out = _pext_u64(separatorEntries & ((hitEntries << 1) | openHit), separatorEntries);
+            if (separators) {
+                unsigned lastSeparator = 63u - (unsigned)__builtin_clzll(separators);
+                openHit = lastSeparator == 63 ? 0 : (hits >> lastSeparator) != 0;
+            } else {
+                openHit |= hits != 0;
+            }
+        } else {
+            unsigned i = 0;
+            for (uint64_t rest = separators; rest; rest &= rest - 1, i++) {
+                uint64_t below = (1ull << __builtin_ctzll(rest)) - 1;
+                out |= (uint64_t)(((hits & below) != 0) | openHit) << i;
+                openHit = 0;
+                hits &= ~below;
+            }
+            openHit |= hits != 0;
+        }
+        if (out) emit_segments(c, p, segment, out, anchoredAtStart, matched, candidates);
+        segment += k;
+        pos += 64;
+        // The per-segment tables are read only for checked segments, too sparsely for the
+        // hardware prefetcher to follow: fetch them ahead of the sweep.
+        if (segment + 64 < c->segmentCount) {
+            __builtin_prefetch(c->owners + segment + 64);
+            __builtin_prefetch(c->segmentStarts + segment + 64);
+            __builtin_prefetch(c->segmentFlags + segment + 64);
+        }
+    }
+    if (openHit) emit_segments(c, p, segment, 1, anchoredAtStart, matched, candidates);
+}
+#endif
+
+void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                         size_t lastSegment, int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
     if (lastSegment > c->segmentCount) lastSegment = c->segmentCount;
+    if (firstSegment >= lastSegment) return;
 #if defined(__x86_64__)
     if (has_avx2()) {
-        sweep_single_avx2(c, p, firstSegment, lastSegment, matched, candidates);
+        if (p->length <= 2) {
+            sweep_dense_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
+        } else {
+            sweep_blocks_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
+        }
         return;
     }
 #endif
     for (size_t s = firstSegment; s < lastSegment; s++) {
         int32_t owner = c->owners[s];
         if (owner < 0) continue;
-        int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), 0);
+        int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);
         if (r & 2) set_bit(matched, owner);
     }
-}
-
-int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int anchoredAtStart) {
-    if (segment >= c->segmentCount) return 0;
-    return scan_segment(c, p, segment, c->segmentStarts[segment], segment_end(c, segment), anchoredAtStart);
 }

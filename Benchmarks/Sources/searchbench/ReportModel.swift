@@ -22,6 +22,8 @@ struct MachineInfo: Codable {
     /// The CPU keystrokes and edits ran on, when pinned.
     var pinnedCPU: Int?
     var build: String
+    /// Times the trace was typed; each keystroke's figure is its fastest.
+    var traceRepetitions = 1
 }
 
 struct DatasetInfo: Codable {

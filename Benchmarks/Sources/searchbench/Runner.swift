@@ -24,6 +24,8 @@ struct RunOptions {
     var peerSample: Int?
     var checkSample: Int
     var edits: Int
+    /// Times the trace is typed (cache emptied before each); each keystroke keeps its fastest time.
+    var repetitions = 1
     var pin: Bool
     var showProgress: Bool
     var seed: UInt64
@@ -175,18 +177,27 @@ final class Runner {
         var siftTimes: [UInt64] = []
         let progress = options.showProgress ? Progress("\(title) \(mode.rawValue): Sift", total: keystrokes.count) : nil
 
-        // Phase 1: Sift alone over the whole trace, nothing else in between.
-        for (k, keystroke) in keystrokes.enumerated() {
-            let query = Query(keystroke.text, scope: trace.scopes[keystroke.scope], mode: mode)
-            let (result, ns) = try timed { try index.search(query) }
-            siftTimes.append(ns)
-            rows.append(
-                KeystrokeReport(
-                    text: keystroke.text, scope: trace.scopes[keystroke.scope], kind: keystroke.kind.rawValue,
-                    siftNanoseconds: ns, results: result.rows.count, fullScans: result.statistics.fullScans,
-                    narrowedScans: result.statistics.narrowedScans, cacheHits: result.statistics.cacheHits,
-                    candidatesExamined: result.statistics.candidatesExamined))
-            progress?.set(k + 1)
+        // Phase 1: Sift alone over the whole trace, nothing else in between (typed `repetitions`
+        // times from an empty cache; each keystroke keeps its fastest time).
+        for repetition in 0..<options.repetitions {
+            index.discardCachedResults()
+            for (k, keystroke) in keystrokes.enumerated() {
+                let query = Query(keystroke.text, scope: trace.scopes[keystroke.scope], mode: mode)
+                let (result, ns) = try timed { try index.search(query) }
+                if repetition > 0 {
+                    siftTimes[k] = min(siftTimes[k], ns)
+                    rows[k].siftNanoseconds = siftTimes[k]
+                    continue
+                }
+                siftTimes.append(ns)
+                rows.append(
+                    KeystrokeReport(
+                        text: keystroke.text, scope: trace.scopes[keystroke.scope], kind: keystroke.kind.rawValue,
+                        siftNanoseconds: ns, results: result.rows.count, fullScans: result.statistics.fullScans,
+                        narrowedScans: result.statistics.narrowedScans, cacheHits: result.statistics.cacheHits,
+                        candidatesExamined: result.statistics.candidatesExamined))
+                progress?.set(k + 1)
+            }
         }
         progress?.finish()
 

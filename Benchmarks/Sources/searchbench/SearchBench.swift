@@ -60,6 +60,13 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Records checked per keystroke against ICU usearch and the naive filter (twice this: half fixed, half from Sift's results).")
     var checkSample = 500
 
+    @Option(
+        help: """
+            Type the trace this many times, the query cache emptied before each, and keep each keystroke's \
+            fastest time: steadier figures on a busy machine.
+            """)
+    var `repeat` = 1
+
     @Option(help: "Edits of each kind (insert at end, insert in the middle, update, remove) while the last query is active.")
     var edits = 200
 
@@ -162,7 +169,7 @@ struct SearchBench: ParsableCommand {
         var report = BenchReport(
             machine: MachineInfo(
                 cores: ProcessInfo.processInfo.activeProcessorCount, sqliteVersion: SQLiteDatabase.version,
-                pinnedCPU: nil, build: build),
+                pinnedCPU: nil, build: build, traceRepetitions: max(1, `repeat`)),
             dataset: DatasetInfo(
                 source: corpus.source, seed: corpus.seed, records: corpus.count, fields: corpus.fields,
                 utf8Bytes: corpus.utf8Bytes, loadNanoseconds: loadTime, generatorSources: generatorSources),
@@ -198,7 +205,7 @@ struct SearchBench: ParsableCommand {
         let options = RunOptions(
             locales: list(locale), strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
             modes: list(mode).compactMap(MatchMode.init(rawValue:)), peers: peerKinds,
-            peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil), checkSample: checkSample, edits: edits,
+            peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil), checkSample: checkSample, edits: edits, repetitions: max(1, `repeat`),
             pin: !noPin, showProgress: Progress.enabled, seed: seed, injectWrongAnswers: selfTestWrongAnswers)
         let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
         try runner.run()

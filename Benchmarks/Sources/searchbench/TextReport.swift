@@ -19,6 +19,9 @@ struct TextReport {
                 + "\(t.backspaces) backspaces, \(t.scopeSwitches) scope switches; scopes \(t.scopes.joined(separator: ", "))")
         var machine = "machine: \(report.machine.cores) cores, \(report.machine.build) build, SQLite \(report.machine.sqliteVersion)"
         if let cpu = report.machine.pinnedCPU { machine += "; keystrokes and edits pinned to CPU \(cpu)" }
+        if report.machine.traceRepetitions > 1 {
+            machine += "; Sift's keystroke times: fastest of \(report.machine.traceRepetitions) runs of the trace"
+        }
         out.append(machine)
         if let f = report.fts5 {
             out.append(

@@ -27,6 +27,9 @@ typedef struct sift_column_view {
     const uint32_t *_Nonnull segmentStarts;
     const int32_t *_Nonnull owners;
     const uint32_t *_Nonnull segmentFlags;
+    /// One bit per segment (padded by a word): set unless the segment is live, simple and owned
+    /// by the slot with its own number.
+    const uint64_t *_Nonnull checkedSegments;
     size_t segmentCount;
 } sift_column_view;
 
@@ -37,23 +40,12 @@ typedef struct sift_scan_pattern {
     int requireWordStart;   // 1: the occurrence must start a word
 } sift_scan_pattern;
 
-/// Scans occurrences starting in codes[from..<to) (from >= 1), setting the owner's bit in
-/// `candidates` and, for a match, in `matched` (then skipping the rest of that segment).
-/// `segmentHint` is the segment to start locating from (updated). Returns where the next call
-/// should continue (>= to).
-size_t sift_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern, size_t from,
-                  size_t to, size_t *_Nonnull segmentHint, uint64_t *_Nonnull matched, uint64_t *_Nonnull candidates);
-
-/// Single-byte pattern scan over segments [firstSegment, lastSegment): for dense hits (one
-/// letter), faster than `sift_sweep` because no hit has to be located.
-void sift_sweep_single(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
-                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
-                       uint64_t *_Nonnull candidates);
-
-/// Prefix scan: segments [firstSegment, lastSegment) whose first bytes are the pattern.
-void sift_sweep_prefix(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
-                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
-                       uint64_t *_Nonnull candidates);
+/// Full scan of segments [firstSegment, lastSegment): sets the owner's bit in `candidates` for
+/// every segment with an occurrence at a valid start (anchored: at the segment's start) and in
+/// `matched` for every segment with a match.
+void sift_sweep_segments(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                         size_t firstSegment, size_t lastSegment, int anchoredAtStart, uint64_t *_Nonnull matched,
+                         uint64_t *_Nonnull candidates);
 
 /// Narrowed scan: for every slot whose bit is set in words [firstWord, lastWord) of `base`, scans
 /// that slot's segment (`slotSegments[slot]`, -1: none). Returns the number of slots examined.

@@ -33,6 +33,12 @@ struct FoldedColumn {
     private var offsets: [UInt8] = []
     /// The segment of each slot, or -1.
     private(set) var slotSegments: [Int32] = []
+    /// One bit per segment, set when the full sweep's fast path cannot take the segment as it
+    /// is: the segment is dead, is not simple, or belongs to a slot other than its own number.
+    /// After a bulk load every segment `s` belongs to slot `s`, so the sweep writes a block's
+    /// matches straight into the result bitset and checks only these segments one by one.
+    /// Padded so that the kernels may read one word past the last segment's.
+    private(set) var checkedSegments: [UInt64] = [0, 0]
     private var deadBytes = 0
 
     private static let regular = UInt32.max
@@ -47,7 +53,7 @@ struct FoldedColumn {
 
     /// Heap bytes used: codes, auxiliary data (word starts, flags, offsets), per-segment tables.
     var memoryParts: (codes: Int, auxiliary: Int, tables: Int) {
-        (codes.capacity, 8 * wordStarts.capacity + flags.capacity + offsets.capacity,
+        (codes.capacity, 8 * wordStarts.capacity + flags.capacity + offsets.capacity + 8 * checkedSegments.capacity,
          4 * (segmentStarts.capacity + segmentOwners.capacity + segmentFlags.capacity + segmentOffsets.capacity
             + slotSegments.capacity))
     }
@@ -64,6 +70,7 @@ struct FoldedColumn {
         segmentFlags = withHeadroom(segmentFlags)
         segmentOffsets = withHeadroom(segmentOffsets)
         slotSegments = withHeadroom(slotSegments)
+        checkedSegments = withHeadroom(checkedSegments)
     }
 
     /// Makes room for `bytes` more code bytes and `segments` more segments.
@@ -125,10 +132,23 @@ struct FoldedColumn {
         let segment = Int32(segmentStarts.count)
         segmentStarts.append(UInt32(start))
         segmentOwners.append(slot)
+        setChecked(Int(segment), slot != segment || !simple)
         if Int(slot) >= slotSegments.count {
             slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
         }
         slotSegments[Int(slot)] = segment
+    }
+
+    private mutating func setChecked(_ segment: Int, _ checked: Bool) {
+        let word = segment >> 6
+        if word + 1 >= checkedSegments.count {
+            checkedSegments.append(contentsOf: repeatElement(0, count: word + 2 - checkedSegments.count))
+        }
+        if checked {
+            checkedSegments[word] |= 1 << UInt64(segment & 63)
+        } else {
+            checkedSegments[word] &= ~(1 << UInt64(segment & 63))
+        }
     }
 
     private mutating func setWordStart(at byte: Int) {
@@ -146,6 +166,7 @@ struct FoldedColumn {
         guard segment >= 0 else { return }
         segmentOwners[Int(segment)] = -1
         slotSegments[Int(slot)] = -1
+        setChecked(Int(segment), true)
         let (start, end) = bounds(ofSegment: Int(segment))
         deadBytes += end - start + 1
     }
@@ -216,20 +237,41 @@ struct FoldedColumn {
         return (lows, limits)
     }
 
-    /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones.
+    /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones,
+    /// laying the segments out in slot order (a free slot keeps an empty dead segment) so that
+    /// segment `s` belongs to slot `s` again, as the sweep's fast path wants.
     ///
     /// - Complexity: O(*n*) in the size of the column when it compacts, O(1) otherwise; amortized
     ///   O(1) per removed byte.
     mutating func compactIfWorthwhile() {
         guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
         var compacted = FoldedColumn()
-        compacted.codes.reserveCapacity(codes.count - deadBytes + 16)
-        for segment in 0..<segmentStarts.count where segmentOwners[segment] >= 0 {
-            compacted.appendSegment(segment, of: self, owner: segmentOwners[segment])
+        compacted.codes.reserveCapacity(codes.count - deadBytes + slotSegments.count + 16)
+        for slot in slotSegments.indices {
+            let segment = slotSegments[slot]
+            if segment >= 0 {
+                compacted.appendSegment(Int(segment), of: self, owner: Int32(slot))
+            } else {
+                compacted.appendPlaceholder()
+            }
         }
         compacted.slotSegments = [Int32](repeating: -1, count: slotSegments.count)
-        for (segment, owner) in compacted.segmentOwners.enumerated() { compacted.slotSegments[Int(owner)] = Int32(segment) }
+        for (segment, owner) in compacted.segmentOwners.enumerated() where owner >= 0 {
+            compacted.slotSegments[Int(owner)] = Int32(segment)
+        }
         self = compacted
+    }
+
+    /// Appends an empty dead segment (keeps segment numbers equal to slot numbers).
+    private mutating func appendPlaceholder() {
+        let segment = segmentStarts.count
+        segmentStarts.append(UInt32(codes.count))
+        codes.append(0)
+        segmentOwners.append(-1)
+        segmentFlags.append(Self.simple)
+        segmentOffsets.append(Self.regular)
+        setChecked(segment, true)
+        // Not counted in `deadBytes`: compaction could not reclaim it (the slot may be reused).
     }
 
     /// The column with only the segments of `slots`, the one of `slots[i]` owned by slot `i`
@@ -274,6 +316,7 @@ struct FoldedColumn {
             for _ in 0..<(2 * count) { _ = Self.readVarint(other.offsets, &cursor) }
             offsets.append(contentsOf: other.offsets[Int(position)..<cursor])
         }
+        setChecked(segmentStarts.count, owner != Int32(segmentStarts.count) || flagPosition != Self.simple)
         segmentStarts.append(UInt32(newStart))
         segmentOwners.append(owner)
     }
@@ -345,6 +388,10 @@ struct FoldedColumn {
         offsets = s.offsets
         slotSegments = s.slotSegments
         deadBytes = 0
+        checkedSegments = [UInt64](repeating: 0, count: (n >> 6) + 2)
+        for segment in 0..<n where s.segmentOwners[segment] != Int32(segment) || s.segmentFlags[segment] != Self.simple {
+            checkedSegments[segment >> 6] |= 1 << UInt64(segment & 63)
+        }
         // Dead segments may remain in a stored column: count them.
         for segment in 0..<n where s.segmentOwners[segment] < 0 {
             let (start, end) = bounds(ofSegment: segment)
@@ -358,6 +405,7 @@ struct FoldedColumn {
         try codes.withUnsafeBufferPointer { codes in
             try wordStarts.withUnsafeBufferPointer { wordStarts in
                 try flags.withUnsafeBufferPointer { flags in
+                    try checkedSegments.withUnsafeBufferPointer { checkedSegments in
                     try segmentStarts.withUnsafeBufferPointer { starts in
                         try segmentOwners.withUnsafeBufferPointer { owners in
                             try segmentFlags.withUnsafeBufferPointer { segmentFlags in
@@ -373,11 +421,13 @@ struct FoldedColumn {
                                                 segmentStarts: starts.baseAddress ?? nonePointer,
                                                 owners: owners.baseAddress ?? noOwnerPointer,
                                                 segmentFlags: segmentFlags.baseAddress ?? nonePointer,
+                                                checkedSegments: checkedSegments.baseAddress!,
                                                 segmentCount: starts.count))
                                     }
                                 }
                             }
                         }
+                    }
                     }
                 }
             }

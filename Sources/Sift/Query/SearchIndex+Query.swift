@@ -189,6 +189,13 @@ extension SearchIndex {
         return result
     }
 
+    /// Empties the query cache: the next keystroke of every query scans its fields afresh. The cache
+    /// holds at most `IndexConfiguration.cacheCapacity` field results; this releases them (for
+    /// example under memory pressure, or to time cold keystrokes).
+    ///
+    /// - Complexity: O(*c*) for *c* cached results.
+    public func discardCachedResults() { cache.removeAll() }
+
     /// Candidate and match status of one slot for a field pattern.
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
@@ -241,26 +248,12 @@ extension SearchIndex {
                     try candidates.withUnsafeMutableWords { candidateWords in
                         var view = view
                         var pattern = pattern
-                        if key.anchor == .fieldStart || pattern.length == 1 {
-                            var segment = 0
-                            while segment < view.segmentCount {
-                                let next = min(view.segmentCount, segment + max(1, scanChunkBytes / 16))
-                                if key.anchor == .fieldStart {
-                                    sift_sweep_prefix(&view, &pattern, segment, next, matchedWords, candidateWords)
-                                } else {
-                                    sift_sweep_single(&view, &pattern, segment, next, matchedWords, candidateWords)
-                                }
-                                segment = next
-                                if isCancelled() { throw CancellationError() }
-                            }
-                            return
-                        }
-                        var position = 1
-                        var hint = 0
-                        while position < view.length {
-                            position = sift_sweep(
-                                &view, &pattern, position, min(view.length, position + scanChunkBytes), &hint,
-                                matchedWords, candidateWords)
+                        let anchored: Int32 = key.anchor == .fieldStart ? 1 : 0
+                        var segment = 0
+                        while segment < view.segmentCount {
+                            let next = min(view.segmentCount, segment + max(1, scanChunkBytes / 16))
+                            sift_sweep_segments(&view, &pattern, segment, next, anchored, matchedWords, candidateWords)
+                            segment = next
                             if isCancelled() { throw CancellationError() }
                         }
                     }
