@@ -123,45 +123,62 @@ __attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_c
 size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, const int32_t *slotSegments,
                             size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
                             int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
-    // Candidates are scattered over the column: gather a batch, prefetch their bytes, then scan,
-    // so that the cache misses of a batch overlap instead of queueing one after another.
-    enum { BATCH = 32 };
+    // Candidates are scattered over the column, and every one needs its segment's start (a table
+    // lookup), then its bytes: a three-stage software pipeline prefetches the table entry of the
+    // candidate 2·AHEAD places on and the bytes of the one AHEAD places on, so the cache misses
+    // of many candidates overlap. A slot whose segment is unchecked is its own segment.
+    enum { BATCH = 512, AHEAD = 8 };
     int32_t slots[BATCH];
-    size_t segments[BATCH], starts[BATCH], ends[BATCH];
-    size_t examined = 0, n = 0;
+    size_t segments[BATCH];
+    size_t examined = 0;
 #if defined(__x86_64__)
     const int vector = has_avx2();
 #endif
-    for (size_t w = firstWord; w <= lastWord; w++) {
-        uint64_t bits = w < lastWord ? base[w] : 0;
-        while (bits || (w == lastWord && n > 0)) {
-            if (bits) {
-                int32_t slot = (int32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-                bits &= bits - 1;
-                if ((size_t)slot >= slotCount) continue;
+    size_t w = firstWord;
+    uint64_t bits = w < lastWord ? base[w] : 0;
+    for (;;) {
+        size_t n = 0;
+        while (n < BATCH && w < lastWord) {
+            if (!bits) {
+                if (++w >= lastWord) break;
+                bits = base[w];
+                continue;
+            }
+            size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            if (slot >= slotCount) continue;
+            slots[n] = (int32_t)slot;
+            int unchecked = slot < c->segmentCount && !((c->checkedSegments[slot >> 6] >> (slot & 63)) & 1);
+            if (unchecked) {
+                segments[n] = slot;
+            } else {
                 int32_t segment = slotSegments[slot];
                 if (segment < 0) continue;
-                slots[n] = slot;
                 segments[n] = (size_t)segment;
-                starts[n] = c->segmentStarts[segment];
-                ends[n] = segment_end(c, (size_t)segment);
-                __builtin_prefetch(c->codes + starts[n]);
-                __builtin_prefetch(c->segmentFlags + segment);
-                if (++n < BATCH) continue;
             }
-            for (size_t k = 0; k < n; k++) {
-#if defined(__x86_64__)
-                int r = vector ? scan_segment_avx2(c, p, segments[k], starts[k], ends[k], anchoredAtStart)
-                               : scan_segment(c, p, segments[k], starts[k], ends[k], anchoredAtStart);
-#else
-                int r = scan_segment(c, p, segments[k], starts[k], ends[k], anchoredAtStart);
-#endif
-                if (r & 1) set_bit(candidates, slots[k]);
-                if (r & 2) set_bit(matched, slots[k]);
-            }
-            examined += n;
-            n = 0;
+            n++;
         }
+        if (n == 0) break;
+        for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->segmentStarts + segments[k]);
+        for (size_t k = 0; k < n; k++) {
+            if (k + 2 * AHEAD < n) __builtin_prefetch(c->segmentStarts + segments[k + 2 * AHEAD]);
+            if (k + AHEAD < n) {
+                size_t ahead = segments[k + AHEAD];
+                __builtin_prefetch(c->codes + c->segmentStarts[ahead]);
+                __builtin_prefetch(c->segmentFlags + ahead);
+            }
+            size_t segment = segments[k];
+            size_t start = c->segmentStarts[segment], end = segment_end(c, segment);
+#if defined(__x86_64__)
+            int r = vector ? scan_segment_avx2(c, p, segment, start, end, anchoredAtStart)
+                           : scan_segment(c, p, segment, start, end, anchoredAtStart);
+#else
+            int r = scan_segment(c, p, segment, start, end, anchoredAtStart);
+#endif
+            if (r & 1) set_bit(candidates, slots[k]);
+            if (r & 2) set_bit(matched, slots[k]);
+        }
+        examined += n;
     }
     return examined;
 }
@@ -294,13 +311,17 @@ __attribute__((target("avx2"))) static void sweep_blocks_avx2(const sift_column_
                 continue;
             }
             size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
-            int32_t owner = c->owners[s];
+            int32_t owner;
             int status = 0;
-            if (owner >= 0) {
-                status = classify(c, p, s, c->segmentStarts[s], j);
-                if (status & 1) set_bit(candidates, owner);
-                if (status & 2) set_bit(matched, owner);
+            if (!((c->checkedSegments[s >> 6] >> (s & 63)) & 1)) {  // live, simple, its own slot
+                owner = (int32_t)s;
+                status = p->requireWordStart && !word_starts_at(c, j) ? 0 : 3;
+            } else {
+                owner = c->owners[s];
+                if (owner >= 0) status = classify(c, p, s, c->segmentStarts[s], j);
             }
+            if (status & 1) set_bit(candidates, owner);
+            if (status & 2) set_bit(matched, owner);
             if (owner < 0 || (status & 2)) {  // this segment is done: go on after its separator
                 uint64_t after = h == 63 ? 0 : separators & ~((2ull << h) - 1);
                 if (after) {
