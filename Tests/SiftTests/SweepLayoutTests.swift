@@ -18,12 +18,12 @@ struct SweepLayoutTests {
 
     static let queries = ["a", "e", "an", "ar", "ia", "st", "san", "o", "и", "ا", "ス", "ne"]
 
-    @Test(arguments: [0, 1, 2])
+    @Test(arguments: [0, 1])
     func editedColumnsAnswerLikeAFreshIndex(_ seed: UInt64) throws {
         let names = Self.multilingualNames()
         try #require(names.count > 2000)
         var random = SeededGenerator(seed: seed)
-        var records = names.prefix(1200).enumerated().map {
+        var records = names.prefix(600).enumerated().map {
             Record(id: "r\($0.offset)", fields: ["name": $0.element, "other": names[names.count - 1 - $0.offset]])
         }
         let configuration = IndexConfiguration(searchFields: ["name", "other"])
@@ -32,7 +32,7 @@ struct SweepLayoutTests {
         var nextID = records.count
         // Enough updates and deletes that dead bytes outweigh live ones: compaction runs, some
         // slots are freed and reused, and later edits break the layout again.
-        for step in 0..<2600 {
+        for step in 0..<1400 {
             let choice = Int(random.next() % 10)
             if choice < 5, !records.isEmpty {
                 let position = Int(random.next() % UInt64(records.count))
@@ -52,7 +52,7 @@ struct SweepLayoutTests {
                 try index.insert(record, at: position)
                 records.insert(record, at: position)
             }
-            if step % 650 == 649 {
+            if step % 700 == 699 {
                 index.discardCachedResults()  // full sweeps, not narrowing, over the edited layout
                 try expectSameAnswers(index, records, configuration, step: step)
             }
