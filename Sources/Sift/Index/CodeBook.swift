@@ -17,8 +17,14 @@ struct CodeBook {
     private(set) var count = 0
 
     @inline(__always)  // a multiply and a shift, per element folded
-    private func bucket(_ key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 40) & (keys.count - 1)
+    private func bucket(_ key: Int64) -> Int { Self.bucket(key, shift: 64 - keys.count.trailingZeroBitCount) }
+
+    /// The home bucket of a key: the top bits of a multiplicative hash (they depend on every
+    /// bit of the key; processed elements differ mostly in their high bits, the primary weight).
+    @inline(__always)  // a multiply and a shift, per element folded
+    fileprivate static func bucket(_ key: Int64, shift: Int) -> Int {
+        let product = UInt64(bitPattern: key ^ (key >> 32)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: product >> UInt64(truncatingIfNeeded: shift))
     }
 
     /// The code of an element, assigning the next one if it is new.
