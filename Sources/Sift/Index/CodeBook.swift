@@ -85,6 +85,47 @@ struct CodeBook {
         return nil
     }
 
+    /// Calls `body` with a read-only view of the code book, which several threads may use at once
+    /// (bulk inserts encode on all cores) while nothing changes the code book.
+    func withView<R>(_ body: (CodeBookView) -> R) -> R {
+        keys.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { values in body(CodeBookView(keys: keys, values: values)) }
+        }
+    }
+
+    /// Number of bytes `code` takes (see `append(_:to:)`).
+    @inline(__always)  // comparisons only, per element encoded
+    static func length(of code: UInt32) -> Int {
+        code < 0x80 ? 1 : code < 0x880 ? 2 : code < 0x10880 ? 3 : 4
+    }
+
+    /// Writes the bytes of `code` at `bytes`, as `append(_:to:)` does; returns how many.
+    @inline(__always)  // a few shifts, per element encoded
+    static func write(_ code: UInt32, to bytes: UnsafeMutablePointer<UInt8>) -> Int {
+        if code < 0x80 {
+            bytes[0] = UInt8(truncatingIfNeeded: code)
+            return 1
+        } else if code < 0x880 {
+            let k = code &- 0x80
+            bytes[0] = 0xC0 | UInt8(truncatingIfNeeded: k >> 6)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 2
+        } else if code < 0x10880 {
+            let k = code &- 0x880
+            bytes[0] = 0xE0 | UInt8(truncatingIfNeeded: k >> 12)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: (k >> 6) & 0x3F)
+            bytes[2] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 3
+        } else {
+            let k = code &- 0x10880
+            bytes[0] = 0xF0 | UInt8(truncatingIfNeeded: (k >> 18) & 0x07)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: (k >> 12) & 0x3F)
+            bytes[2] = 0x80 | UInt8(truncatingIfNeeded: (k >> 6) & 0x3F)
+            bytes[3] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 4
+        }
+    }
+
     /// Appends the bytes of `code` to `bytes`; returns how many were written.
     @discardableResult
     static func append(_ code: UInt32, to bytes: inout [UInt8]) -> Int {
@@ -127,5 +168,26 @@ struct CodeBook {
             Self.append(code, to: &bytes)
         }
         return bytes
+    }
+}
+
+/// A read-only view of a `CodeBook`'s table, valid inside `CodeBook.withView`.
+struct CodeBookView {
+    let keys: UnsafeBufferPointer<Int64>
+    let values: UnsafeBufferPointer<UInt32>
+
+    /// The code of an element, or 0 when the code book does not have it.
+    ///
+    /// - Complexity: O(1) expected.
+    @inline(__always)  // a probe per element encoded
+    func code(for element: Int64) -> UInt32 {
+        let mask = keys.count - 1
+        var i = CodeBook.bucket(element, shift: 64 - keys.count.trailingZeroBitCount)
+        while true {
+            let key = keys[i]
+            if key == element { return key == 0 ? 0 : values[i] }
+            if key == 0 { return 0 }
+            i = (i + 1) & mask
+        }
     }
 }

@@ -27,7 +27,12 @@ extension SearchIndex {
     public func insert(contentsOf records: [Record]) throws(SiftError) {
         registerFields(of: records)
         reserveCapacity(forAdditional: records.count)
-        let workers = records.count >= 8192 ? max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
+        if records.count >= 8192 {
+            try bulkInsert(records, workers: max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))))
+            if records.count >= 65_536 { trimCapacity() }
+            return
+        }
+        let workers = 1
         let folders = try workerFolders(workers)
         var batches = [FoldedBatch](repeating: FoldedBatch(), count: workers)
         let batchSize = 65_536
