@@ -11,6 +11,9 @@ struct BulkPiece {
     private(set) var foldedCount = 0
     /// Why record `records.lowerBound + foldedCount` could not be folded, if one could not.
     private(set) var failure: SiftError?
+    /// The search fields' values of the folded records (`values[record * fields + field]`, ""
+    /// when missing), so that committing them needs no dictionary lookup.
+    private(set) var values: [String] = []
     /// One per (folding, search field): the segments of the folded records.
     private(set) var columns: [EncodedSegments] = []
     /// The deferred texts (see `EncodedSegments`).
@@ -29,9 +32,9 @@ struct BulkPiece {
     ///
     /// - Complexity: O(*s*) in the size of the records' search fields.
     mutating func fold(
-        _ records: Range<Int>, of all: [Record], index: SearchIndex, folders: [ICUFolder], codeBooks: [CodeBookView]
+        _ records: Range<Int>, of all: [Record], searchFields: [String], folders: [ICUFolder], codeBooks: [CodeBookView]
     ) {
-        let fields = index.configuration.searchFields.count
+        let fields = searchFields.count
         let texts = folders.count * fields
         self.records = records
         foldedCount = 0
@@ -39,15 +42,32 @@ struct BulkPiece {
         if columns.count != texts { columns = [EncodedSegments](repeating: EncodedSegments(), count: texts) }
         for text in 0..<texts { columns[text].removeAll() }
         deferred.removeAll()
+        values.removeAll(keepingCapacity: true)
         newElements = [[(element: Int64, record: Int)]](repeating: [], count: folders.count)
         seen = [CodeBook](repeating: CodeBook(), count: folders.count)
         var scratch = FoldedBatch()
         swap(&scratch, &self.scratch)
         defer { swap(&scratch, &self.scratch) }
+        all.withUnsafeBufferPointer { all in
+            foldRecords(records, of: all, searchFields: searchFields, folders: folders, codeBooks: codeBooks, scratch: &scratch)
+        }
+    }
+
+    private mutating func foldRecords(
+        _ records: Range<Int>, of all: UnsafeBufferPointer<Record>, searchFields: [String], folders: [ICUFolder],
+        codeBooks: [CodeBookView], scratch: inout FoldedBatch
+    ) {
+        let fields = searchFields.count
+        let texts = folders.count * fields
         for record in records {
             scratch.removeAll()
+            let first = values.count
+            for field in searchFields { values.append(all[record].fields[field] ?? "") }
+            // As `SearchIndex.fold`: one text per (folding, search field).
             do throws(SiftError) {
-                try index.fold(all[record], folders: folders, into: &scratch)
+                for folder in folders {
+                    for field in 0..<fields { try folder.fold(values[first + field], into: &scratch) }
+                }
             } catch {
                 failure = error
                 return

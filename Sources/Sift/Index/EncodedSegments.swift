@@ -7,9 +7,11 @@
 /// and is encoded when the batch is committed, after the code book has given its new elements
 /// their codes in order of first appearance.
 struct EncodedSegments {
-    /// Code bytes of the segments, each followed by a 0 separator.
+    /// Code bytes of the segments, each followed by a 0 separator, up to `byteStarts.last`
+    /// (the bytes after it are room for the next segment).
     private(set) var codes: [UInt8] = []
-    /// One bit per byte of `codes`: set at the lead byte of an element that starts a word.
+    /// One bit per byte of `codes`: set at the lead byte of an element that starts a word (0 past
+    /// the last segment).
     private(set) var wordStarts: [UInt64] = []
     /// `FoldFlags` (start and end bits) per code byte of the non-simple segments, as
     /// `FoldedColumn.flags` holds them (a 0 for the separator included).
@@ -40,8 +42,12 @@ struct EncodedSegments {
 
     /// Empties the buffers, keeping their capacity.
     mutating func removeAll() {
-        codes.removeAll(keepingCapacity: true)
-        wordStarts.removeAll(keepingCapacity: true)
+        let usedWords = (Int(byteStarts[byteStarts.count - 1]) + 63) >> 6
+        if usedWords > 0 {
+            wordStarts.withUnsafeMutableBufferPointer { words in
+                for word in 0..<min(usedWords, words.count) { words[word] = 0 }
+            }
+        }
         flags.removeAll(keepingCapacity: true)
         offsets.removeAll(keepingCapacity: true)
         byteStarts.removeAll(keepingCapacity: true)
@@ -61,7 +67,7 @@ struct EncodedSegments {
     /// Appends a deferred segment for text number `text` of the worker's deferred batch.
     mutating func appendDeferred(text: Int32) {
         kinds.append(Kind.deferred)
-        byteStarts.append(UInt32(codes.count))
+        byteStarts.append(byteStarts[byteStarts.count - 1])
         flagStarts.append(UInt32(flags.count))
         offsetStarts.append(UInt32(offsets.count))
         deferredTexts.append(text)
@@ -73,70 +79,70 @@ struct EncodedSegments {
     /// - Complexity: O(*n*) in the text's number of elements.
     mutating func append(_ folded: FoldedSlice, codeBook: CodeBookView) -> Bool {
         let count = folded.elements.count
-        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: max(1, count)) { codeBuffer in
-            let elementCodes = codeBuffer.baseAddress!
-            var length = 1  // the separator
-            var simple = true
-            var regular = true
-            let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
-            for i in 0..<count {
-                let code = codeBook.code(for: folded.elements[i])
-                if code == 0 { return false }
-                elementCodes[i] = code
-                length += CodeBook.length(of: code)
-                let flag = folded.flags[i]
-                if flag & boundaryFlags != boundaryFlags { simple = false }
-                if folded.lows[i] != Int32(truncatingIfNeeded: i)
-                    || (flag & FoldFlags.endOK != 0 && folded.limits[i] != Int32(truncatingIfNeeded: i + 1))
-                {
-                    regular = false
-                }
-            }
-            let start = codes.count
-            let lastWord = (start + length - 1) >> 6
-            if lastWord >= wordStarts.count {
-                wordStarts.append(contentsOf: repeatElement(0, count: lastWord + 1 - wordStarts.count))
-            }
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { byteBuffer in
-                let bytes = byteBuffer.baseAddress!
-                wordStarts.withUnsafeMutableBufferPointer { words in
-                    var position = 0
-                    for i in 0..<count {
-                        if folded.flags[i] & FoldFlags.wordStart != 0 {
-                            let byte = start + position
-                            words[byte >> 6] |= 1 << UInt64(byte & 63)
-                        }
-                        position += CodeBook.write(elementCodes[i], to: bytes + position)
+        let start = Int(byteStarts[byteStarts.count - 1])
+        // Room for the longest codes (4 bytes) and the separator, and their word-start bits.
+        let room = start + 4 * count + 1
+        if codes.count < room { codes.append(contentsOf: repeatElement(0, count: max(room, 2 * codes.count) - codes.count)) }
+        let words = (room + 63) >> 6
+        if wordStarts.count < words {
+            wordStarts.append(contentsOf: repeatElement(0, count: max(words, 2 * wordStarts.count) - wordStarts.count))
+        }
+        let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
+        var simple = true
+        var regular = true
+        let length = codes.withUnsafeMutableBufferPointer { codes in
+            wordStarts.withUnsafeMutableBufferPointer { words in
+                let bytes = codes.baseAddress! + start
+                var position = 0
+                for i in 0..<count {
+                    let code = codeBook.code(for: folded.elements[i])
+                    if code == 0 {
+                        // Undo the word starts set so far.
+                        for byte in start..<(start + position) { words[byte >> 6] &= ~(1 << UInt64(byte & 63)) }
+                        return -1
                     }
-                    bytes[position] = 0
-                }
-                codes.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
-                if !simple {
-                    var element = 0
-                    for byte in 0..<(length - 1) {
-                        if CodeBook.isLead(bytes[byte]) {
-                            flags.append(folded.flags[element] & boundaryFlags)
-                            element += 1
-                        } else {
-                            flags.append(0)
-                        }
+                    let flag = folded.flags[i]
+                    if flag & FoldFlags.wordStart != 0 {
+                        let byte = start + position
+                        words[byte >> 6] |= 1 << UInt64(byte & 63)
                     }
+                    if flag & boundaryFlags != boundaryFlags { simple = false }
+                    if folded.lows[i] != Int32(truncatingIfNeeded: i)
+                        || (flag & FoldFlags.endOK != 0 && folded.limits[i] != Int32(truncatingIfNeeded: i + 1))
+                    {
+                        regular = false
+                    }
+                    position += CodeBook.write(code, to: bytes + position)
+                }
+                bytes[position] = 0
+                return position + 1
+            }
+        }
+        guard length > 0 else { return false }
+        if !simple {
+            var element = 0
+            for byte in start..<(start + length - 1) {
+                if CodeBook.isLead(codes[byte]) {
+                    flags.append(folded.flags[element] & boundaryFlags)
+                    element += 1
+                } else {
                     flags.append(0)
                 }
             }
-            if !regular {
-                var previousLow: Int32 = 0
-                for i in 0..<count {
-                    FoldedColumn.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
-                    FoldedColumn.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
-                    previousLow = folded.lows[i]
-                }
-            }
-            kinds.append((simple ? Kind.simple : 0) | (regular ? Kind.regular : 0))
-            byteStarts.append(UInt32(codes.count))
-            flagStarts.append(UInt32(flags.count))
-            offsetStarts.append(UInt32(offsets.count))
-            return true
+            flags.append(0)
         }
+        if !regular {
+            var previousLow: Int32 = 0
+            for i in 0..<count {
+                FoldedColumn.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
+                FoldedColumn.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
+                previousLow = folded.lows[i]
+            }
+        }
+        kinds.append((simple ? Kind.simple : 0) | (regular ? Kind.regular : 0))
+        byteStarts.append(UInt32(start + length))
+        flagStarts.append(UInt32(flags.count))
+        offsetStarts.append(UInt32(offsets.count))
+        return true
     }
 }

@@ -353,6 +353,12 @@ public final class SearchIndex {
         revision &+= 1
     }
 
+    /// Whether the sorted order has been built (from then on, every commit places its record).
+    var sortedIsBuilt: Bool { sortedStorage != nil }
+
+    /// Whether category members have been built (from then on, every commit adds its record).
+    var categoryMembersAreBuilt: Bool { !categoryMembers.isEmpty }
+
     /// Number of folded texts per record: one per (folding, search field).
     var foldedTextsPerRecord: Int { foldings.count * configuration.searchFields.count }
 
