@@ -9,16 +9,27 @@
 /// Latin, Greek and Cyrillic text mostly gets one-byte codes (the first 127 elements seen), so a
 /// folded field is about as long as its UTF-8 text.
 struct CodeBook {
-    /// Open addressing, linear probing: keys (0 marks an empty bucket; processed elements are
-    /// never 0) and their codes. Folding looks up every element of every field, so this avoids
-    /// `Dictionary`'s per-lookup hashing cost.
-    private var keys = [Int64](repeating: 0, count: 1024)
-    private var values = [UInt32](repeating: 0, count: 1024)
+    /// Open addressing, linear probing: an element (0 marks an empty bucket; processed elements
+    /// are never 0) beside its code, so that a lookup touches one cache line. Folding looks up
+    /// every element of every field, so this avoids `Dictionary`'s per-lookup hashing cost.
+    private var buckets = [Bucket](repeating: Bucket(), count: 1024)
     private(set) var count = 0
 
+    /// One bucket of the table.
+    struct Bucket {
+        var key: Int64 = 0
+        var code: UInt32 = 0
+    }
+
     @inline(__always)  // a multiply and a shift, per element folded
-    private func bucket(_ key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> 40) & (keys.count - 1)
+    private func bucket(_ key: Int64) -> Int { Self.bucket(key, shift: 64 - buckets.count.trailingZeroBitCount) }
+
+    /// The home bucket of a key: the top bits of a multiplicative hash (they depend on every
+    /// bit of the key; processed elements differ mostly in their high bits, the primary weight).
+    @inline(__always)  // a multiply and a shift, per element folded
+    fileprivate static func bucket(_ key: Int64, shift: Int) -> Int {
+        let product = UInt64(bitPattern: key ^ (key >> 32)) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: product >> UInt64(truncatingIfNeeded: shift))
     }
 
     /// The code of an element, assigning the next one if it is new.
@@ -27,35 +38,32 @@ struct CodeBook {
     mutating func code(for element: Int64) -> UInt32 {
         var i = bucket(element)
         while true {
-            let key = keys[i]
-            if key == element { return values[i] }
+            let key = buckets[i].key
+            if key == element { return buckets[i].code }
             if key == 0 { break }
-            i = (i + 1) & (keys.count - 1)
+            i = (i + 1) & (buckets.count - 1)
         }
         count += 1
         let code = UInt32(count)
-        keys[i] = element
-        values[i] = code
-        if count * 2 > keys.count { grow() }
+        buckets[i] = Bucket(key: element, code: code)
+        if count * 2 > buckets.count { grow() }
         return code
     }
 
     private mutating func grow() {
-        let oldKeys = keys, oldValues = values
-        keys = [Int64](repeating: 0, count: oldKeys.count * 2)
-        values = [UInt32](repeating: 0, count: oldKeys.count * 2)
-        for (key, value) in zip(oldKeys, oldValues) where key != 0 {
-            var i = bucket(key)
-            while keys[i] != 0 { i = (i + 1) & (keys.count - 1) }
-            keys[i] = key
-            values[i] = value
+        let old = buckets
+        buckets = [Bucket](repeating: Bucket(), count: old.count * 2)
+        for entry in old where entry.key != 0 {
+            var i = bucket(entry.key)
+            while buckets[i].key != 0 { i = (i + 1) & (buckets.count - 1) }
+            buckets[i] = entry
         }
     }
 
     /// Every element seen, in code order (`elementsInCodeOrder[code - 1]`), for snapshots.
     var elementsInCodeOrder: [Int64] {
         var result = [Int64](repeating: 0, count: count)
-        for (key, value) in zip(keys, values) where key != 0 { result[Int(value) - 1] = key }
+        for entry in buckets where entry.key != 0 { result[Int(entry.code) - 1] = entry.key }
         return result
     }
 
@@ -72,11 +80,50 @@ struct CodeBook {
     /// The code of an element if it has been seen; nil means no folded text contains it.
     func existingCode(for element: Int64) -> UInt32? {
         var i = bucket(element)
-        while keys[i] != 0 {
-            if keys[i] == element { return values[i] }
-            i = (i + 1) & (keys.count - 1)
+        while buckets[i].key != 0 {
+            if buckets[i].key == element { return buckets[i].code }
+            i = (i + 1) & (buckets.count - 1)
         }
         return nil
+    }
+
+    /// Calls `body` with a read-only view of the code book, which several threads may use at once
+    /// (bulk inserts encode on all cores) while nothing changes the code book.
+    func withView<R>(_ body: (CodeBookView) -> R) -> R {
+        buckets.withUnsafeBufferPointer { buckets in body(CodeBookView(buckets: buckets)) }
+    }
+
+    /// Number of bytes `code` takes (see `append(_:to:)`).
+    @inline(__always)  // comparisons only, per element encoded
+    static func length(of code: UInt32) -> Int {
+        code < 0x80 ? 1 : code < 0x880 ? 2 : code < 0x10880 ? 3 : 4
+    }
+
+    /// Writes the bytes of `code` at `bytes`, as `append(_:to:)` does; returns how many.
+    @inline(__always)  // a few shifts, per element encoded
+    static func write(_ code: UInt32, to bytes: UnsafeMutablePointer<UInt8>) -> Int {
+        if code < 0x80 {
+            bytes[0] = UInt8(truncatingIfNeeded: code)
+            return 1
+        } else if code < 0x880 {
+            let k = code &- 0x80
+            bytes[0] = 0xC0 | UInt8(truncatingIfNeeded: k >> 6)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 2
+        } else if code < 0x10880 {
+            let k = code &- 0x880
+            bytes[0] = 0xE0 | UInt8(truncatingIfNeeded: k >> 12)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: (k >> 6) & 0x3F)
+            bytes[2] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 3
+        } else {
+            let k = code &- 0x10880
+            bytes[0] = 0xF0 | UInt8(truncatingIfNeeded: (k >> 18) & 0x07)
+            bytes[1] = 0x80 | UInt8(truncatingIfNeeded: (k >> 12) & 0x3F)
+            bytes[2] = 0x80 | UInt8(truncatingIfNeeded: (k >> 6) & 0x3F)
+            bytes[3] = 0x80 | UInt8(truncatingIfNeeded: k & 0x3F)
+            return 4
+        }
     }
 
     /// Appends the bytes of `code` to `bytes`; returns how many were written.
@@ -121,5 +168,25 @@ struct CodeBook {
             Self.append(code, to: &bytes)
         }
         return bytes
+    }
+}
+
+/// A read-only view of a `CodeBook`'s table, valid inside `CodeBook.withView`.
+struct CodeBookView {
+    let buckets: UnsafeBufferPointer<CodeBook.Bucket>
+
+    /// The code of an element, or 0 when the code book does not have it.
+    ///
+    /// - Complexity: O(1) expected.
+    @inline(__always)  // a probe per element encoded
+    func code(for element: Int64) -> UInt32 {
+        let mask = buckets.count - 1
+        var i = CodeBook.bucket(element, shift: 64 - buckets.count.trailingZeroBitCount)
+        while true {
+            let bucket = buckets[i]
+            if bucket.key == element { return bucket.code }
+            if bucket.key == 0 { return 0 }
+            i = (i + 1) & mask
+        }
     }
 }

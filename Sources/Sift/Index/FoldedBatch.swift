@@ -16,6 +16,17 @@ struct FoldedBatch {
         ends.removeAll(keepingCapacity: true)
     }
 
+    /// Appends a copy of a folded text.
+    ///
+    /// - Complexity: O(*n*) in the text's number of elements.
+    mutating func append(_ text: FoldedSlice) {
+        elements.append(contentsOf: text.elements)
+        lows.append(contentsOf: text.lows)
+        limits.append(contentsOf: text.limits)
+        flags.append(contentsOf: text.flags)
+        ends.append(elements.count)
+    }
+
     /// Calls `body` with a view of the batch's buffers.
     func withView<R>(_ body: (FoldedBatchView) -> R) -> R {
         elements.withUnsafeBufferPointer { elements in

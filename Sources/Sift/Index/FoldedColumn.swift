@@ -151,6 +151,56 @@ struct FoldedColumn {
         }
     }
 
+    /// Appends encoded segments (none of them deferred), segment `segments.lowerBound + i` as the
+    /// folded text of `owners[i]`, replacing any segment those slots had: the same buffers as
+    /// `set(slot:folded:codeBook:)` called for each, in order, with a code book that already has
+    /// every element.
+    ///
+    /// - Complexity: O(*n*) amortized in the size of the segments, mostly copying.
+    mutating func append(_ encoded: EncodedSegments, segments: Range<Int>, owners: UnsafeBufferPointer<Int32>) {
+        precondition(owners.count == segments.count)
+        guard !segments.isEmpty else { return }
+        for slot in owners { remove(slot: slot) }
+        let first = segments.lowerBound, end = segments.upperBound
+        let byteLow = Int(encoded.byteStarts[first]), byteHigh = Int(encoded.byteStarts[end])
+        let flagLow = Int(encoded.flagStarts[first]), flagHigh = Int(encoded.flagStarts[end])
+        let offsetLow = Int(encoded.offsetStarts[first]), offsetHigh = Int(encoded.offsetStarts[end])
+        let byteBase = codes.count, flagBase = flags.count, offsetBase = offsets.count
+        codes.append(contentsOf: encoded.codes[byteLow..<byteHigh])
+        if flagHigh > flagLow { flags.append(contentsOf: encoded.flags[flagLow..<flagHigh]) }
+        if offsetHigh > offsetLow { offsets.append(contentsOf: encoded.offsets[offsetLow..<offsetHigh]) }
+        encoded.wordStarts.withUnsafeBufferPointer { words in
+            var word = byteLow >> 6
+            while word < words.count && word << 6 < byteHigh {
+                var bits = words[word]
+                if word << 6 < byteLow { bits &= ~0 << UInt64(byteLow & 63) }
+                if (word + 1) << 6 > byteHigh { bits &= ~(~0 << UInt64(byteHigh & 63)) }
+                while bits != 0 {
+                    setWordStart(at: byteBase + (word << 6 | bits.trailingZeroBitCount) - byteLow)
+                    bits &= bits - 1
+                }
+                word += 1
+            }
+        }
+        for (i, segment) in segments.enumerated() {
+            let kind = encoded.kinds[segment]
+            segmentStarts.append(UInt32(byteBase + Int(encoded.byteStarts[segment]) - byteLow))
+            segmentFlags.append(
+                kind & EncodedSegments.Kind.simple != 0
+                    ? Self.simple : UInt32(flagBase + Int(encoded.flagStarts[segment]) - flagLow))
+            segmentOffsets.append(
+                kind & EncodedSegments.Kind.regular != 0
+                    ? Self.regular : UInt32(offsetBase + Int(encoded.offsetStarts[segment]) - offsetLow))
+            let slot = owners[i]
+            segmentOwners.append(slot)
+            if Int(slot) >= slotSegments.count {
+                slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
+            }
+            slotSegments[Int(slot)] = Int32(segmentStarts.count - 1)
+            setChecked(segmentStarts.count - 1, Int(slot) != segmentStarts.count - 1 || kind & EncodedSegments.Kind.simple == 0)
+        }
+    }
+
     private mutating func setWordStart(at byte: Int) {
         let word = byte >> 6
         if word >= wordStarts.count { wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count)) }
@@ -434,7 +484,7 @@ struct FoldedColumn {
         }
     }
 
-    private static func appendVarint(_ value: UInt32, to bytes: inout [UInt8]) {
+    static func appendVarint(_ value: UInt32, to bytes: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(v & 0x7F) | 0x80)
@@ -458,7 +508,7 @@ struct FoldedColumn {
 }
 
 @inline(__always)  // arithmetic only
-private func zigzag(_ value: Int32) -> UInt32 { UInt32(bitPattern: (value << 1) ^ (value >> 31)) }
+func zigzag(_ value: Int32) -> UInt32 { UInt32(bitPattern: (value << 1) ^ (value >> 31)) }
 
 @inline(__always)  // arithmetic only
 private func unzigzag(_ value: UInt32) -> Int32 { Int32(bitPattern: value >> 1) ^ -Int32(bitPattern: value & 1) }

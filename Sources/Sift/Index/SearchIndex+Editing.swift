@@ -25,9 +25,15 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records' search fields, the collation work
     ///   divided among the cores.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
+        if records.count >= 8192 {
+            reserveCapacity(forAdditional: records.count)
+            let workers = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+            try bulkInsert(records, workers: workers, trim: records.count >= 65_536)
+            return
+        }
         registerFields(of: records)
         reserveCapacity(forAdditional: records.count)
-        let workers = records.count >= 8192 ? max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : 1
+        let workers = 1
         let folders = try workerFolders(workers)
         var batches = [FoldedBatch](repeating: FoldedBatch(), count: workers)
         let batchSize = 65_536

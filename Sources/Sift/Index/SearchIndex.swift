@@ -67,6 +67,10 @@ public final class SearchIndex {
     /// it small so that scans cross many chunk boundaries.
     var scanChunkBytes = 1 << 20
 
+    /// Records per batch of a bulk insert (`insert(contentsOf:)` with 8,192 records or more).
+    /// Internal: tests set it small so that a bulk insert crosses many batches.
+    var bulkBatchSize = 65_536
+
     /// Incremented by every edit.
     public internal(set) var revision: UInt64 = 0
 
@@ -330,6 +334,16 @@ public final class SearchIndex {
                 text += 1
             }
         }
+        finishCommit(slot)
+        return slot
+    }
+
+    /// The last part of committing a record, once its values, id and folded texts are stored and
+    /// it is live: the sorted order, category members and cached results take it in.
+    ///
+    /// - Complexity: O(*c*) for *c* cached results, plus O(log *n*) comparisons once the sorted
+    ///   order is built.
+    func finishCommit(_ slot: Int32) {
         insertSorted(slot)
         for (field, var members) in categoryMembers {
             members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot)
@@ -337,8 +351,13 @@ public final class SearchIndex {
         }
         updateCache(slot: slot)
         revision &+= 1
-        return slot
     }
+
+    /// Whether the sorted order has been built (from then on, every commit places its record).
+    var sortedIsBuilt: Bool { sortedStorage != nil }
+
+    /// Whether category members have been built (from then on, every commit adds its record).
+    var categoryMembersAreBuilt: Bool { !categoryMembers.isEmpty }
 
     /// Number of folded texts per record: one per (folding, search field).
     var foldedTextsPerRecord: Int { foldings.count * configuration.searchFields.count }
@@ -361,7 +380,7 @@ public final class SearchIndex {
     }
 
     /// Clears a slot's values.
-    private func clearValues(slot: Int32) {
+    func clearValues(slot: Int32) {
         for position in values.indices where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
             values[position].set(slot, "")
         }

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+@testable import Sift
+
+/// The bulk insert (parallel folding and encoding, bulk id checks) must leave an index exactly as
+/// one-by-one inserts do: the same buffers, code books, slots and errors.
+@Suite("Bulk insert equals one-by-one inserts")
+struct BulkInsertEquivalenceTests {
+    /// Multilingual records: city and country names in many scripts, some in NFD, upper or lower
+    /// case, empty or missing fields, an extra field.
+    static let records: [Record] = {
+        let cities = (try? readTSV("cities.tsv"))?.rows ?? []
+        let names = ((try? readTSV("country_names_i18n.tsv"))?.rows ?? []).map { $0[3] }
+        var random = SeededGenerator(seed: 42)
+        return (0..<12_000).map { number in
+            var name = cities.isEmpty ? "x\(number)" : cities[Int(random.next() % UInt64(cities.count))][1]
+            var place = names.isEmpty ? "y\(number)" : names[Int(random.next() % UInt64(names.count))]
+            switch random.next() % 10 {
+            case 0: name = name.decomposedStringWithCanonicalMapping
+            case 1: name = name.uppercased()
+            case 2: place = ""
+            case 3: place = place.lowercased() + " \(number)"
+            default: break
+            }
+            var fields = ["name": name, "continent": ["EU", "AS", "SA"][number % 3]]
+            if number % 17 != 0 { fields["place"] = place }
+            if number == 9_345 { fields["note"] = "spät" }  // fields first seen late, one of them empty
+            if number == 10_000 { fields["zone"] = "" }
+            return Record(id: "r\(number)", fields: fields)
+        }
+    }()
+
+    static let configuration = IndexConfiguration(
+        searchFields: ["name", "place"], collation: Collation(locale: "de"),
+        scopes: [
+            Scope(name: "All"),
+            Scope(name: "Exact", collation: Collation(locale: "es", strength: .tertiary)),
+            Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"])),
+        ])
+
+    /// Checks that two indexes hold the same data, buffer by buffer (naming the first that differs).
+    static func expectSame(_ a: SearchIndex, _ b: SearchIndex, sourceLocation: SourceLocation = #_sourceLocation) {
+        var differences: [String] = []
+        func check(_ same: Bool, _ what: String) { if !same { differences.append(what) } }
+        check(a.count == b.count, "count")
+        check(a.order.array == b.order.array, "order")
+        check(a.orderFollowsSlots == b.orderFollowsSlots, "orderFollowsSlots")
+        check(a.generations == b.generations, "generations")
+        check(a.live.words == b.live.words, "live")
+        check(a.freeSlots == b.freeSlots, "freeSlots")
+        check(a.revision == b.revision, "revision")
+        check(a.fieldNames == b.fieldNames, "fieldNames")
+        check(a.values.count == b.values.count, "values.count")
+        for (number, (x, y)) in zip([a.ids] + a.values, [b.ids] + b.values).enumerated() {
+            check(x.bytes == y.bytes && x.starts == y.starts && x.lengths == y.lengths, "text column \(number)")
+        }
+        for (f, (x, y)) in zip(a.foldings, b.foldings).enumerated() {
+            check(x.codeBook.elementsInCodeOrder == y.codeBook.elementsInCodeOrder, "code book \(f)")
+            for (c, (m, n)) in zip(x.columns, y.columns).enumerated() {
+                let s = m.storage, t = n.storage
+                check(s.codes == t.codes, "codes \(f).\(c)")
+                check(s.wordStarts == t.wordStarts, "wordStarts \(f).\(c)")
+                check(s.segmentStarts == t.segmentStarts, "segmentStarts \(f).\(c)")
+                check(s.segmentOwners == t.segmentOwners, "segmentOwners \(f).\(c)")
+                check(s.segmentFlags == t.segmentFlags, "segmentFlags \(f).\(c)")
+                check(s.flags == t.flags, "flags \(f).\(c)")
+                check(s.segmentOffsets == t.segmentOffsets, "segmentOffsets \(f).\(c)")
+                check(s.offsets == t.offsets, "offsets \(f).\(c)")
+                check(s.slotSegments == t.slotSegments, "slotSegments \(f).\(c)")
+            }
+        }
+        for id in ["r0", "r1", "r17", "r9999", "r11999", "nope", "old3"] {
+            check(a.handle(forID: id) == b.handle(forID: id), "handle(forID: \(id))")
+        }
+        #expect(differences.isEmpty, "\(differences)", sourceLocation: sourceLocation)
+    }
+
+    /// An index with some records, some of them removed (free slots), the sorted order, the
+    /// category members and cached results built: the state later inserts must keep current.
+    static func used() throws -> SearchIndex {
+        let index = try SearchIndex(configuration: configuration)
+        for number in 0..<300 {
+            try index.insert(Record(id: "old\(number)", fields: ["name": "Ölstadt \(number)", "continent": "EU"]))
+        }
+        for number in stride(from: 0, to: 300, by: 7) { try index.remove(id: "old\(number)") }
+        _ = index.handles(in: .sorted)
+        _ = try index.search(Query("stra", scope: "Europe"))
+        _ = try index.search(Query("o", scope: "Exact"))
+        return index
+    }
+
+    @Test(arguments: [65_536, 4_096, 1_000])
+    func bulkInsertEqualsOneByOne(batchSize: Int) throws {
+        let bulk = try SearchIndex(configuration: Self.configuration)
+        bulk.bulkBatchSize = batchSize
+        try bulk.insert(contentsOf: Self.records)
+        let single = try SearchIndex(configuration: Self.configuration)
+        for record in Self.records { try single.insert(record) }
+        Self.expectSame(bulk, single)
+    }
+
+    /// From 65,536 records on, the spare capacity is dropped at the end: the contents stay those
+    /// of smaller batches (which the other tests compare with one-by-one inserts).
+    @Test func aLargeBulkInsertEqualsSmallBatches() throws {
+        let records = (0..<6).flatMap { copy in
+            Self.records.map { Record(id: "\(copy)-\($0.id)", fields: $0.fields) }
+        }
+        let large = try SearchIndex(configuration: Self.configuration, records: records)
+        let small = try SearchIndex(configuration: Self.configuration)
+        small.bulkBatchSize = 5_000
+        try small.insert(contentsOf: records)
+        Self.expectSame(large, small)
+    }
+
+    @Test func bulkInsertIntoAUsedIndexEqualsOneByOne() throws {
+        let bulk = try Self.used()
+        bulk.bulkBatchSize = 3_000
+        try bulk.insert(contentsOf: Self.records)
+        let single = try Self.used()
+        for record in Self.records { try single.insert(record) }
+        Self.expectSame(bulk, single)
+        for query in ["stra", "o", "berl", "ö"] {
+            for scope in ["All", "Exact", "Europe"] {
+                #expect(try bulk.ids(bulk.search(Query(query, scope: scope))) == single.ids(single.search(Query(query, scope: scope))))
+            }
+        }
+        #expect(try bulk.handles(in: .sorted).map { try bulk.id(of: $0) } == single.handles(in: .sorted).map { try single.id(of: $0) })
+    }
+
+    /// Duplicates: of an earlier record in the same batch, in an earlier batch, and of a record
+    /// already in the index; the records before the first stay inserted, as one by one.
+    @Test(arguments: [(10_000, 9_999), (10_000, 5), (9_000, 3), (11_999, -1), (0, -1), (4_000, 4_000)])
+    func aDuplicateStopsWhereOneByOneInsertsStop(at position: Int, copying source: Int) throws {
+        var records = Self.records
+        records[position] = Record(
+            id: source >= 0 ? "r\(source)" : "old1", fields: ["name": "Duplikat \(source)", "place": "ß"])
+        if source == position { records[position + 10] = records[position] }
+        let bulk = try Self.used()
+        bulk.bulkBatchSize = 4_096
+        var bulkError: SiftError? = nil
+        do { try bulk.insert(contentsOf: records) } catch { bulkError = error }
+        // `insert(contentsOf:)` registers the field names of every record, even past the failure.
+        let single = try Self.used()
+        single.registerFields(of: records)
+        var singleError: SiftError? = nil
+        for record in records {
+            do { try single.insert(record) } catch {
+                singleError = error
+                break
+            }
+        }
+        #expect(bulkError != nil)
+        #expect(bulkError == singleError)
+        Self.expectSame(bulk, single)
+    }
+}
