@@ -115,6 +115,11 @@ final class Runner {
                 residentAfter: residentAfter, indexHeapBytes: indexHeap,
                 indexHeapRatio: Double(indexHeap) / Double(max(1, textBytes)), emptyIndexHeapBytes: emptyHeap),
             check: CheckReport(recordsPerKeystroke: 0))
+        let usage = index!.memoryUsage
+        config.build.indexMemory = IndexMemoryReport(
+            total: usage.total, foldedCodes: usage.foldedCodes, foldedAuxiliary: usage.foldedAuxiliary,
+            segmentTables: usage.segmentTables, slotTables: usage.slotTables, recordText: usage.recordText,
+            recordTextTables: usage.recordTextTables, caches: usage.caches, summary: usage.description)
 
         let naive = NaivePeer(columns: corpus.columns, strength: collation.strength)
         let icu = try ICUPeer(columns: corpus.columns, collation: collation)

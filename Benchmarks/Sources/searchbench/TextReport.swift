@@ -41,6 +41,7 @@ struct TextReport {
                 line += "; heap at end \(formatBytes(end)) (with query cache)"
             }
             out.append(line)
+            if let memory = b.indexMemory { out.append("   index.memoryUsage: \(memory.summary)") }
             if let save = b.snapshotSaveNanoseconds, let load = b.snapshotLoadNanoseconds {
                 out.append(
                     "   snapshot: saved in \(formatDuration(Double(save))), loaded in \(formatDuration(Double(load))) "

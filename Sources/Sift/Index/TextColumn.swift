@@ -128,8 +128,8 @@ struct TextColumn {
         deadBytes = bytes.count - live
     }
 
-    /// Heap bytes used.
-    var memoryFootprint: Int { bytes.capacity + 4 * (starts.capacity + lengths.capacity) }
+    /// Heap bytes used: the UTF-8 buffer, and the per-slot tables.
+    var memoryParts: (text: Int, tables: Int) { (bytes.capacity, 4 * (starts.capacity + lengths.capacity)) }
 }
 
 /// A copy of `array` with capacity for 1/16 more elements (at least 1024).
