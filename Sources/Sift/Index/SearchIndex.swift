@@ -311,6 +311,7 @@ public final class SearchIndex {
     /// Its folded texts are `folded[firstText...]`, one per (folding, search field).
     func commit(_ record: Record, folded: FoldedBatchView, firstText: Int) throws(SiftError) -> Int32 {
         guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        try checkTextFits(record)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -349,6 +350,22 @@ public final class SearchIndex {
             for position in folding.columns.indices {
                 folding.columns[position].reserveCapacity(
                     bytes: elements / max(1, foldedTextsPerRecord) + records, segments: records)
+            }
+        }
+    }
+
+    /// Throws unless the record's id and values fit in their text columns (4 GiB each), so that
+    /// `commit` never fails halfway.
+    ///
+    /// - Complexity: O(*f*) for *f* fields.
+    private func checkTextFits(_ record: Record) throws(SiftError) {
+        let slot = freeSlots.last ?? Int32(generations.count)
+        guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
+        for (name, value) in record.fields where !value.isEmpty {
+            let position = fieldPositions[name] ?? values.count
+            let column = position < values.count ? values[position] : TextColumn()
+            guard column.canStore(value.utf8.count, at: slot) else {
+                throw .capacityExceeded("the values of field '\(name)' take 4 GiB")
             }
         }
     }
