@@ -73,6 +73,8 @@ struct BuildInfo: Codable {
     /// Saving the index as a snapshot (`SearchIndex.save(to:)`), and loading it back.
     var snapshotSaveNanoseconds: UInt64? = nil
     var snapshotLoadNanoseconds: UInt64? = nil
+    /// `SearchIndex.memoryUsage.total` of the loaded index.
+    var snapshotLoadedMemoryBytes: Int? = nil
     var records: Int
     var residentBefore: Int
     var residentAfter: Int

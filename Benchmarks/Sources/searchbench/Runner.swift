@@ -143,8 +143,9 @@ final class Runner {
         try index!.save(to: snapshotPath)
         config.build.snapshotSaveNanoseconds = monotonicNanoseconds() - saveStart
         let loadStart = monotonicNanoseconds()
-        _ = try SearchIndex.load(from: snapshotPath)
+        let loaded = try SearchIndex.load(from: snapshotPath)
         config.build.snapshotLoadNanoseconds = monotonicNanoseconds() - loadStart
+        config.build.snapshotLoadedMemoryBytes = loaded.memoryUsage.total
         try? FileManager.default.removeItem(atPath: snapshotPath)
 
         if options.pin { report.machine.pinnedCPU = CPUAffinity.pin() }

@@ -403,6 +403,7 @@ public final class SearchIndex {
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
         generations = withHeadroom(generations)
+        order.trimCapacity()
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
