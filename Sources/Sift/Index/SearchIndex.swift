@@ -360,6 +360,9 @@ public final class SearchIndex {
     /// - Complexity: O(*f*) for *f* fields.
     private func checkTextFits(_ record: Record) throws(SiftError) {
         let slot = freeSlots.last ?? Int32(generations.count)
+        var total = record.id.utf8.count
+        for value in record.fields.values { total += value.utf8.count }
+        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) { return }
         guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
         for (name, value) in record.fields where !value.isEmpty {
             let position = fieldPositions[name] ?? values.count

@@ -156,6 +156,15 @@ struct TextColumn {
         return needed <= byteLimit - liveBytes
     }
 
+    /// Whether `canStore(count, at: slot)` holds by a wide margin: the column and the value with
+    /// the slots before it each take at most a quarter of the limit (a group is part of the live
+    /// bytes, so its copy fits too).
+    ///
+    /// - Complexity: O(1), without reading the values.
+    func hasAmpleRoom(for count: Int, at slot: Int32) -> Bool {
+        liveBytes <= byteLimit / 4 && count <= byteLimit / 4 - Self.longPrefixSize - Int(slot) - 1
+    }
+
     /// Sets a slot's value. Slots between `slotCount` and `slot` get "".
     ///
     /// - Precondition: `canStore(value.utf8.count, at: slot)`; beyond 4 GiB the process stops.
