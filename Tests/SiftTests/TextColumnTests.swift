@@ -61,6 +61,20 @@ struct TextColumnTests {
         column.set(15, "")
         #expect(column.bytes.count == full - "value 15".utf8.count)
         #expect(column.string(15) == "" && column.string(14) == "value 14")
+        // An update (clear, then set again) in a group that does not end `bytes` stays in place:
+        // the value grows back into the slack the clear left.
+        column.set(3, "")
+        column.set(3, "value 3 again")  // 6 bytes longer: copied to the end, with no slack
+        column.set(9, "value 9, longer")  // the other group moves to the end
+        let size = column.bytes.count
+        for round in 0..<100 {
+            column.set(3, "")
+            column.set(3, round % 2 == 0 ? "short" : "value 3 again")
+            column.set(5, "")
+            column.set(5, round % 2 == 0 ? "value 5" : "v5")
+        }
+        #expect(column.bytes.count == size)
+        #expect(column.string(3) == "value 3 again" && column.string(5) == "v5" && column.string(4) == "value 4" && column.string(9) == "value 9, longer")
         // Setting "" past the end stores nothing.
         column.set(100, "")
         #expect(column.slotCount == 16)

@@ -11,9 +11,11 @@
 /// `bytes` is valid UTF-8 exactly when every value is, and no value can end inside a character
 /// of the next: a snapshot checks the whole buffer at once.
 ///
-/// Setting a value rewrites its group: in place when the group does not grow or ends the buffer,
-/// else as a copy at the end, the old copy becoming dead bytes that compaction reclaims once they
-/// outweigh the live ones. Offsets are `UInt32`, so a column holds at most 4 GiB: `canStore`
+/// Setting a value rewrites its group: in place when the group shrinks, grows into the slack a
+/// shrink left behind it, or ends the buffer; else as a copy at the end, the old copy becoming
+/// dead bytes that compaction reclaims once they outweigh the live ones. The slack (up to 255
+/// bytes per group) makes the usual update, a value cleared and then set again to one of similar
+/// length in the same slot, an edit in place rather than a copy of eight values. Offsets are `UInt32`, so a column holds at most 4 GiB: `canStore`
 /// tells beforehand whether a value fits, and `set` stops the process rather than wrap around.
 struct TextColumn {
     /// Slots per group: a read skips at most `groupSize - 1` prefixes.
@@ -28,9 +30,12 @@ struct TextColumn {
     private(set) var bytes: [UInt8] = []
     /// Start of each group of `groupSize` slots in `bytes`.
     private var groupStarts: [UInt32] = []
+    /// Dead bytes right after each group, into which it can grow in place (0 for a group that
+    /// ends `bytes`: its slack is given back at once).
+    private var groupSlack: [UInt8] = []
     /// Number of slots the column holds a value for (later slots read as "").
     private(set) var slotCount = 0
-    /// Bytes of `bytes` that belong to no group.
+    /// Bytes of `bytes` that belong to no group (slack included).
     private var deadBytes = 0
     /// Whether the last group (the one holding slot `slotCount - 1`) ends `bytes`, so that a value
     /// for the next slot is a plain append. False is always safe.
@@ -198,7 +203,10 @@ struct TextColumn {
     /// Appends the value of slot `slotCount`, where it starts a group or the last group ends
     /// `bytes`.
     private mutating func appendNew(_ value: UnsafeBufferPointer<UInt8>) {
-        if slotCount & (Self.groupSize - 1) == 0 { groupStarts.append(UInt32(bytes.count)) }
+        if slotCount & (Self.groupSize - 1) == 0 {
+            groupStarts.append(UInt32(bytes.count))
+            groupSlack.append(0)
+        }
         if value.count < Int(Self.longPrefix) {
             bytes.append(UInt8(value.count))
         } else {
@@ -245,6 +253,7 @@ struct TextColumn {
                     (base + target).update(from: base + start, count: end - start)
                 }
                 groupStarts[group] = UInt32(target)
+                groupSlack[group] = 0  // its slack was counted dead already
                 deadBytes += end - start
             }
             _ = grow(added)
@@ -255,6 +264,7 @@ struct TextColumn {
             let added = min(Self.groupSize, newCount - slotCount)
             let start = grow(added)
             groupStarts.append(UInt32(start))
+            groupSlack.append(0)
             slotCount += added
             lastGroupEndsBytes = true
         }
@@ -264,16 +274,25 @@ struct TextColumn {
     private mutating func replace(_ index: Int, with value: UnsafeBufferPointer<UInt8>) {
         let group = index >> Self.groupShift, member = index & (Self.groupSize - 1)
         var (start, at, oldSize, end) = layout(ofGroup: group, member: member)
+        var slack = Int(groupSlack[group])
         let newSize = Self.prefixSize(value.count) + value.count
         let delta = newSize - oldSize
-        if delta > 0, (end == bytes.count ? delta : end - start + delta) > byteLimit - bytes.count {
+        if delta > slack, (end + slack == bytes.count ? delta - slack : end - start + delta) > byteLimit - bytes.count {
             compact()
             (start, at, oldSize, end) = layout(ofGroup: group, member: member)
+            slack = 0
         }
         let tail = at + oldSize, tailCount = end - tail
-        if delta <= 0 || end == bytes.count {
-            // In place: the group shrinks, or it ends `bytes` and grows there.
-            if delta > 0 { _ = grow(delta) }
+        if delta <= slack || end + slack == bytes.count {
+            // In place: the group shrinks, grows into its slack, or ends `bytes` and grows there.
+            if delta > slack {
+                _ = grow(delta - slack)
+                deadBytes -= slack
+                slack = 0
+            } else {
+                slack -= delta
+                deadBytes -= delta
+            }
             bytes.withUnsafeMutableBufferPointer { b in
                 let base = b.baseAddress!
                 // The value's old bytes are the only ones overwritten before the rest of the group
@@ -283,12 +302,16 @@ struct TextColumn {
                 if let source = value.baseAddress { (base + at + prefix).update(from: source, count: value.count) }
                 if delta < 0 { (base + at + newSize).update(from: base + tail, count: tailCount) }
             }
-            if delta < 0 {
-                if end == bytes.count { bytes.removeLast(-delta) } else { deadBytes -= delta }
+            if end + delta + slack == bytes.count {
+                // The group ends `bytes`: give the slack back.
+                bytes.removeLast(slack)
+                deadBytes -= slack
+                slack = 0
             }
+            groupSlack[group] = UInt8(min(slack, Int(UInt8.max)))  // slack beyond stays dead
             return
         }
-        // A copy at the end.
+        // A copy at the end; the old copy and its slack are dead.
         let target = grow(end - start + delta)
         bytes.withUnsafeMutableBufferPointer { b in
             let base = b.baseAddress!
@@ -298,6 +321,7 @@ struct TextColumn {
             (base + target + at - start + newSize).update(from: base + tail, count: tailCount)
         }
         groupStarts[group] = UInt32(target)
+        groupSlack[group] = 0
         deadBytes += end - start
         lastGroupEndsBytes = group == lastGroup
     }
@@ -305,6 +329,7 @@ struct TextColumn {
     /// Makes room for `slots` more values of about `bytes` bytes in all.
     mutating func reserveCapacity(slots: Int, bytes extra: Int) {
         groupStarts.reserveCapacity(groupStarts.count + slots / Self.groupSize + 1)
+        groupSlack.reserveCapacity(groupSlack.count + slots / Self.groupSize + 1)
         bytes.reserveCapacity(bytes.count + extra + slots)
     }
 
@@ -327,6 +352,7 @@ struct TextColumn {
             old.withUnsafeBufferPointer { compacted.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<end])) }
         }
         bytes = compacted
+        groupSlack = [UInt8](repeating: 0, count: groupStarts.count)
         deadBytes = 0
         lastGroupEndsBytes = true
     }
@@ -338,6 +364,7 @@ struct TextColumn {
     mutating func trimCapacity() {
         bytes = withHeadroom(bytes)
         groupStarts = withHeadroom(groupStarts)
+        groupSlack = withHeadroom(groupSlack)
     }
 
     // MARK: Snapshots
@@ -385,12 +412,13 @@ struct TextColumn {
         guard (try? UTF8Span(validating: bytes.span)) != nil else { throw .init("text column is not UTF-8") }
         self.bytes = bytes
         groupStarts = starts
+        groupSlack = [UInt8](repeating: 0, count: starts.count)
         self.slotCount = slotCount
         lastGroupEndsBytes = true
     }
 
-    /// Heap bytes used: the buffer of values (with their prefixes), and the group starts.
-    var memoryParts: (text: Int, tables: Int) { (bytes.capacity, 4 * groupStarts.capacity) }
+    /// Heap bytes used: the buffer of values (with their prefixes), and the group starts and slack.
+    var memoryParts: (text: Int, tables: Int) { (bytes.capacity, 4 * groupStarts.capacity + groupSlack.capacity) }
 }
 
 /// A copy of `array` with capacity for 1/16 more elements (at least 1024).
