@@ -21,6 +21,9 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A snapshot file could not be written or read: its path and why (unreadable, not a
     /// snapshot, truncated, corrupted, another format version or ICU version).
     case snapshot(path: String, reason: String)
+    /// The index cannot hold more (the message says what is full), e.g. a field's text past the
+    /// 4 GiB a column addresses. The index is unchanged.
+    case capacityExceeded(String)
 
     public var description: String {
         switch self {
@@ -36,6 +39,7 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
         case .duplicateID(let id): return "a record with id '\(id)' already exists"
         case .invalidConfiguration(let message): return "invalid configuration: \(message)"
         case .snapshot(let path, let reason): return "\(path): \(reason)"
+        case .capacityExceeded(let message): return "the index is full: \(message)"
         }
     }
 }

@@ -95,7 +95,7 @@ struct SnapshotTests {
         }
         bytes[8] = 9  // format version 9
         try bytes.write(to: URL(fileURLWithPath: path))
-        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 1")) {
+        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 2")) {
             try SearchIndex.load(from: path)
         }
     }

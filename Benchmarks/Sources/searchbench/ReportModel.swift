@@ -75,6 +75,8 @@ struct BuildInfo: Codable {
     /// Saving the index as a snapshot (`SearchIndex.save(to:)`), and loading it back.
     var snapshotSaveNanoseconds: UInt64? = nil
     var snapshotLoadNanoseconds: UInt64? = nil
+    /// `SearchIndex.memoryUsage.total` of the loaded index.
+    var snapshotLoadedMemoryBytes: Int? = nil
     var records: Int
     var residentBefore: Int
     var residentAfter: Int
@@ -90,6 +92,22 @@ struct BuildInfo: Codable {
     /// Heap freed when the index was released at the end (after the trace and edits, so with
     /// its query cache).
     var indexHeapAtEndBytes: Int?
+    /// The index's own account of its memory after the build (`SearchIndex.memoryUsage`).
+    var indexMemory: IndexMemoryReport? = nil
+}
+
+/// `IndexMemoryUsage`, by part, in bytes (allocated capacities).
+struct IndexMemoryReport: Codable {
+    var total: Int
+    var foldedCodes: Int
+    var foldedAuxiliary: Int
+    var segmentTables: Int
+    var slotTables: Int
+    var recordText: Int
+    var recordTextTables: Int
+    var caches: Int
+    /// `IndexMemoryUsage.description`.
+    var summary: String
 }
 
 struct ModeReport: Codable {

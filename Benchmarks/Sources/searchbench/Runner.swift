@@ -117,6 +117,11 @@ final class Runner {
                 residentAfter: residentAfter, indexHeapBytes: indexHeap,
                 indexHeapRatio: Double(indexHeap) / Double(max(1, textBytes)), emptyIndexHeapBytes: emptyHeap),
             check: CheckReport(recordsPerKeystroke: 0))
+        let usage = index!.memoryUsage
+        config.build.indexMemory = IndexMemoryReport(
+            total: usage.total, foldedCodes: usage.foldedCodes, foldedAuxiliary: usage.foldedAuxiliary,
+            segmentTables: usage.segmentTables, slotTables: usage.slotTables, recordText: usage.recordText,
+            recordTextTables: usage.recordTextTables, caches: usage.caches, summary: usage.description)
 
         let naive = NaivePeer(columns: corpus.columns, strength: collation.strength)
         let icu = try ICUPeer(columns: corpus.columns, collation: collation)
@@ -140,8 +145,9 @@ final class Runner {
         try index!.save(to: snapshotPath)
         config.build.snapshotSaveNanoseconds = monotonicNanoseconds() - saveStart
         let loadStart = monotonicNanoseconds()
-        _ = try SearchIndex.load(from: snapshotPath)
+        let loaded = try SearchIndex.load(from: snapshotPath)
         config.build.snapshotLoadNanoseconds = monotonicNanoseconds() - loadStart
+        config.build.snapshotLoadedMemoryBytes = loaded.memoryUsage.total
         try? FileManager.default.removeItem(atPath: snapshotPath)
 
         if options.pin { report.machine.pinnedCPU = CPUAffinity.pin() }

@@ -44,10 +44,12 @@ struct TextReport {
                 line += "; heap at end \(formatBytes(end)) (with query cache)"
             }
             out.append(line)
+            if let memory = b.indexMemory { out.append("   index.memoryUsage: \(memory.summary)") }
             if let save = b.snapshotSaveNanoseconds, let load = b.snapshotLoadNanoseconds {
                 out.append(
                     "   snapshot: saved in \(formatDuration(Double(save))), loaded in \(formatDuration(Double(load))) "
-                        + "(\(formatRatio(Double(b.nanoseconds) / Double(max(1, load)))) faster than building)")
+                        + "(\(formatRatio(Double(b.nanoseconds) / Double(max(1, load)))) faster than building)"
+                        + (b.snapshotLoadedMemoryBytes.map { "; loaded index.memoryUsage total \(String(format: "%.1f MB", Double($0) / 1e6))" } ?? ""))
             }
             for mode in config.modes {
                 out.append("")

@@ -2,7 +2,8 @@ internal import CSiftKernels
 
 /// Finds a record's slot by its id: open addressing over slot numbers, the ids themselves living
 /// in the index's `ids` column. Four bytes per bucket instead of a `Dictionary<String, Int32>`'s
-/// key copies and metadata.
+/// key copies and metadata; at most 70% of the buckets are used (tombstones included), and the
+/// table doubles when it would pass that.
 struct IDTable {
     private var buckets = [Int32](repeating: -1, count: 16)
     private(set) var count = 0
@@ -52,7 +53,7 @@ struct IDTable {
     ///
     /// - Complexity: O(1) amortized.
     mutating func insert(_ slot: Int32, ids: TextColumn) {
-        if (count + tombstones + 1) * 2 > buckets.count { rehash(capacity: max(16, (count + 1) * 4), ids: ids) }
+        if (count + tombstones + 1) * 10 > buckets.count * 7 { rehash(capacity: max(16, (count + 1) * 2), ids: ids) }
         let mask = buckets.count - 1
         var i = Self.hash(slot: slot, in: ids) & mask
         while buckets[i] >= 0 { i = (i + 1) & mask }
@@ -172,7 +173,7 @@ struct IDTable {
     static func bulk(count: Int, ids: TextColumn) -> IDTable? {
         var table = IDTable()
         var size = 16
-        while size < count * 2 { size <<= 1 }
+        while size * 7 < count * 10 { size <<= 1 }
         table.buckets = [Int32](repeating: -1, count: size)
         let mask = size - 1
         let bits = size.trailingZeroBitCount
@@ -227,7 +228,7 @@ struct IDTable {
 
     /// Makes room for `additional` more ids without rehashing.
     mutating func reserveCapacity(_ additional: Int, ids: TextColumn) {
-        if (count + additional) * 2 > buckets.count { rehash(capacity: (count + additional) * 2, ids: ids) }
+        if (count + additional) * 10 > buckets.count * 7 { rehash(capacity: (count + additional) * 10 / 7 + 1, ids: ids) }
     }
 
     private mutating func rehash(capacity: Int, ids: TextColumn) {

@@ -1,17 +1,31 @@
 /// Where an index's memory goes, in bytes (allocated capacity, estimated for strings).
+///
+/// The parts are disjoint: `total` is their sum.
 public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Folded codes of every search field, for every collation.
     public var foldedCodes = 0
     /// Flags, word starts and UTF-16 offsets kept beside the codes.
     public var foldedAuxiliary = 0
-    /// Per-record tables: segment tables, slot maps, the original order, generations.
-    public var recordTables = 0
-    /// Ids and field values (UTF-8 plus 8 bytes per value).
+    /// Per-segment tables of the folded columns: segment starts, owners, flag and offset
+    /// positions, and the segment of each slot.
+    public var segmentTables = 0
+    /// Per-slot tables of the index: the id table, the original order, generations, the live set
+    /// and the free slots.
+    public var slotTables = 0
+    /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
+    /// compacted).
     public var recordText = 0
+    /// Where each id and field value starts in `recordText`.
+    public var recordTextTables = 0
     /// Cached field results (for narrowing and backspace) and category sets.
     public var caches = 0
 
-    public var total: Int { foldedCodes + foldedAuxiliary + recordTables + recordText + caches }
+    /// Every per-record table: `segmentTables` + `slotTables`.
+    public var recordTables: Int { segmentTables + slotTables }
+
+    public var total: Int {
+        foldedCodes + foldedAuxiliary + segmentTables + slotTables + recordText + recordTextTables + caches
+    }
 
     public var description: String {
         func mb(_ bytes: Int) -> String {
@@ -19,7 +33,9 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
             return "\(tenths / 10).\(tenths % 10) MB"
         }
         return "total \(mb(total)): folded codes \(mb(foldedCodes)), auxiliary \(mb(foldedAuxiliary)), "
-            + "record tables \(mb(recordTables)), record text \(mb(recordText)), caches \(mb(caches))"
+            + "record tables \(mb(recordTables)) (segments \(mb(segmentTables)), slots \(mb(slotTables))), "
+            + "record text \(mb(recordText + recordTextTables)) (UTF-8 \(mb(recordText)), starts \(mb(recordTextTables))), "
+            + "caches \(mb(caches))"
     }
 }
 
@@ -34,12 +50,16 @@ extension SearchIndex {
                 let parts = column.memoryParts
                 usage.foldedCodes += parts.codes
                 usage.foldedAuxiliary += parts.auxiliary
-                usage.recordTables += parts.tables
+                usage.segmentTables += parts.tables
             }
         }
-        usage.recordTables += 4 * generations.capacity + live.capacity / 8 + order.memoryFootprint
+        usage.slotTables += 4 * generations.capacity + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
-        usage.recordText += ids.memoryFootprint + values.reduce(0) { $0 + $1.memoryFootprint }
+        for column in [ids] + values {
+            let parts = column.memoryParts
+            usage.recordText += parts.text
+            usage.recordTextTables += parts.tables
+        }
         usage.caches += cache.memoryFootprint
         return usage
     }

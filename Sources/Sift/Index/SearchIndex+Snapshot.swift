@@ -1,11 +1,11 @@
 internal import CSiftKernels
 internal import Glibc
 
-/// The snapshot file format (version 1):
+/// The snapshot file format (version 2):
 ///
 /// ```
 /// offset 0   "SIFTSNAP"          magic
-///        8   UInt32 version      format version (1)
+///        8   UInt32 version      format version (2)
 ///       12   UInt32 0x01020304   byte-order mark (little-endian files only)
 ///       16   UInt64 length       payload length in bytes
 ///       24   UInt64 checksum     `sift_checksum` of the payload
@@ -13,9 +13,13 @@ internal import Glibc
 ///                                values (records in original order), then per collation its
 ///                                collator version, code book and folded columns
 /// ```
+///
+/// Ids and each field's values are one byte array each: the `TextColumn` layout of the records
+/// in original order (a length prefix before each value, no dead bytes), so that loading only
+/// checks it. Version 1 stored them as text plus a `UInt32` start and length per value.
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let headerSize = 32
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
@@ -50,10 +54,7 @@ extension SearchIndex {
         let slots = order.array
         writer.write(UInt64(slots.count))
         for column in [ids] + fieldNames.indices.map({ $0 < values.count ? values[$0] : TextColumn() }) {
-            let renumbered = column.renumbered(slots)
-            writer.write(array: renumbered.bytes)
-            writer.write(array: renumbered.starts)
-            writer.write(array: renumbered.lengths)
+            writer.write(array: column.renumbered(slots).bytes)
         }
         writer.write(UInt32(foldings.count))
         for folding in foldings {
@@ -131,11 +132,7 @@ extension SearchIndex {
             guard recordCount < UInt64(Int32.max) else { throw .init("record count") }
             var textColumns: [TextColumn] = []
             for _ in 0...fieldNames.count {
-                let column = try TextColumn(
-                    bytes: reader.readArray(UInt8.self, "text"), starts: reader.readArray(UInt32.self, "text starts"),
-                    lengths: reader.readArray(UInt32.self, "text lengths"))
-                guard column.slotCount == Int(recordCount) else { throw .init("text column size") }
-                textColumns.append(column)
+                textColumns.append(try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount)))
             }
             let ids = textColumns.removeFirst()
             let values = textColumns

@@ -315,6 +315,7 @@ public final class SearchIndex {
     /// Its folded texts are `folded[firstText...]`, one per (folding, search field).
     func commit(_ record: Record, folded: FoldedBatchView, firstText: Int) throws(SiftError) -> Int32 {
         guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        try checkTextFits(record)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -372,6 +373,25 @@ public final class SearchIndex {
         }
     }
 
+    /// Throws unless the record's id and values fit in their text columns (4 GiB each), so that
+    /// `commit` never fails halfway.
+    ///
+    /// - Complexity: O(*f*) for *f* fields.
+    private func checkTextFits(_ record: Record) throws(SiftError) {
+        let slot = freeSlots.last ?? Int32(generations.count)
+        var total = record.id.utf8.count
+        for value in record.fields.values { total += value.utf8.count }
+        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) { return }
+        guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
+        for (name, value) in record.fields where !value.isEmpty {
+            let position = fieldPositions[name] ?? values.count
+            let column = position < values.count ? values[position] : TextColumn()
+            guard column.canStore(value.utf8.count, at: slot) else {
+                throw .capacityExceeded("the values of field '\(name)' take 4 GiB")
+            }
+        }
+    }
+
     /// Stores a record's field values in the value columns (clearing the slot's old values).
     private func setValues(of record: Record, slot: Int32) {
         if values.count < fieldNames.count { values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count)) }
@@ -405,6 +425,7 @@ public final class SearchIndex {
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
         generations = withHeadroom(generations)
+        order.trimCapacity()
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the

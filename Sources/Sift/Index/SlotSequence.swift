@@ -29,6 +29,7 @@ struct SlotSequence {
     ///
     /// - Complexity: O(*n*).
     init<S: Sequence>(_ slots: S) where S.Element == Int32 {
+        blockOfSlot.reserveCapacity(slots.underestimatedCount)
         var block: [Int32] = []
         block.reserveCapacity(Self.bulkBlock)
         for slot in slots {
@@ -62,10 +63,24 @@ struct SlotSequence {
     @inline(__always)  // one store, with growth on first sight of a slot
     private mutating func setBlock(of slot: Int32, to block: Int32) {
         let i = Int(slot)
-        if i >= blockOfSlot.count {
-            blockOfSlot.append(contentsOf: repeatElement(-1, count: max(i + 1, blockOfSlot.count * 2) - blockOfSlot.count))
-        }
+        // The array's own growth is geometric: growing the count only as far as needed keeps
+        // appends amortized O(1) without doubling the table's length.
+        if i >= blockOfSlot.count { blockOfSlot.append(contentsOf: repeatElement(-1, count: i + 1 - blockOfSlot.count)) }
         blockOfSlot[i] = block
+    }
+
+    /// Drops spare capacity (after a bulk load): each block keeps only its entries (the next
+    /// insert into one copies at most `maximumBlock` entries), the per-slot table 1/16 headroom.
+    ///
+    /// - Complexity: O(*n*).
+    mutating func trimCapacity() {
+        for index in blocks.indices where blocks[index].capacity > blocks[index].count + blocks[index].count / 8 {
+            var trimmed: [Int32] = []
+            trimmed.reserveCapacity(blocks[index].count)
+            trimmed.append(contentsOf: blocks[index])
+            blocks[index] = trimmed
+        }
+        blockOfSlot = withHeadroom(blockOfSlot)
     }
 
     /// Heap bytes used.
@@ -114,6 +129,12 @@ struct SlotSequence {
             return
         }
         var (block, offset) = position == count ? (blocks.count - 1, blocks[blocks.count - 1].count) : locate(position)
+        if position == count, blocks[block].count >= Self.maximumBlock {
+            // Appending: a new block, so that appended runs fill their blocks instead of leaving
+            // every block split in half.
+            appendBlock([slot])
+            return
+        }
         if blocks[block].count >= Self.maximumBlock {
             split(block)
             if offset >= blocks[block].count {
