@@ -65,7 +65,7 @@ import Testing
 struct ControllerReadmeTests {
     /// Waits, by yielding, for the list to reach a condition.
     @MainActor func waitFor(_ list: CityList, _ condition: () -> Bool) async {
-        let limit = ContinuousClock.now.advanced(by: .seconds(30))
+        let limit = ContinuousClock.now.advanced(by: .seconds(120))
         while !condition() && ContinuousClock.now < limit { await Task.yield() }
         #expect(condition())
     }

@@ -61,7 +61,8 @@ final class UpdateRecorder: Sendable {
     /// Waits for the first update at or after position `start` that satisfies `predicate`, without
     /// letting real time matter: it only yields (and, with a test clock, re-runs its due sleepers,
     /// for sleeps that registered right after an advance). A wall-clock limit only turns a hang
-    /// into a failure.
+    /// into a failure; it is generous (2 minutes) because on a 2-core machine the whole parallel
+    /// test run can starve these tasks for tens of seconds.
     ///
     /// - Parameter step: how far to advance the clock between looks (zero: only run due sleepers).
     @discardableResult
@@ -70,7 +71,7 @@ final class UpdateRecorder: Sendable {
         _ what: String = "update", sourceLocation: SourceLocation = #_sourceLocation,
         until predicate: (SearchUpdate) -> Bool
     ) async throws -> SearchUpdate {
-        let limit = ContinuousClock.now.advanced(by: .seconds(30))
+        let limit = ContinuousClock.now.advanced(by: .seconds(120))
         while ContinuousClock.now < limit {
             let updates = self.updates.elements
             if start < updates.count, let found = updates[start...].first(where: predicate) { return found }
@@ -103,7 +104,7 @@ final class UpdateRecorder: Sendable {
 func waitUntil(
     _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async throws {
-    let limit = ContinuousClock.now.advanced(by: .seconds(30))
+    let limit = ContinuousClock.now.advanced(by: .seconds(120))
     while ContinuousClock.now < limit {
         if condition() { return }
         await Task.yield()
@@ -173,7 +174,7 @@ struct SpinningSource: SearchSource {
         if request.query.text == spinningText {
             log.append("spinning")
             var spins = 0
-            let limit = ContinuousClock.now.advanced(by: .seconds(20))
+            let limit = ContinuousClock.now.advanced(by: .seconds(120))
             while !request.isCancelled() {
                 spins += 1
                 if spins & 0xFFFF == 0 && ContinuousClock.now > limit { break }
