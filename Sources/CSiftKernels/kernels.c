@@ -8,12 +8,6 @@
 #include <immintrin.h>
 #endif
 
-// Patterns up to this many bytes take the dense sweep (one bit per segment and block); longer
-// ones the per-hit sweep. Measured on 1M generated records: one byte (a letter) hits nearly every
-// block, so the dense sweep wins by 1.5-2x; from two bytes on, hits are sparse enough that the
-// per-hit sweep is as fast or faster.
-enum { SIFT_DENSE_MAX = 1 };
-
 static inline void set_bit(uint64_t *bits, int32_t slot) { bits[(uint32_t)slot >> 6] |= 1ull << (slot & 63); }
 
 static inline size_t segment_end(const sift_column_view *c, size_t segment) {
@@ -97,10 +91,7 @@ __attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_c
     const __m256i vLast = _mm256_set1_epi8((char)p->bytes[m - 1]);
     int result = 0;
     for (size_t off = start; off < stop; off += 32) {
-        if (off + 32 + m - 1 > c->length) {
-            int r = scan_segment(c, p, segment, start, end, 0);  // the arena's last bytes: rare
-            return r;
-        }
+        if (off + 32 + m - 1 > c->length) return scan_segment(c, p, segment, start, end, 0);  // the arena's end
         uint32_t hits = (uint32_t)_mm256_movemask_epi8(
             _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(c->codes + off)), vFirst));
         if (m > 1) {
@@ -257,9 +248,59 @@ __attribute__((target("avx2"))) static inline uint64_t eq_mask64(const uint8_t *
     return (uint64_t)lo | ((uint64_t)hi << 32);
 }
 
-__attribute__((target("avx2"))) static void sweep_blocks_avx2(const sift_column_view *c, const sift_scan_pattern *p,
-                                                               size_t first, size_t last, int anchoredAtStart,
-                                                               uint64_t *matched, uint64_t *candidates) {
+#endif
+
+// The bits of a bitset from bit `pos` on (64 of them), reading past its end as zeros.
+static inline uint64_t bits_at(const uint64_t *words, size_t wordCount, size_t pos) {
+    size_t w = pos >> 6;
+    unsigned shift = (unsigned)(pos & 63);
+    uint64_t low = w < wordCount ? words[w] : 0;
+    if (shift == 0) return low;
+    uint64_t high = w + 1 < wordCount ? words[w + 1] : 0;
+    return (low >> shift) | (high << (64 - shift));
+}
+
+static inline void or_bits_at(uint64_t *words, size_t pos, uint64_t value) {
+    size_t w = pos >> 6;
+    unsigned shift = (unsigned)(pos & 63);
+    words[w] |= value << shift;
+    if (shift && (value >> (64 - shift))) words[w + 1] |= value >> (64 - shift);
+}
+
+#if defined(__x86_64__)
+// Segments seg0 + i for the bits i of `hits` have an occurrence: those the fast path may take
+// (live, simple, segment number = slot) are matches at once; the others are checked one by one.
+__attribute__((target("avx2"), always_inline)) static inline void
+emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0, uint64_t hits, int anchoredAtStart,
+              uint64_t *matched, uint64_t *candidates) {
+    uint64_t checked = bits_at(c->checkedSegments, (c->segmentCount >> 6) + 2, seg0);
+    uint64_t fast = hits & ~checked;
+    if (fast) {
+        or_bits_at(matched, seg0, fast);
+        or_bits_at(candidates, seg0, fast);
+    }
+    uint64_t slow = hits & checked;
+    while (slow) {
+        size_t s = seg0 + (size_t)__builtin_ctzll(slow);
+        slow &= slow - 1;
+        int32_t owner = c->owners[s];
+        if (owner < 0) continue;
+        int r = scan_segment_avx2(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
+        if (r & 1) set_bit(candidates, owner);
+        if (r & 2) set_bit(matched, owner);
+    }
+}
+
+// One letter is in most records, so for one-byte patterns the sweep reduces a block's hits to
+// one bit per segment (pext where it is fast, else a walk over the block's separators) and hands
+// them to `emit_segments`: a segment costs a few instructions instead of a lookup per hit. Longer
+// patterns hit sparsely; each hit of their first and last bytes is checked on its own (measured on
+// 1M generated records: from two bytes on, this is as fast as the reduction or faster).
+__attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                             size_t first, size_t last, int anchoredAtStart,
+                                                             uint64_t *matched, uint64_t *candidates) {
+    const int dense = p->length == 1;
+    const int usePext = has_fast_pext();
     const size_t m = p->length;
     const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1];
     const __m256i vFirst = _mm256_set1_epi8((char)firstByte);
@@ -268,8 +309,9 @@ __attribute__((target("avx2"))) static void sweep_blocks_avx2(const sift_column_
     size_t pos = c->segmentStarts[first];
     const size_t stop = segment_end(c, last - 1);  // occurrences start before the last separator
     size_t segment = first;                         // the segment holding `pos`
-    int skipping = 0;                               // that segment is done (matched or dead)
     uint64_t startCarry = 1;                        // `pos` starts a segment
+    uint64_t openHit = 0;                           // dense: that segment has an occurrence before `pos`
+    int skipping = 0;                               // sparse: that segment is done (matched or dead)
     while (pos < stop) {
         uint64_t hits, separators;
         if (pos + 64 + m - 1 <= c->length) {
@@ -295,168 +337,78 @@ __attribute__((target("avx2"))) static void sweep_blocks_avx2(const sift_column_
         uint64_t nextCarry = separators >> 63;
         if (anchoredAtStart) hits &= (separators << 1) | startCarry;
         startCarry = nextCarry;
-        if (skipping) {
-            if (separators) {
-                hits &= ~((1ull << __builtin_ctzll(separators)) - 1);
-                skipping = 0;
-            } else {
-                hits = 0;
-            }
-        }
-        while (hits) {
-            unsigned h = (unsigned)__builtin_ctzll(hits);
-            size_t j = pos + h;
-            if (m > 2 && memcmp(c->codes + j + 1, p->bytes + 1, m - 2) != 0) {
-                hits &= hits - 1;
-                continue;
-            }
-            size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
-            int32_t owner;
-            int status = 0;
-            if (!((c->checkedSegments[s >> 6] >> (s & 63)) & 1)) {  // live, simple, its own slot
-                owner = (int32_t)s;
-                status = p->requireWordStart && !word_starts_at(c, j) ? 0 : 3;
-            } else {
-                owner = c->owners[s];
-                if (owner >= 0) status = classify(c, p, s, c->segmentStarts[s], j);
-            }
-            if (status & 1) set_bit(candidates, owner);
-            if (status & 2) set_bit(matched, owner);
-            if (owner < 0 || (status & 2)) {  // this segment is done: go on after its separator
-                uint64_t after = h == 63 ? 0 : separators & ~((2ull << h) - 1);
-                if (after) {
-                    hits &= ~((1ull << __builtin_ctzll(after)) - 1);
+        if (p->requireWordStart) hits &= bits_at(c->wordStarts, c->wordCount, pos);
+        if (dense) {
+            uint64_t out = 0;
+            if (!hits) {  // only a hit carried over can end here
+                if (separators) {
+                    out = openHit;
+                    openHit = 0;
+                }
+            } else if (usePext) {
+                // In the order of the block's hit and separator bits, a segment has a hit when the
+                // entry just before its separator is a hit (the first one: or a hit carried over).
+                uint64_t either = hits | separators;
+                uint64_t hitEntries = _pext_u64(hits, either);
+                uint64_t separatorEntries = _pext_u64(separators, either);
+                out = _pext_u64(separatorEntries & ((hitEntries << 1) | openHit), separatorEntries);
+                if (separators) {
+                    unsigned lastSeparator = 63u - (unsigned)__builtin_clzll(separators);
+                    openHit = lastSeparator == 63 ? 0 : (hits >> lastSeparator) != 0;
                 } else {
-                    hits = 0;
-                    skipping = 1;
+                    openHit |= hits != 0;
                 }
             } else {
-                hits &= hits - 1;
+                unsigned i = 0;
+                for (uint64_t rest = separators; rest; rest &= rest - 1, i++) {
+                    uint64_t below = (1ull << __builtin_ctzll(rest)) - 1;
+                    out |= (uint64_t)(((hits & below) != 0) | openHit) << i;
+                    openHit = 0;
+                    hits &= ~below;
+                }
+                openHit |= hits != 0;
+            }
+            if (out) emit_segments(c, p, segment, out, anchoredAtStart, matched, candidates);
+        } else {
+            if (skipping) {
+                if (separators) {
+                    hits &= ~((1ull << __builtin_ctzll(separators)) - 1);
+                    skipping = 0;
+                } else {
+                    hits = 0;
+                }
+            }
+            while (hits) {
+                unsigned h = (unsigned)__builtin_ctzll(hits);
+                size_t j = pos + h;
+                if (m > 2 && memcmp(c->codes + j + 1, p->bytes + 1, m - 2) != 0) {
+                    hits &= hits - 1;
+                    continue;
+                }
+                size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
+                // Unchecked: live, simple, its own slot, so a match (word starts are already masked).
+                int32_t owner = (int32_t)s;
+                int status = 3;
+                if ((c->checkedSegments[s >> 6] >> (s & 63)) & 1) {
+                    owner = c->owners[s];
+                    status = owner >= 0 ? classify(c, p, s, c->segmentStarts[s], j) : 0;
+                }
+                if (status & 1) set_bit(candidates, owner);
+                if (status & 2) set_bit(matched, owner);
+                if (owner < 0 || (status & 2)) {  // this segment is done: go on after its separator
+                    uint64_t after = h == 63 ? 0 : separators & ~((2ull << h) - 1);
+                    if (after) {
+                        hits &= ~((1ull << __builtin_ctzll(after)) - 1);
+                    } else {
+                        hits = 0;
+                        skipping = 1;
+                    }
+                } else {
+                    hits &= hits - 1;
+                }
             }
         }
         segment += (size_t)__builtin_popcountll(separators);
-        pos += 64;
-    }
-}
-#endif
-
-// The bits of a bitset from bit `pos` on (64 of them), reading past its end as zeros.
-static inline uint64_t bits_at(const uint64_t *words, size_t wordCount, size_t pos) {
-    size_t w = pos >> 6;
-    unsigned shift = (unsigned)(pos & 63);
-    uint64_t low = w < wordCount ? words[w] : 0;
-    if (shift == 0) return low;
-    uint64_t high = w + 1 < wordCount ? words[w + 1] : 0;
-    return (low >> shift) | (high << (64 - shift));
-}
-
-static inline void or_bits_at(uint64_t *words, size_t pos, uint64_t value) {
-    size_t w = pos >> 6;
-    unsigned shift = (unsigned)(pos & 63);
-    words[w] |= value << shift;
-    if (shift && (value >> (64 - shift))) words[w + 1] |= value >> (64 - shift);
-}
-
-#if defined(__x86_64__)
-// Segments seg0 + i for the bits i of `hits` have an occurrence: those the fast path may take
-// (live, simple, segment number = slot) are matches at once; the others are checked one by one.
-__attribute__((target("avx2"), always_inline)) static inline void emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0, uint64_t hits,
-                                 int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
-    uint64_t checked = bits_at(c->checkedSegments, (c->segmentCount >> 6) + 2, seg0);
-    uint64_t fast = hits & ~checked;
-    if (fast) {
-        or_bits_at(matched, seg0, fast);
-        or_bits_at(candidates, seg0, fast);
-    }
-    uint64_t slow = hits & checked;
-    while (slow) {
-        size_t s = seg0 + (size_t)__builtin_ctzll(slow);
-        slow &= slow - 1;
-        int32_t owner = c->owners[s];
-        if (owner < 0) continue;
-        int r = scan_segment_avx2(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
-        if (r & 1) set_bit(candidates, owner);
-        if (r & 2) set_bit(matched, owner);
-    }
-}
-
-// Patterns of up to SIFT_DENSE_MAX bytes (what people type): comparing each of the pattern's bytes
-// at its offset gives the exact occurrences, with no per-hit check; short patterns match densely
-// (one letter is in most records). Per 64-byte block the loop reduces the hits to one
-// bit per segment (walking the block's separators, no branch per hit) and hands them to
-// `emit_segments`, so a segment costs a few instructions instead of a lookup per hit.
-__attribute__((target("avx2,bmi2"))) static void sweep_dense_avx2(const sift_column_view *c,
-                                                                   const sift_scan_pattern *p, size_t first,
-                                                                   size_t last, int anchoredAtStart,
-                                                                   uint64_t *matched, uint64_t *candidates) {
-    const int usePext = has_fast_pext();
-    const size_t m = p->length;
-    const uint8_t *codes = c->codes;
-    const size_t length = c->length;
-    __m256i vBytes[SIFT_DENSE_MAX];
-    for (size_t k = 0; k < m; k++) vBytes[k] = _mm256_set1_epi8((char)p->bytes[k]);
-    const __m256i vZero = _mm256_setzero_si256();
-    const int wordStartsOnly = p->requireWordStart;
-    size_t pos = c->segmentStarts[first];
-    const size_t stop = segment_end(c, last - 1);
-    size_t segment = first;   // the segment holding `pos`
-    uint64_t openHit = 0;     // that segment has an occurrence before `pos`
-    uint64_t startCarry = 1;  // `pos` starts a segment
-    while (pos < stop) {
-        uint64_t hits, separators;
-        if (pos + 64 + m - 1 <= length) {
-            separators = eq_mask64(codes + pos, vZero);
-            hits = eq_mask64(codes + pos, vBytes[0]);
-            for (size_t k = 1; k < m; k++) hits &= eq_mask64(codes + pos + k, vBytes[k]);
-        } else {
-            hits = separators = 0;
-            for (size_t k = 0; k < 64 && pos + k < length; k++) {
-                separators |= (uint64_t)(codes[pos + k] == 0) << k;
-                if (pos + k + m <= length && memcmp(codes + pos + k, p->bytes, m) == 0) hits |= 1ull << k;
-            }
-        }
-        size_t available = stop - pos;
-        if (available < 64) {
-            uint64_t keep = (1ull << available) - 1;
-            hits &= keep;
-            separators &= keep;
-        }
-        uint64_t nextCarry = separators >> 63;
-        if (anchoredAtStart) hits &= (separators << 1) | startCarry;
-        startCarry = nextCarry;
-        if (wordStartsOnly) hits &= bits_at(c->wordStarts, c->wordCount, pos);
-        uint64_t out = 0;
-        unsigned k = (unsigned)__builtin_popcountll(separators);
-        if (!hits) {  // sparse patterns: most blocks (only a hit carried over can end here)
-            if (separators) {
-                out = openHit;
-                openHit = 0;
-            }
-        } else if (usePext) {
-            // In the order of the block's hit and separator bits, a segment has a hit when the
-            // entry just before its separator is a hit (the first one: or a hit carried over).
-            uint64_t either = hits | separators;
-            uint64_t hitEntries = _pext_u64(hits, either);
-            uint64_t separatorEntries = _pext_u64(separators, either);
-            out = _pext_u64(separatorEntries & ((hitEntries << 1) | openHit), separatorEntries);
-            if (separators) {
-                unsigned lastSeparator = 63u - (unsigned)__builtin_clzll(separators);
-                openHit = lastSeparator == 63 ? 0 : (hits >> lastSeparator) != 0;
-            } else {
-                openHit |= hits != 0;
-            }
-        } else {
-            unsigned i = 0;
-            for (uint64_t rest = separators; rest; rest &= rest - 1, i++) {
-                uint64_t below = (1ull << __builtin_ctzll(rest)) - 1;
-                out |= (uint64_t)(((hits & below) != 0) | openHit) << i;
-                openHit = 0;
-                hits &= ~below;
-            }
-            openHit |= hits != 0;
-        }
-        if (out) emit_segments(c, p, segment, out, anchoredAtStart, matched, candidates);
-        segment += k;
         pos += 64;
         // The per-segment tables are read only for checked segments, too sparsely for the
         // hardware prefetcher to follow: fetch them ahead of the sweep.
@@ -476,11 +428,7 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
     if (firstSegment >= lastSegment) return;
 #if defined(__x86_64__)
     if (has_avx2()) {
-        if (p->length <= SIFT_DENSE_MAX) {
-            sweep_dense_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
-        } else {
-            sweep_blocks_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
-        }
+        sweep_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
         return;
     }
 #endif
