@@ -15,7 +15,7 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
     public var recordText = 0
-    /// Where each id and field value starts in `recordText`.
+    /// Where each group of eight ids or field values starts in `recordText`, and its slack.
     public var recordTextTables = 0
     /// Cached field results (for narrowing and backspace) and category sets.
     public var caches = 0
