@@ -10,7 +10,7 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// positions, and the segment of each slot.
     public var segmentTables = 0
     /// Per-slot tables of the index: the id table, the original order, generations, the live set
-    /// and the free slots.
+    /// and the free slots; once sorting was used, the sorted order and the sections too.
     public var slotTables = 0
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
@@ -42,7 +42,8 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
 extension SearchIndex {
     /// The memory the index holds, by part (allocated capacities).
     ///
-    /// - Complexity: O(*f* + *b*) for *f* fields and *b* blocks of the original order.
+    /// - Complexity: O(*f* + *b* + *c*) for *f* fields, *b* blocks of the original and sorted
+    ///   orders and *c* category values.
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
         for folding in foldings {
@@ -60,7 +61,9 @@ extension SearchIndex {
             usage.recordText += parts.text
             usage.recordTextTables += parts.tables
         }
-        usage.caches += cache.memoryFootprint
+        let lazy = lazyMemoryParts
+        usage.slotTables += lazy.tables
+        usage.caches += cache.memoryFootprint + lazy.caches
         return usage
     }
 }
