@@ -34,7 +34,7 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
         }
         return "total \(mb(total)): folded codes \(mb(foldedCodes)), auxiliary \(mb(foldedAuxiliary)), "
             + "record tables \(mb(recordTables)) (segments \(mb(segmentTables)), slots \(mb(slotTables))), "
-            + "record text \(mb(recordText + recordTextTables)) (UTF-8 \(mb(recordText)), starts \(mb(recordTextTables))), "
+            + "record text \(mb(recordText + recordTextTables)) (UTF-8 \(mb(recordText)), group starts \(mb(recordTextTables))), "
             + "caches \(mb(caches))"
     }
 }
