@@ -10,12 +10,12 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// positions, and the segment of each slot.
     public var segmentTables = 0
     /// Per-slot tables of the index: the id table, the original order, generations, the live set
-    /// and the free slots.
+    /// and the free slots; once sorting was used, the sorted order and the sections too.
     public var slotTables = 0
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
     public var recordText = 0
-    /// Where each id and field value starts in `recordText`.
+    /// Where each group of eight ids or field values starts in `recordText`, and its slack.
     public var recordTextTables = 0
     /// Cached field results (for narrowing and backspace) and category sets.
     public var caches = 0
@@ -34,7 +34,7 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
         }
         return "total \(mb(total)): folded codes \(mb(foldedCodes)), auxiliary \(mb(foldedAuxiliary)), "
             + "record tables \(mb(recordTables)) (segments \(mb(segmentTables)), slots \(mb(slotTables))), "
-            + "record text \(mb(recordText + recordTextTables)) (UTF-8 \(mb(recordText)), starts \(mb(recordTextTables))), "
+            + "record text \(mb(recordText + recordTextTables)) (UTF-8 \(mb(recordText)), group starts \(mb(recordTextTables))), "
             + "caches \(mb(caches))"
     }
 }
@@ -42,7 +42,8 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
 extension SearchIndex {
     /// The memory the index holds, by part (allocated capacities).
     ///
-    /// - Complexity: O(*f* + *b*) for *f* fields and *b* blocks of the original order.
+    /// - Complexity: O(*f* + *b* + *c*) for *f* fields, *b* blocks of the original and sorted
+    ///   orders and *c* category values.
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
         for folding in foldings {
@@ -60,7 +61,9 @@ extension SearchIndex {
             usage.recordText += parts.text
             usage.recordTextTables += parts.tables
         }
-        usage.caches += cache.memoryFootprint
+        let lazy = lazyMemoryParts
+        usage.slotTables += lazy.tables
+        usage.caches += cache.memoryFootprint + lazy.caches
         return usage
     }
 }

@@ -51,8 +51,9 @@ public final class SearchIndex {
     /// Live slots in collation order of the sort field, ties by id; nil until first needed.
     private var sortedStorage: SlotSequence?
     private let alphabeticIndex: ICUAlphabeticIndex
-    /// Section of each slot; valid while `sortedStorage` exists.
-    private var sectionOfSlot: [Int32] = []
+    /// Section of each slot; valid while `sortedStorage` exists. Two bytes a slot: ICU's
+    /// AlphabeticIndex has at most its maximum label count (99 by default) plus three buckets.
+    private var sectionOfSlot: [UInt16] = []
 
     // MARK: Categories and cache
     /// Members per category value, built on first use and kept current by edits.
@@ -251,7 +252,7 @@ public final class SearchIndex {
         live.forEach { slot in
             let text = value(at: sortFieldPosition, slot: slot)
             keyed.append((sortFolder.sortKey(text), slot))
-            sectionOfSlot[Int(slot)] = Int32(alphabeticIndex.bucket(of: text))
+            sectionOfSlot[Int(slot)] = UInt16(clamping: alphabeticIndex.bucket(of: text))
         }
         keyed.sort { a, b in
             a.key != b.key
@@ -261,6 +262,17 @@ public final class SearchIndex {
         let built = SlotSequence(keyed.lazy.map(\.slot))
         sortedStorage = built
         return built
+    }
+
+    /// Heap bytes of what sorting and categories built on first use: the sorted order and the
+    /// sections (per-slot tables), and the category member sets (caches).
+    ///
+    /// - Complexity: O(*b* + *c*) for *b* blocks of the sorted order and *c* category values.
+    var lazyMemoryParts: (tables: Int, caches: Int) {
+        let categories = categoryMembers.values.reduce(0) { total, members in
+            members.values.reduce(total) { $0 + 8 * $1.words.capacity }
+        }
+        return ((sortedStorage?.memoryFootprint ?? 0) + 2 * sectionOfSlot.capacity, categories)
     }
 
     private func position(ofFieldNamed name: String) -> Int {
@@ -482,7 +494,7 @@ public final class SearchIndex {
         if sectionOfSlot.count < generations.count {
             sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
         }
-        sectionOfSlot[Int(slot)] = Int32(alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot)))
+        sectionOfSlot[Int(slot)] = UInt16(clamping: alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot)))
         var low = 0, high = sortedStorage!.count
         while low < high {
             let mid = (low + high) / 2
