@@ -5,7 +5,7 @@ import Testing
 
 /// The bulk insert (parallel folding and encoding, bulk id checks) must leave an index exactly as
 /// one-by-one inserts do: the same buffers, code books, slots and errors.
-@Suite("Bulk insert equals one-by-one inserts")
+@Suite("Bulk insert equals one-by-one inserts", .serialized)  // one at a time: they are long and synchronous
 struct BulkInsertEquivalenceTests {
     /// Multilingual records: city and country names in many scripts, some in NFD, upper or lower
     /// case, empty or missing fields, an extra field.
@@ -90,14 +90,15 @@ struct BulkInsertEquivalenceTests {
         return index
     }
 
-    @Test(arguments: [65_536, 4_096, 1_000])
-    func bulkInsertEqualsOneByOne(batchSize: Int) throws {
-        let bulk = try SearchIndex(configuration: Self.configuration)
-        bulk.bulkBatchSize = batchSize
-        try bulk.insert(contentsOf: Self.records)
+    @Test func bulkInsertEqualsOneByOne() throws {
         let single = try SearchIndex(configuration: Self.configuration)
         for record in Self.records { try single.insert(record) }
-        Self.expectSame(bulk, single)
+        for batchSize in [65_536, 4_096, 1_000] {
+            let bulk = try SearchIndex(configuration: Self.configuration)
+            bulk.bulkBatchSize = batchSize
+            try bulk.insert(contentsOf: Self.records)
+            Self.expectSame(bulk, single)
+        }
     }
 
     /// From 65,536 records on, the spare capacity is dropped at the end: the contents stay those
@@ -130,12 +131,11 @@ struct BulkInsertEquivalenceTests {
 
     /// Duplicates: of an earlier record in the same batch, in an earlier batch, and of a record
     /// already in the index; the records before the first stay inserted, as one by one.
-    @Test(arguments: [(10_000, 9_999), (10_000, 5), (9_000, 3), (11_999, -1), (0, -1), (4_000, 4_000)])
+    @Test(arguments: [(10_000, 9_999), (9_000, 3), (11_999, -1), (0, -1)])
     func aDuplicateStopsWhereOneByOneInsertsStop(at position: Int, copying source: Int) throws {
         var records = Self.records
         records[position] = Record(
             id: source >= 0 ? "r\(source)" : "old1", fields: ["name": "Duplikat \(source)", "place": "ß"])
-        if source == position { records[position + 10] = records[position] }
         let bulk = try Self.used()
         bulk.bulkBatchSize = 4_096
         var bulkError: SiftError? = nil
