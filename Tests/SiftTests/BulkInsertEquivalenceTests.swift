@@ -76,14 +76,16 @@ struct BulkInsertEquivalenceTests {
         #expect(differences.isEmpty, "\(differences)", sourceLocation: sourceLocation)
     }
 
-    /// An index with some records, some of them removed (free slots), the sorted order, the
-    /// category members and cached results built: the state later inserts must keep current.
-    static func used() throws -> SearchIndex {
+    /// An index with some records, some of them removed (free slots), and (`built`) the sorted
+    /// order, the category members and cached results built: the state later inserts must keep
+    /// current.
+    static func used(built: Bool = true) throws -> SearchIndex {
         let index = try SearchIndex(configuration: configuration)
         for number in 0..<300 {
             try index.insert(Record(id: "old\(number)", fields: ["name": "Ölstadt \(number)", "continent": "EU"]))
         }
         for number in stride(from: 0, to: 300, by: 7) { try index.remove(id: "old\(number)") }
+        guard built else { return index }
         _ = index.handles(in: .sorted)
         _ = try index.search(Query("stra", scope: "Europe"))
         _ = try index.search(Query("o", scope: "Exact"))
@@ -114,11 +116,12 @@ struct BulkInsertEquivalenceTests {
         Self.expectSame(large, small)
     }
 
-    @Test func bulkInsertIntoAUsedIndexEqualsOneByOne() throws {
-        let bulk = try Self.used()
+    @Test(arguments: [true, false])
+    func bulkInsertIntoAUsedIndexEqualsOneByOne(built: Bool) throws {
+        let bulk = try Self.used(built: built)
         bulk.bulkBatchSize = 3_000
         try bulk.insert(contentsOf: Self.records)
-        let single = try Self.used()
+        let single = try Self.used(built: built)
         for record in Self.records { try single.insert(record) }
         Self.expectSame(bulk, single)
         for query in ["stra", "o", "berl", "ö"] {
@@ -127,6 +130,18 @@ struct BulkInsertEquivalenceTests {
             }
         }
         #expect(try bulk.handles(in: .sorted).map { try bulk.id(of: $0) } == single.handles(in: .sorted).map { try single.id(of: $0) })
+    }
+
+    /// Below 8,192 records, records are committed one by one after folding: the same state and
+    /// the same error as inserting them one by one.
+    @Test func aSmallBatchWithADuplicateStopsAtIt() throws {
+        var records = Array(Self.records.prefix(500))
+        records[300] = Record(id: "r120", fields: ["name": "Duplikat"])
+        let batch = try Self.used(built: false)
+        #expect(throws: SiftError.duplicateID("r120")) { try batch.insert(contentsOf: records) }
+        let single = try Self.used(built: false)
+        for record in records.prefix(300) { try single.insert(record) }
+        Self.expectSame(batch, single)
     }
 
     /// Duplicates: of an earlier record in the same batch, in an earlier batch, and of a record
