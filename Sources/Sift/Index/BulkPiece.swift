@@ -57,7 +57,10 @@ struct BulkPiece {
         let texts = folders.count * fields
         var values = [String](repeating: "", count: fields)
         for record in records {
-            scratch.removeAll()
+            // The scratch batch holds the last few records' texts (emptied once it has grown
+            // beyond what stays in cache).
+            if scratch.elements.count >= 4096 { scratch.removeAll() }
+            let firstText = scratch.ends.count
             all[record].values(of: searchFields, into: &values)
             // As `SearchIndex.fold`: one text per (folding, search field).
             do throws(SiftError) {
@@ -71,7 +74,7 @@ struct BulkPiece {
             scratch.withView { view in
                 for text in 0..<texts {
                     let folding = text / fields
-                    let slice = view[text]
+                    let slice = view[firstText + text]
                     guard !columns[text].append(slice, codeBook: codeBooks[folding]) else { continue }
                     columns[text].appendDeferred(text: Int32(deferred.ends.count))
                     deferred.append(slice)
