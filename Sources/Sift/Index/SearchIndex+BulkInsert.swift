@@ -26,9 +26,9 @@ extension SearchIndex {
         var repeated: Int? = nil
         // The first batch folds while the ids are checked; every later one while the previous
         // one is committed.
-        var plan = BulkPlan(records: records, hashes: hashes, fold: batchRange(0, records.count))
-        plan.findRepeats = 0..<(known ?? records.count)
-        runBulkStep(plan, folders: folders, into: &pieces[0], repeated: &repeated)
+        var first = BulkPlan(records: records, hashes: hashes, fold: batchRange(0, records.count))
+        first.findRepeats = 0..<(known ?? records.count)
+        runBulkStep(first, folders: folders, into: &pieces[0], repeated: &repeated)
         let duplicate = [known, repeated].compactMap { $0 }.min()
         var batchStart = 0
         var current = 0
@@ -56,7 +56,7 @@ extension SearchIndex {
             slotOfID.prepareToInsert(slots.count, ids: ids)
             // Without sorted order, category members or cached results, what is left of a commit
             // (liveness and the original order) is one more independent task.
-            let appendOrder = sortedIsBuilt == false && categoryMembersAreBuilt == false && cache.count == 0
+            let appendOrder = !sortedIsBuilt && !categoryMembersAreBuilt && cache.count == 0
             var plan = BulkPlan(records: records, hashes: hashes, fold: nil)
             if error == nil && batchEnd < records.count { plan.fold = batchRange(batchEnd, records.count) }
             plan.commit = batchStart..<limit
