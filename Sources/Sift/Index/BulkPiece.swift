@@ -11,9 +11,6 @@ struct BulkPiece {
     private(set) var foldedCount = 0
     /// Why record `records.lowerBound + foldedCount` could not be folded, if one could not.
     private(set) var failure: SiftError?
-    /// The search fields' values of the folded records (`values[record * fields + field]`, ""
-    /// when missing), so that committing them needs no dictionary lookup.
-    private(set) var values: [String] = []
     /// One per (folding, search field): the segments of the folded records.
     private(set) var columns: [EncodedSegments] = []
     /// The deferred texts (see `EncodedSegments`).
@@ -42,7 +39,6 @@ struct BulkPiece {
         if columns.count != texts { columns = [EncodedSegments](repeating: EncodedSegments(), count: texts) }
         for text in 0..<texts { columns[text].removeAll() }
         deferred.removeAll()
-        values.removeAll(keepingCapacity: true)
         newElements = [[(element: Int64, record: Int)]](repeating: [], count: folders.count)
         seen = [CodeBook](repeating: CodeBook(), count: folders.count)
         var scratch = FoldedBatch()
@@ -59,14 +55,17 @@ struct BulkPiece {
     ) {
         let fields = searchFields.count
         let texts = folders.count * fields
+        var values = [String](repeating: "", count: fields)
         for record in records {
-            scratch.removeAll()
-            let first = values.count
-            for field in searchFields { values.append(all[record].fields[field] ?? "") }
+            // The scratch batch holds the last few records' texts (emptied once it has grown
+            // beyond what stays in cache).
+            if scratch.elements.count >= 4096 { scratch.removeAll() }
+            let firstText = scratch.ends.count
+            all[record].values(of: searchFields, into: &values)
             // As `SearchIndex.fold`: one text per (folding, search field).
             do throws(SiftError) {
                 for folder in folders {
-                    for field in 0..<fields { try folder.fold(values[first + field], into: &scratch) }
+                    for field in 0..<fields { try folder.fold(values[field], into: &scratch) }
                 }
             } catch {
                 failure = error
@@ -75,7 +74,7 @@ struct BulkPiece {
             scratch.withView { view in
                 for text in 0..<texts {
                     let folding = text / fields
-                    let slice = view[text]
+                    let slice = view[firstText + text]
                     guard !columns[text].append(slice, codeBook: codeBooks[folding]) else { continue }
                     columns[text].appendDeferred(text: Int32(deferred.ends.count))
                     deferred.append(slice)

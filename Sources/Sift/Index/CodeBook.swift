@@ -89,6 +89,8 @@ struct CodeBook {
 
     /// Calls `body` with a read-only view of the code book, which several threads may use at once
     /// (bulk inserts encode on all cores) while nothing changes the code book.
+    ///
+    /// - Complexity: O(1).
     func withView<R>(_ body: (CodeBookView) -> R) -> R {
         buckets.withUnsafeBufferPointer { buckets in body(CodeBookView(buckets: buckets)) }
     }

@@ -182,22 +182,40 @@ struct FoldedColumn {
                 word += 1
             }
         }
+        let firstSegment = Int32(segmentStarts.count)
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segments.count) { table in
+            for (i, segment) in segments.enumerated() {
+                table[i] = UInt32(byteBase + Int(encoded.byteStarts[segment]) - byteLow)
+            }
+            segmentStarts.append(contentsOf: table)
+            for (i, segment) in segments.enumerated() {
+                table[i] =
+                    encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
+                    ? Self.simple : UInt32(flagBase + Int(encoded.flagStarts[segment]) - flagLow)
+            }
+            segmentFlags.append(contentsOf: table)
+            for (i, segment) in segments.enumerated() {
+                table[i] =
+                    encoded.kinds[segment] & EncodedSegments.Kind.regular != 0
+                    ? Self.regular : UInt32(offsetBase + Int(encoded.offsetStarts[segment]) - offsetLow)
+            }
+            segmentOffsets.append(contentsOf: table)
+        }
+        segmentOwners.append(contentsOf: owners)
         for (i, segment) in segments.enumerated() {
-            let kind = encoded.kinds[segment]
-            segmentStarts.append(UInt32(byteBase + Int(encoded.byteStarts[segment]) - byteLow))
-            segmentFlags.append(
-                kind & EncodedSegments.Kind.simple != 0
-                    ? Self.simple : UInt32(flagBase + Int(encoded.flagStarts[segment]) - flagLow))
-            segmentOffsets.append(
-                kind & EncodedSegments.Kind.regular != 0
-                    ? Self.regular : UInt32(offsetBase + Int(encoded.offsetStarts[segment]) - offsetLow))
-            let slot = owners[i]
-            segmentOwners.append(slot)
+            let number = Int(firstSegment) + i
+            setChecked(number, Int(owners[i]) != number || encoded.kinds[segment] & EncodedSegments.Kind.simple == 0)
+        }
+        if Int(owners[0]) == slotSegments.count && zip(owners, owners.dropFirst()).allSatisfy({ $0 + 1 == $1 }) {
+            // New slots in order (the usual bulk load): their segments in one go.
+            slotSegments.append(contentsOf: firstSegment..<(firstSegment + Int32(owners.count)))
+            return
+        }
+        for (i, slot) in owners.enumerated() {
             if Int(slot) >= slotSegments.count {
                 slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
             }
-            slotSegments[Int(slot)] = Int32(segmentStarts.count - 1)
-            setChecked(segmentStarts.count - 1, Int(slot) != segmentStarts.count - 1 || kind & EncodedSegments.Kind.simple == 0)
+            slotSegments[Int(slot)] = firstSegment + Int32(i)
         }
     }
 

@@ -26,9 +26,9 @@ extension SearchIndex {
         var repeated: Int? = nil
         // The first batch folds while the ids are checked; every later one while the previous
         // one is committed.
-        var plan = BulkPlan(records: records, hashes: hashes, fold: batchRange(0, records.count))
-        plan.findRepeats = 0..<(known ?? records.count)
-        runBulkStep(plan, folders: folders, into: &pieces[0], repeated: &repeated)
+        var first = BulkPlan(records: records, hashes: hashes, fold: batchRange(0, records.count))
+        first.findRepeats = 0..<(known ?? records.count)
+        runBulkStep(first, folders: folders, into: &pieces[0], repeated: &repeated)
         let duplicate = [known, repeated].compactMap { $0 }.min()
         var batchStart = 0
         var current = 0
@@ -56,7 +56,7 @@ extension SearchIndex {
             slotOfID.prepareToInsert(slots.count, ids: ids)
             // Without sorted order, category members or cached results, what is left of a commit
             // (liveness and the original order) is one more independent task.
-            let appendOrder = sortedIsBuilt == false && categoryMembersAreBuilt == false && cache.count == 0
+            let appendOrder = !sortedIsBuilt && !categoryMembersAreBuilt && cache.count == 0
             var plan = BulkPlan(records: records, hashes: hashes, fold: nil)
             if error == nil && batchEnd < records.count { plan.fold = batchRange(batchEnd, records.count) }
             plan.commit = batchStart..<limit
@@ -92,7 +92,8 @@ extension SearchIndex {
         hashes.withUnsafeMutableBufferPointer { hashes in
             firsts.withUnsafeMutableBufferPointer { firsts in
                 let work = BulkHashing(
-                    records: records, table: slotOfID, ids: ids, fieldPositions: fieldPositions, hashes: hashes,
+                    records: records, table: slotOfID, ids: ids, fieldPositions: fieldPositions, fieldNames: fieldNames,
+                    hashes: hashes,
                     firsts: firsts)
                 DispatchQueue.concurrentPerform(iterations: pieces) { piece in work.run(piece: piece) }
             }
@@ -245,8 +246,15 @@ private struct BulkHashing: @unchecked Sendable {
     let table: IDTable
     let ids: TextColumn
     let fieldPositions: [String: Int]
+    let fieldNames: [String]
     let hashes: UnsafeMutableBufferPointer<Int>
     let firsts: UnsafeMutableBufferPointer<(known: Int?, unknownField: Int?)>
+
+    /// Whether the index has a field of this name: with few fields, by comparing names (short
+    /// strings compare without hashing).
+    private func isKnown(_ name: String) -> Bool {
+        fieldNames.count <= 8 ? fieldNames.contains(name) : fieldPositions[name] != nil
+    }
 
     func run(piece: Int) {
         let pieces = firsts.count
@@ -260,7 +268,7 @@ private struct BulkHashing: @unchecked Sendable {
                 if checkKnown && known == nil && table.slot(of: records[index].id, hash: hash, ids: ids) != nil {
                     known = index
                 }
-                if unknownField == nil && records[index].fields.keys.contains(where: { fieldPositions[$0] == nil }) {
+                if unknownField == nil && records[index].fields.keys.contains(where: { !isKnown($0) }) {
                     unknownField = index
                 }
             }
@@ -402,30 +410,16 @@ private struct BulkStep: @unchecked Sendable {
     private func commitTexts(_ number: Int) {
         let commit = plan.commit!
         let column = textColumns.baseAddress! + number
-        if number - 1 >= 0 && number - 1 < searchFields.count {
-            // A search field: the pieces kept the values they folded.
-            let field = number - 1
-            let fields = searchFields.count
-            forEachCommitted { piece, count, slots in
-                piece.values.withUnsafeBufferPointer { values in
-                    for offset in 0..<count {
-                        let value = values[offset * fields + field]
-                        if !value.isEmpty { column.pointee.set(slots[offset], value) }
-                    }
-                }
-            }
-        } else {
-            plan.records.withUnsafeBufferPointer { records in
-                plan.slots.withUnsafeBufferPointer { slots in
-                    if number == 0 {
-                        for offset in 0..<commit.count { column.pointee.set(slots[offset], records[commit.lowerBound + offset].id) }
-                    } else {
-                        let name = fieldNames[number - 1]
-                        for offset in 0..<commit.count {
-                            if let value = records[commit.lowerBound + offset].fields[name], !value.isEmpty {
-                                column.pointee.set(slots[offset], value)
-                            }
-                        }
+        plan.records.withUnsafeBufferPointer { records in
+            plan.slots.withUnsafeBufferPointer { slots in
+                if number == 0 {
+                    for offset in 0..<commit.count { column.pointee.set(slots[offset], records[commit.lowerBound + offset].id) }
+                } else {
+                    let name = [fieldNames[number - 1]]
+                    var value = [""]
+                    for offset in 0..<commit.count {
+                        records[commit.lowerBound + offset].values(of: name, into: &value)
+                        if !value[0].isEmpty { column.pointee.set(slots[offset], value[0]) }
                     }
                 }
             }

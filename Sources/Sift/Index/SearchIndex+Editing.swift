@@ -1,4 +1,3 @@
-internal import Dispatch
 internal import Glibc
 
 extension SearchIndex {
@@ -18,12 +17,17 @@ extension SearchIndex {
         return handle(ofSlot: slot)
     }
 
-    /// Appends records in order. Large batches are folded on all cores.
+    /// Appends records in order, as inserting them one by one at the end would.
     ///
-    /// - Throws: on the first record that cannot be inserted (a duplicate id, an ICU failure); the
-    ///   records before it stay inserted.
-    /// - Complexity: O(*s*) in the total size of the records' search fields, the collation work
-    ///   divided among the cores.
+    /// From 8,192 records on, the bulk path (`bulkInsert`) folds and encodes the records on all
+    /// cores and commits every column, the values, the ids and the id table in parallel; smaller
+    /// batches are folded first, then committed record by record.
+    ///
+    /// - Throws: on the first record that cannot be inserted (a duplicate id, including one
+    ///   repeated within `records`, or an ICU failure); the records before it stay inserted, that
+    ///   one and the later ones are not.
+    /// - Complexity: O(*s*) in the total size of the records, the collation and encoding work
+    ///   divided among the cores for large batches.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
         if records.count >= 8192 {
             reserveCapacity(forAdditional: records.count)
@@ -33,51 +37,28 @@ extension SearchIndex {
         }
         registerFields(of: records)
         reserveCapacity(forAdditional: records.count)
-        let workers = 1
-        let folders = try workerFolders(workers)
-        var batches = [FoldedBatch](repeating: FoldedBatch(), count: workers)
-        let batchSize = 65_536
-        var batchStart = 0
-        while batchStart < records.count {
-            let batch = records[batchStart..<min(records.count, batchStart + batchSize)]
-            let failure = foldInParallel(batch, folders: folders, into: &batches)
-            reserveFoldedCapacity(elements: batches.reduce(0) { $0 + $1.elements.count }, records: batch.count)
-            let committable = failure?.index ?? batch.count
-            let perRecord = foldedTextsPerRecord
-            for offset in 0..<committable {
-                let worker = offset % workers
-                let slot = try batches[worker].withView { view in
-                    Result { () throws(SiftError) in
-                        try commit(batch[batch.startIndex + offset], folded: view, firstText: (offset / workers) * perRecord)
-                    }
-                }.get()
-                insertIntoOrder(slot, at: count)
-            }
-            if let failure { throw failure.error }
-            batchStart += batch.count
-        }
-        if records.count >= 65_536 { trimCapacity() }
-    }
-
-    /// Folds a batch of records on `folders.count` threads, record `i` by worker `i % workers` into
-    /// `batches[worker]`. Returns the first failure (by record), if any.
-    private func foldInParallel(_ batch: ArraySlice<Record>, folders: [[ICUFolder]], into batches: inout [FoldedBatch])
-        -> (index: Int, error: SiftError)?
-    {
-        for worker in batches.indices { batches[worker].removeAll() }
-        let workers = folders.count
-        var failures = [(index: Int, error: SiftError)?](repeating: nil, count: workers)
-        batches.withUnsafeMutableBufferPointer { batches in
-            failures.withUnsafeMutableBufferPointer { failures in
-                let work = ParallelFold(index: self, batch: batch, folders: folders, batches: batches, failures: failures)
-                if workers == 1 {
-                    work.run(worker: 0)
-                } else {
-                    DispatchQueue.concurrentPerform(iterations: workers) { worker in work.run(worker: worker) }
-                }
+        guard !records.isEmpty else { return }
+        // Fold every record first: an ICU failure commits the records before it and no other.
+        let folders = foldings.map(\.folder)
+        var batch = FoldedBatch()
+        var failure: (index: Int, error: SiftError)? = nil
+        for (offset, record) in records.enumerated() {
+            do throws(SiftError) {
+                try fold(record, folders: folders, into: &batch)
+            } catch {
+                failure = (offset, error)
+                break
             }
         }
-        return failures.compactMap { $0 }.min { $0.index < $1.index }
+        reserveFoldedCapacity(elements: batch.elements.count, records: records.count)
+        let perRecord = foldedTextsPerRecord
+        for offset in 0..<(failure?.index ?? records.count) {
+            let slot = try batch.withView { view in
+                Result { () throws(SiftError) in try commit(records[offset], folded: view, firstText: offset * perRecord) }
+            }.get()
+            insertIntoOrder(slot, at: count)
+        }
+        if let failure { throw failure.error }
     }
 
     /// Deletes a record.
@@ -130,34 +111,5 @@ extension SearchIndex {
         insertIntoOrder(slot, at: destination)
         orderWasRearranged()
         bumpRevision()
-    }
-}
-
-/// What the workers of a parallel fold share.
-///
-/// `@unchecked Sendable` is sound here, and only here: `fold` reads the index without changing
-/// it; each worker uses its own ICU folders (`folders[worker]`) and writes only its own batch
-/// (`batches[worker]`) and its own `failures` entry; and `DispatchQueue.concurrentPerform`
-/// returns only after every worker has finished, before the caller touches the index or the
-/// buffers again.
-private struct ParallelFold: @unchecked Sendable {
-    let index: SearchIndex
-    let batch: ArraySlice<Record>
-    let folders: [[ICUFolder]]
-    let batches: UnsafeMutableBufferPointer<FoldedBatch>
-    let failures: UnsafeMutableBufferPointer<(index: Int, error: SiftError)?>
-
-    func run(worker: Int) {
-        let workers = folders.count
-        var position = worker
-        while position < batch.count {
-            do throws(SiftError) {
-                try index.fold(batch[batch.startIndex + position], folders: folders[worker], into: &batches[worker])
-            } catch {
-                failures[worker] = (position, error)
-                return
-            }
-            position += workers
-        }
     }
 }
