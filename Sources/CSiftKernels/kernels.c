@@ -10,6 +10,45 @@
 
 static inline void set_bit(uint64_t *bits, int32_t slot) { bits[(uint32_t)slot >> 6] |= 1ull << (slot & 63); }
 
+static inline int test_bit(const uint64_t *bits, size_t i) { return (int)((bits[i >> 6] >> (i & 63)) & 1); }
+
+// A `SlotMap` lookup (Sources/Sift/Index/SlotMap.swift): the same hash and linear probing.
+static inline int32_t map_lookup(const int32_t *entries, size_t capacity, int32_t key, int32_t missing) {
+    if (!capacity) return missing;
+    size_t mask = capacity - 1;
+    size_t i = ((uint32_t)key * 0x9E3779B1u) & mask;
+    for (;;) {
+        int32_t stored = entries[2 * i];
+        if (stored == key) return entries[2 * i + 1];
+        if (stored == -1) return missing;
+        i = (i + 1) & mask;
+    }
+}
+
+// The slot owning a segment, or -1 when it is dead.
+static inline int32_t owner_of(const sift_column_view *c, size_t segment) {
+    if (test_bit(c->deadSegments, segment)) return -1;
+    return map_lookup(c->awayOwners, c->awayOwnersCapacity, (int32_t)segment, (int32_t)segment);
+}
+
+// The segment of a slot, or -1 when it has none.
+static inline int32_t segment_of_slot(const sift_column_view *c, size_t slot) {
+    int32_t away = map_lookup(c->awaySegments, c->awaySegmentsCapacity, (int32_t)slot, -1);
+    if (away >= 0) return away;
+    if (slot < c->segmentCount && !test_bit(c->deadSegments, slot) &&
+        map_lookup(c->awayOwners, c->awayOwnersCapacity, (int32_t)slot, -1) < 0) {
+        return (int32_t)slot;
+    }
+    return -1;
+}
+
+// Where a flagged segment's flag bytes start.
+static inline size_t flag_start(const sift_column_view *c, size_t segment) {
+    size_t w = segment >> 6;
+    uint64_t before = c->flaggedSegments[w] & ((1ull << (segment & 63)) - 1);
+    return c->flagStarts[c->flaggedRanks[w] + (size_t)__builtin_popcountll(before)];
+}
+
 static inline size_t segment_end(const sift_column_view *c, size_t segment) {
     return segment + 1 < c->segmentCount ? c->segmentStarts[segment + 1] - 1 : c->length - 1;
 }
@@ -23,9 +62,8 @@ static inline int word_starts_at(const sift_column_view *c, size_t j) {
 static inline int classify(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, size_t start,
                            size_t j) {
     if (p->requireWordStart && !word_starts_at(c, j)) return 0;
-    uint32_t position = c->segmentFlags[segment];
-    if (position == SIFT_KERNEL_SIMPLE) return 3;
-    const uint8_t *flags = c->flags + position - start;
+    if (!test_bit(c->flaggedSegments, segment)) return 3;
+    const uint8_t *flags = c->flags + flag_start(c, segment) - start;
     if (!(flags[j] & SIFT_KERNEL_START_OK)) return 0;
     return (flags[j + p->lastLead] & SIFT_KERNEL_END_OK) ? 3 : 1;
 }
@@ -111,8 +149,7 @@ __attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_c
 }
 #endif
 
-size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, const int32_t *slotSegments,
-                            size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
+size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
                             int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
     // Candidates are scattered over the column, and every one needs its segment's start (a table
     // lookup), then its bytes: a three-stage software pipeline prefetches the table entry of the
@@ -143,7 +180,7 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             if (unchecked) {
                 segments[n] = slot;
             } else {
-                int32_t segment = slotSegments[slot];
+                int32_t segment = segment_of_slot(c, slot);
                 if (segment < 0) continue;
                 segments[n] = (size_t)segment;
             }
@@ -156,7 +193,6 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             if (k + AHEAD < n) {
                 size_t ahead = segments[k + AHEAD];
                 __builtin_prefetch(c->codes + c->segmentStarts[ahead]);
-                __builtin_prefetch(c->segmentFlags + ahead);
             }
             size_t segment = segments[k];
             size_t start = c->segmentStarts[segment], end = segment_end(c, segment);
@@ -283,7 +319,7 @@ emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0
     while (slow) {
         size_t s = seg0 + (size_t)__builtin_ctzll(slow);
         slow &= slow - 1;
-        int32_t owner = c->owners[s];
+        int32_t owner = owner_of(c, s);
         if (owner < 0) continue;
         int r = scan_segment_avx2(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);
@@ -390,7 +426,7 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
                 int32_t owner = (int32_t)s;
                 int status = 3;
                 if ((c->checkedSegments[s >> 6] >> (s & 63)) & 1) {
-                    owner = c->owners[s];
+                    owner = owner_of(c, s);
                     status = owner >= 0 ? classify(c, p, s, c->segmentStarts[s], j) : 0;
                 }
                 if (status & 1) set_bit(candidates, owner);
@@ -410,13 +446,9 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
         }
         segment += (size_t)__builtin_popcountll(separators);
         pos += 64;
-        // The per-segment tables are read only for checked segments, too sparsely for the
-        // hardware prefetcher to follow: fetch them ahead of the sweep.
-        if (segment + 64 < c->segmentCount) {
-            __builtin_prefetch(c->owners + segment + 64);
-            __builtin_prefetch(c->segmentStarts + segment + 64);
-            __builtin_prefetch(c->segmentFlags + segment + 64);
-        }
+        // The segment table is read only for checked segments, too sparsely for the hardware
+        // prefetcher to follow: fetch it ahead of the sweep.
+        if (segment + 64 < c->segmentCount) __builtin_prefetch(c->segmentStarts + segment + 64);
     }
     if (openHit) emit_segments(c, p, segment, 1, anchoredAtStart, matched, candidates);
 }
@@ -433,7 +465,7 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
     }
 #endif
     for (size_t s = firstSegment; s < lastSegment; s++) {
-        int32_t owner = c->owners[s];
+        int32_t owner = owner_of(c, s);
         if (owner < 0) continue;
         int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);

@@ -95,7 +95,15 @@ struct SnapshotTests {
         }
         bytes[8] = 9  // format version 9
         try bytes.write(to: URL(fileURLWithPath: path))
-        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 2")) {
+        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 3")) {
+            try SearchIndex.load(from: path)
+        }
+        bytes[8] = 2  // an older format: the message says what to do
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(
+            throws: SiftError.snapshot(
+                path: path, reason: "format version 2; this Sift reads version 3: rebuild the snapshot from the data")
+        ) {
             try SearchIndex.load(from: path)
         }
     }

@@ -1,12 +1,14 @@
 // CSiftKernels: the scan loops over folded columns, in C so that they run at memory speed.
 //
-// A column is a byte arena of folded codes (records separated by 0 bytes), a table of segment
-// starts with the slot owning each segment (-1: dead), and boundary flags: a segment is either
-// *simple* (segmentFlags == SIFT_KERNEL_SIMPLE: every element may start and end a match) or has
-// a flag byte per code byte at flags[segmentFlags[s] + (j - start)]. Word starts are one bit per
-// code byte. An occurrence of the pattern at byte j is a *candidate* when a match may start there
-// (and, if required, a word starts there); it is a *match* when, in addition, a match may end with
-// the pattern's last element. Results are bitsets over slots.
+// A column is a byte arena of folded codes (records separated by 0 bytes) and a table of segment
+// starts. Segment s normally belongs to slot s; the few that do not (a record updated since the
+// last compaction) are listed in two maps (segment -> owner, slot -> segment), and dead segments
+// in a bitset. A segment is either *simple* (every element may start and end a match) or
+// *flagged*: it has a flag byte per code byte, at flags[flagStarts[rank] + (j - start)] where rank
+// counts the flagged segments before it. Word starts are one bit per code byte. An occurrence of
+// the pattern at byte j is a *candidate* when a match may start there (and, if required, a word
+// starts there); it is a *match* when, in addition, a match may end with the pattern's last
+// element. Results are bitsets over slots.
 
 #ifndef CSIFTKERNELS_H
 #define CSIFTKERNELS_H
@@ -16,7 +18,6 @@
 
 #define SIFT_KERNEL_START_OK 1
 #define SIFT_KERNEL_END_OK 2
-#define SIFT_KERNEL_SIMPLE UINT32_MAX
 
 typedef struct sift_column_view {
     const uint8_t *_Nonnull codes;
@@ -25,11 +26,24 @@ typedef struct sift_column_view {
     size_t wordCount;
     const uint8_t *_Nonnull flags;
     const uint32_t *_Nonnull segmentStarts;
-    const int32_t *_Nonnull owners;
-    const uint32_t *_Nonnull segmentFlags;
-    /// One bit per segment (padded by a word): set unless the segment is live, simple and owned
-    /// by the slot with its own number.
+    /// One bit per segment (every bitset here is padded by a word): set unless the segment is
+    /// live, simple and owned by the slot with its own number.
     const uint64_t *_Nonnull checkedSegments;
+    /// One bit per segment: set when the segment is dead.
+    const uint64_t *_Nonnull deadSegments;
+    /// One bit per segment: set when the segment has flag bytes (is not simple).
+    const uint64_t *_Nonnull flaggedSegments;
+    /// Per word of `flaggedSegments`: the number of flagged segments before it.
+    const uint32_t *_Nonnull flaggedRanks;
+    /// Per flagged segment, in segment order: where its flag bytes start in `flags`.
+    const uint32_t *_Nonnull flagStarts;
+    /// Live segments owned by a slot of another number: `SlotMap` buckets (key, value pairs,
+    /// key -1 empty, `awayOwnersCapacity` buckets, a power of two or 0), segment -> slot.
+    const int32_t *_Nonnull awayOwners;
+    size_t awayOwnersCapacity;
+    /// The same for slots whose segment has another number: slot -> segment.
+    const int32_t *_Nonnull awaySegments;
+    size_t awaySegmentsCapacity;
     size_t segmentCount;
 } sift_column_view;
 
@@ -47,10 +61,10 @@ void sift_sweep_segments(const sift_column_view *_Nonnull column, const sift_sca
                          size_t firstSegment, size_t lastSegment, int anchoredAtStart, uint64_t *_Nonnull matched,
                          uint64_t *_Nonnull candidates);
 
-/// Narrowed scan: for every slot whose bit is set in words [firstWord, lastWord) of `base`, scans
-/// that slot's segment (`slotSegments[slot]`, -1: none). Returns the number of slots examined.
+/// Narrowed scan: for every slot below `slotCount` whose bit is set in words [firstWord, lastWord)
+/// of `base`, scans that slot's segment, if it has one. Returns the number of slots examined.
 size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
-                            const int32_t *_Nonnull slotSegments, size_t slotCount, const uint64_t *_Nonnull base,
+                            size_t slotCount, const uint64_t *_Nonnull base,
                             size_t firstWord, size_t lastWord, int anchoredAtStart, uint64_t *_Nonnull matched,
                             uint64_t *_Nonnull candidates);
 

@@ -1,7 +1,6 @@
 /// Folded texts of consecutive records for one column, encoded by a bulk insert's worker in the
 /// final form of `FoldedColumn`'s buffers (code bytes with their 0 separators, word-start bits,
-/// flag bytes of non-simple segments, offset varints of non-regular ones), so that appending
-/// them to the column is mostly copying.
+/// flag bytes of non-simple segments), so that appending them to the column is mostly copying.
 ///
 /// A text with an element the code book does not have yet is *deferred*: it takes no bytes here,
 /// and is encoded when the batch is committed, after the code book has given its new elements
@@ -16,12 +15,9 @@ struct EncodedSegments {
     /// `FoldFlags` (start and end bits) per code byte of the non-simple segments, as
     /// `FoldedColumn.flags` holds them (a 0 for the separator included).
     private(set) var flags: [UInt8] = []
-    /// Offset varints of the non-regular segments, as `FoldedColumn` stores them.
-    private(set) var offsets: [UInt8] = []
-    /// Per segment, plus one entry past the last: where its bytes, flag bytes and offsets start.
+    /// Per segment, plus one entry past the last: where its bytes and flag bytes start.
     private(set) var byteStarts: [UInt32] = [0]
     private(set) var flagStarts: [UInt32] = [0]
-    private(set) var offsetStarts: [UInt32] = [0]
     /// Per segment: `Kind` bits.
     private(set) var kinds: [UInt8] = []
     /// For each deferred segment, in order: the number of its text in the worker's deferred batch.
@@ -31,8 +27,6 @@ struct EncodedSegments {
     enum Kind {
         /// Every element may start and end a match: no flag bytes.
         static let simple: UInt8 = 1
-        /// Every element covers one UTF-16 unit, in order: no offsets.
-        static let regular: UInt8 = 2
         /// Not encoded yet (see the type's description).
         static let deferred: UInt8 = 4
     }
@@ -49,13 +43,10 @@ struct EncodedSegments {
             }
         }
         flags.removeAll(keepingCapacity: true)
-        offsets.removeAll(keepingCapacity: true)
         byteStarts.removeAll(keepingCapacity: true)
         byteStarts.append(0)
         flagStarts.removeAll(keepingCapacity: true)
         flagStarts.append(0)
-        offsetStarts.removeAll(keepingCapacity: true)
-        offsetStarts.append(0)
         kinds.removeAll(keepingCapacity: true)
         deferredTexts.removeAll(keepingCapacity: true)
     }
@@ -69,7 +60,6 @@ struct EncodedSegments {
         kinds.append(Kind.deferred)
         byteStarts.append(byteStarts[byteStarts.count - 1])
         flagStarts.append(UInt32(flags.count))
-        offsetStarts.append(UInt32(offsets.count))
         deferredTexts.append(text)
     }
 
@@ -89,7 +79,6 @@ struct EncodedSegments {
         }
         let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
         var simple = true
-        var regular = true
         let length = codes.withUnsafeMutableBufferPointer { codes in
             wordStarts.withUnsafeMutableBufferPointer { words in
                 let bytes = codes.baseAddress! + start
@@ -107,11 +96,6 @@ struct EncodedSegments {
                         words[byte >> 6] |= 1 << UInt64(byte & 63)
                     }
                     if flag & boundaryFlags != boundaryFlags { simple = false }
-                    if folded.lows[i] != Int32(truncatingIfNeeded: i)
-                        || (flag & FoldFlags.endOK != 0 && folded.limits[i] != Int32(truncatingIfNeeded: i + 1))
-                    {
-                        regular = false
-                    }
                     position += CodeBook.write(code, to: bytes + position)
                 }
                 bytes[position] = 0
@@ -131,18 +115,9 @@ struct EncodedSegments {
             }
             flags.append(0)
         }
-        if !regular {
-            var previousLow: Int32 = 0
-            for i in 0..<count {
-                FoldedColumn.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
-                FoldedColumn.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
-                previousLow = folded.lows[i]
-            }
-        }
-        kinds.append((simple ? Kind.simple : 0) | (regular ? Kind.regular : 0))
+        kinds.append(simple ? Kind.simple : 0)
         byteStarts.append(UInt32(start + length))
         flagStarts.append(UInt32(flags.count))
-        offsetStarts.append(UInt32(offsets.count))
         return true
     }
 }

@@ -5,10 +5,16 @@ internal import CSiftKernels
 /// `codes` holds each record's folded text (see `CodeBook`) as a segment followed by a 0 byte.
 /// Most segments are *simple*: every element may start and end a match (ICU usearch's boundary
 /// checks all pass), which is the case for nearly all Latin, Greek and Cyrillic text. Only the
-/// other segments keep a flag byte per code byte (`flags`); word starts are one bit per code byte
-/// (`wordStarts`). The hot loops scan `codes` and touch flags only for hits in non-simple
-/// segments. The UTF-16 offsets that turn a match back into a range of the original string are
-/// kept apart, as varints, and only for segments whose elements are not one UTF-16 unit each.
+/// other segments, the *flagged* ones, keep a flag byte per code byte (`flags`); word starts are
+/// one bit per code byte (`wordStarts`). The hot loops scan `codes` and touch flags only for hits
+/// in flagged segments. The UTF-16 offsets that turn a match back into a range of the original
+/// string are not kept: highlighting folds the one record it shows again.
+///
+/// Segment *s* normally belongs to slot *s* (after a bulk load, a snapshot load and a
+/// compaction, every segment does), so the per-segment tables are one start offset and a few
+/// bits: a dead bit, a flagged bit, and where a flagged segment's flag bytes start (one entry per
+/// flagged segment). Records whose segment has another number — an update appends the new text
+/// at the end — are listed in two small maps (`SlotMap`), segment to slot and slot to segment.
 ///
 /// Segments are appended; a deleted or replaced record leaves a dead segment behind, which
 /// `compactIfWorthwhile()` reclaims once dead bytes outweigh live ones, so inserts, updates and
@@ -20,29 +26,31 @@ struct FoldedColumn {
     private(set) var wordStarts: [UInt64] = [0]
     /// Byte offset in `codes` where each segment starts, ascending.
     private(set) var segmentStarts: [UInt32] = []
-    /// The slot owning each segment, or -1 once the segment is dead.
-    private(set) var segmentOwners: [Int32] = []
-    /// Where each segment's flag bytes start in `flags`, or `Self.simple`.
-    private(set) var segmentFlags: [UInt32] = []
-    /// `FoldFlags` (start and end bits) per code byte of the non-simple segments.
+    /// One bit per segment, set once the segment is dead. Padded by a word, like every
+    /// per-segment bitset here.
+    private var deadSegments: [UInt64] = [0, 0]
+    /// One bit per segment, set when it is flagged (not simple).
+    private var flaggedSegments: [UInt64] = [0, 0]
+    /// Per word of `flaggedSegments`: the number of flagged segments before it.
+    private var flaggedRanks: [UInt32] = [0]
+    /// Per flagged segment, in segment order: where its flag bytes start in `flags`.
+    private var flagStarts: [UInt32] = []
+    /// `FoldFlags` (start and end bits) per code byte of the flagged segments.
     private(set) var flags: [UInt8] = [0]
-    /// Where each segment's offsets start in `offsets`, or `regular` when every element covers
-    /// exactly one UTF-16 unit in order (the common case for Latin text: nothing is stored).
-    private var segmentOffsets: [UInt32] = []
-    /// Varint-encoded (low delta, limit - low) pairs per element, zigzagged.
-    private var offsets: [UInt8] = []
-    /// The segment of each slot, or -1.
-    private(set) var slotSegments: [Int32] = []
+    /// Live segments owned by a slot of another number: segment → slot.
+    private var awayOwners = SlotMap()
+    /// Slots whose segment has another number: slot → segment.
+    private var awaySegments = SlotMap()
     /// One bit per segment, set when the full sweep's fast path cannot take the segment as it
-    /// is: the segment is dead, is not simple, or belongs to a slot other than its own number.
+    /// is: the segment is dead, is flagged, or belongs to a slot other than its own number.
     /// After a bulk load every segment `s` belongs to slot `s`, so the sweep writes a block's
     /// matches straight into the result bitset and checks only these segments one by one.
-    /// Padded so that the kernels may read one word past the last segment's.
     private(set) var checkedSegments: [UInt64] = [0, 0]
+    /// One past the highest slot that was given a segment.
+    private(set) var slotCount = 0
     private var deadBytes = 0
 
-    private static let regular = UInt32.max
-    /// Marks a segment whose every element may start and end a match.
+    /// Marks a segment without flag bytes in `Storage.segmentFlags`.
     static let simple = UInt32.max
 
     /// An empty column.
@@ -51,25 +59,27 @@ struct FoldedColumn {
     /// Number of bytes in all segments, dead ones included.
     var byteCount: Int { codes.count }
 
-    /// Heap bytes used: codes, auxiliary data (word starts, flags, offsets), per-segment tables.
+    /// Heap bytes used: codes, auxiliary data (word starts, flags, per-segment bits), per-segment
+    /// tables (segment starts, flag starts, the maps of records away from their slot number).
     var memoryParts: (codes: Int, auxiliary: Int, tables: Int) {
-        (codes.capacity, 8 * wordStarts.capacity + flags.capacity + offsets.capacity + 8 * checkedSegments.capacity,
-         4 * (segmentStarts.capacity + segmentOwners.capacity + segmentFlags.capacity + segmentOffsets.capacity
-            + slotSegments.capacity))
+        let bits = 8 * (checkedSegments.capacity + deadSegments.capacity + flaggedSegments.capacity)
+        return (
+            codes.capacity, 8 * wordStarts.capacity + flags.capacity + bits,
+            4 * (segmentStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
+                + awayOwners.memoryFootprint + awaySegments.memoryFootprint
+        )
     }
 
     /// Drops most spare capacity (after a bulk load), keeping headroom for the next edits.
     mutating func trimCapacity() {
-        let trimmed: ([UInt8]) -> [UInt8] = withHeadroom
-        codes = trimmed(codes)
+        codes = withHeadroom(codes)
         wordStarts = withHeadroom(wordStarts)
-        flags = trimmed(flags)
-        offsets = trimmed(offsets)
+        flags = withHeadroom(flags)
         segmentStarts = withHeadroom(segmentStarts)
-        segmentOwners = withHeadroom(segmentOwners)
-        segmentFlags = withHeadroom(segmentFlags)
-        segmentOffsets = withHeadroom(segmentOffsets)
-        slotSegments = withHeadroom(slotSegments)
+        deadSegments = withHeadroom(deadSegments)
+        flaggedSegments = withHeadroom(flaggedSegments)
+        flaggedRanks = withHeadroom(flaggedRanks)
+        flagStarts = withHeadroom(flagStarts)
         checkedSegments = withHeadroom(checkedSegments)
     }
 
@@ -77,9 +87,6 @@ struct FoldedColumn {
     mutating func reserveCapacity(bytes: Int, segments: Int) {
         codes.reserveCapacity(codes.count + bytes)
         segmentStarts.reserveCapacity(segmentStarts.count + segments)
-        segmentOwners.reserveCapacity(segmentOwners.count + segments)
-        segmentFlags.reserveCapacity(segmentFlags.count + segments)
-        segmentOffsets.reserveCapacity(segmentOffsets.count + segments)
     }
 
     /// Appends the folded text of `slot`, replacing any segment it had.
@@ -88,7 +95,6 @@ struct FoldedColumn {
     mutating func set(slot: Int32, folded: FoldedSlice, codeBook: inout CodeBook) {
         remove(slot: slot)
         let start = codes.count
-        var regular = true
         var simple = true
         let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
         let count = folded.elements.count
@@ -98,15 +104,11 @@ struct FoldedColumn {
             let flag = folded.flags[i]
             if flag & FoldFlags.wordStart != 0 { setWordStart(at: lead) }
             if flag & boundaryFlags != boundaryFlags { simple = false }
-            if folded.lows[i] != Int32(i) || (flag & FoldFlags.endOK != 0 && folded.limits[i] != Int32(i + 1)) {
-                regular = false
-            }
         }
         codes.append(0)
-        if simple {
-            segmentFlags.append(Self.simple)
-        } else {
-            segmentFlags.append(UInt32(flags.count))
+        var flagStart: Int? = nil
+        if !simple {
+            flagStart = flags.count
             var element = 0
             for byte in start..<(codes.count - 1) {
                 if CodeBook.isLead(codes[byte]) {
@@ -118,37 +120,42 @@ struct FoldedColumn {
             }
             flags.append(0)
         }
-        if regular {
-            segmentOffsets.append(Self.regular)
-        } else {
-            segmentOffsets.append(UInt32(offsets.count))
-            var previousLow: Int32 = 0
-            for i in 0..<count {
-                Self.appendVarint(zigzag(folded.lows[i] - previousLow), to: &offsets)
-                Self.appendVarint(zigzag(folded.limits[i] - folded.lows[i]), to: &offsets)
-                previousLow = folded.lows[i]
-            }
-        }
-        let segment = Int32(segmentStarts.count)
-        segmentStarts.append(UInt32(start))
-        segmentOwners.append(slot)
-        setChecked(Int(segment), slot != segment || !simple)
-        if Int(slot) >= slotSegments.count {
-            slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
-        }
-        slotSegments[Int(slot)] = segment
+        appendSegmentEntry(start: start, owner: slot, flagStart: flagStart)
     }
 
-    private mutating func setChecked(_ segment: Int, _ checked: Bool) {
+    /// Appends the tables' entries for a new segment at `start` (its bytes already in `codes`),
+    /// owned by `owner` (-1: dead), with flag bytes at `flagStart` (nil: simple).
+    private mutating func appendSegmentEntry(start: Int, owner: Int32, flagStart: Int?) {
+        let segment = segmentStarts.count
+        segmentStarts.append(UInt32(start))
         let word = segment >> 6
         if word + 1 >= checkedSegments.count {
-            checkedSegments.append(contentsOf: repeatElement(0, count: word + 2 - checkedSegments.count))
+            let more = word + 2 - checkedSegments.count
+            checkedSegments.append(contentsOf: repeatElement(0, count: more))
+            deadSegments.append(contentsOf: repeatElement(0, count: more))
+            flaggedSegments.append(contentsOf: repeatElement(0, count: more))
         }
-        if checked {
-            checkedSegments[word] |= 1 << UInt64(segment & 63)
+        if word >= flaggedRanks.count { flaggedRanks.append(UInt32(flagStarts.count)) }
+        let bit: UInt64 = 1 << UInt64(segment & 63)
+        if let flagStart {
+            flaggedSegments[word] |= bit
+            flagStarts.append(UInt32(flagStart))
+        }
+        if owner < 0 {
+            deadSegments[word] |= bit
         } else {
-            checkedSegments[word] &= ~(1 << UInt64(segment & 63))
+            if Int(owner) != segment {
+                awayOwners.set(Int32(segment), to: owner)
+                awaySegments.set(owner, to: Int32(segment))
+            }
+            slotCount = max(slotCount, Int(owner) + 1)
         }
+        if owner != Int32(segment) || flagStart != nil { checkedSegments[word] |= bit }
+    }
+
+    @inline(__always)  // one load
+    private static func bit(_ bits: [UInt64], _ index: Int) -> Bool {
+        bits[index >> 6] & (1 << UInt64(index & 63)) != 0
     }
 
     /// Appends encoded segments (none of them deferred), segment `segments.lowerBound + i` as the
@@ -164,11 +171,9 @@ struct FoldedColumn {
         let first = segments.lowerBound, end = segments.upperBound
         let byteLow = Int(encoded.byteStarts[first]), byteHigh = Int(encoded.byteStarts[end])
         let flagLow = Int(encoded.flagStarts[first]), flagHigh = Int(encoded.flagStarts[end])
-        let offsetLow = Int(encoded.offsetStarts[first]), offsetHigh = Int(encoded.offsetStarts[end])
-        let byteBase = codes.count, flagBase = flags.count, offsetBase = offsets.count
+        let byteBase = codes.count, flagBase = flags.count
         codes.append(contentsOf: encoded.codes[byteLow..<byteHigh])
         if flagHigh > flagLow { flags.append(contentsOf: encoded.flags[flagLow..<flagHigh]) }
-        if offsetHigh > offsetLow { offsets.append(contentsOf: encoded.offsets[offsetLow..<offsetHigh]) }
         encoded.wordStarts.withUnsafeBufferPointer { words in
             var word = byteLow >> 6
             while word < words.count && word << 6 < byteHigh {
@@ -182,40 +187,12 @@ struct FoldedColumn {
                 word += 1
             }
         }
-        let firstSegment = Int32(segmentStarts.count)
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segments.count) { table in
-            for (i, segment) in segments.enumerated() {
-                table[i] = UInt32(byteBase + Int(encoded.byteStarts[segment]) - byteLow)
-            }
-            segmentStarts.append(contentsOf: table)
-            for (i, segment) in segments.enumerated() {
-                table[i] =
-                    encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
-                    ? Self.simple : UInt32(flagBase + Int(encoded.flagStarts[segment]) - flagLow)
-            }
-            segmentFlags.append(contentsOf: table)
-            for (i, segment) in segments.enumerated() {
-                table[i] =
-                    encoded.kinds[segment] & EncodedSegments.Kind.regular != 0
-                    ? Self.regular : UInt32(offsetBase + Int(encoded.offsetStarts[segment]) - offsetLow)
-            }
-            segmentOffsets.append(contentsOf: table)
-        }
-        segmentOwners.append(contentsOf: owners)
+        segmentStarts.reserveCapacity(segmentStarts.count + segments.count)
         for (i, segment) in segments.enumerated() {
-            let number = Int(firstSegment) + i
-            setChecked(number, Int(owners[i]) != number || encoded.kinds[segment] & EncodedSegments.Kind.simple == 0)
-        }
-        if Int(owners[0]) == slotSegments.count && zip(owners, owners.dropFirst()).allSatisfy({ $0 + 1 == $1 }) {
-            // New slots in order (the usual bulk load): their segments in one go.
-            slotSegments.append(contentsOf: firstSegment..<(firstSegment + Int32(owners.count)))
-            return
-        }
-        for (i, slot) in owners.enumerated() {
-            if Int(slot) >= slotSegments.count {
-                slotSegments.append(contentsOf: repeatElement(-1, count: Int(slot) + 1 - slotSegments.count))
-            }
-            slotSegments[Int(slot)] = firstSegment + Int32(i)
+            let simple = encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
+            appendSegmentEntry(
+                start: byteBase + Int(encoded.byteStarts[segment]) - byteLow, owner: owners[i],
+                flagStart: simple ? nil : flagBase + Int(encoded.flagStarts[segment]) - flagLow)
         }
     }
 
@@ -227,15 +204,17 @@ struct FoldedColumn {
 
     /// Marks the segment of `slot` dead.
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1) expected.
     mutating func remove(slot: Int32) {
-        guard Int(slot) < slotSegments.count else { return }
-        let segment = slotSegments[Int(slot)]
-        guard segment >= 0 else { return }
-        segmentOwners[Int(segment)] = -1
-        slotSegments[Int(slot)] = -1
-        setChecked(Int(segment), true)
-        let (start, end) = bounds(ofSegment: Int(segment))
+        guard let segment = segment(ofSlot: slot) else { return }
+        let bit: UInt64 = 1 << UInt64(segment & 63)
+        deadSegments[segment >> 6] |= bit
+        checkedSegments[segment >> 6] |= bit
+        if segment != Int(slot) {
+            awayOwners.remove(Int32(segment))
+            awaySegments.remove(slot)
+        }
+        let (start, end) = bounds(ofSegment: segment)
         deadBytes += end - start + 1
     }
 
@@ -248,11 +227,33 @@ struct FoldedColumn {
     }
 
     /// The segment of a slot, or nil when it has none.
-    @inline(__always)  // one load; called per candidate record
+    ///
+    /// - Complexity: O(1) expected: a bit test for a record at home, a map lookup otherwise.
+    @inline(__always)  // called per candidate record
     func segment(ofSlot slot: Int32) -> Int? {
-        guard Int(slot) < slotSegments.count else { return nil }
-        let segment = slotSegments[Int(slot)]
-        return segment >= 0 ? Int(segment) : nil
+        let home = Int(slot)
+        if home < segmentStarts.count && !Self.bit(checkedSegments, home) { return home }
+        if let away = awaySegments[slot] { return Int(away) }
+        guard home < segmentStarts.count, !Self.bit(deadSegments, home), awayOwners[slot] == nil else { return nil }
+        return home
+    }
+
+    /// The slot owning a segment, or nil when the segment is dead.
+    ///
+    /// - Complexity: O(1) expected.
+    func owner(ofSegment segment: Int) -> Int32? {
+        if Self.bit(deadSegments, segment) { return nil }
+        return awayOwners[Int32(segment)] ?? Int32(segment)
+    }
+
+    /// Where a segment's flag bytes start in `flags`, or nil when it is simple.
+    ///
+    /// - Complexity: O(1).
+    private func flagStart(ofSegment segment: Int) -> Int? {
+        let word = segment >> 6
+        let bit: UInt64 = 1 << UInt64(segment & 63)
+        guard flaggedSegments[word] & bit != 0 else { return nil }
+        return Int(flagStarts[Int(flaggedRanks[word]) + (flaggedSegments[word] & (bit - 1)).nonzeroBitCount])
     }
 
     /// The `FoldFlags` of every byte of a segment (word starts included), as the slow paths
@@ -262,14 +263,14 @@ struct FoldedColumn {
     func flagBytes(ofSegment segment: Int) -> [UInt8] {
         let (start, end) = bounds(ofSegment: segment)
         var result = [UInt8](repeating: 0, count: end - start)
-        let position = segmentFlags[segment]
+        let position = flagStart(ofSegment: segment)
         for i in 0..<(end - start) {
             let byte = start + i
             var value: UInt8
-            if position == Self.simple {
-                value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
+            if let position {
+                value = flags[position + i]
             } else {
-                value = flags[Int(position) + i]
+                value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
             }
             if (byte >> 6) < wordStarts.count && wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
                 value |= FoldFlags.wordStart
@@ -279,66 +280,33 @@ struct FoldedColumn {
         return result
     }
 
-    /// UTF-16 low index and match limit of every element of a segment.
-    ///
-    /// - Complexity: O(*n*), where *n* is the number of elements in the segment.
-    func elementOffsets(ofSegment segment: Int) -> (lows: [Int32], limits: [Int32]) {
-        let (start, end) = bounds(ofSegment: segment)
-        var count = 0
-        for i in start..<end where CodeBook.isLead(codes[i]) { count += 1 }
-        let position = segmentOffsets[segment]
-        if position == Self.regular {
-            return ((0..<Int32(count)).map { $0 }, (0..<Int32(count)).map { $0 + 1 })
-        }
-        var lows: [Int32] = []
-        var limits: [Int32] = []
-        lows.reserveCapacity(count)
-        limits.reserveCapacity(count)
-        var cursor = Int(position)
-        var low: Int32 = 0
-        for _ in 0..<count {
-            low += unzigzag(Self.readVarint(offsets, &cursor))
-            let limit = low + unzigzag(Self.readVarint(offsets, &cursor))
-            lows.append(low)
-            limits.append(limit)
-        }
-        return (lows, limits)
-    }
-
     /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones,
     /// laying the segments out in slot order (a free slot keeps an empty dead segment) so that
-    /// segment `s` belongs to slot `s` again, as the sweep's fast path wants.
+    /// segment `s` belongs to slot `s` again, as the sweep's fast path wants, and the maps of
+    /// records away from their slot number are empty.
     ///
     /// - Complexity: O(*n*) in the size of the column when it compacts, O(1) otherwise; amortized
     ///   O(1) per removed byte.
     mutating func compactIfWorthwhile() {
         guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
         var compacted = FoldedColumn()
-        compacted.codes.reserveCapacity(codes.count - deadBytes + slotSegments.count + 16)
-        for slot in slotSegments.indices {
-            let segment = slotSegments[slot]
-            if segment >= 0 {
-                compacted.appendSegment(Int(segment), of: self, owner: Int32(slot))
+        compacted.codes.reserveCapacity(codes.count - deadBytes + slotCount + 16)
+        compacted.segmentStarts.reserveCapacity(slotCount)
+        for slot in 0..<Int32(slotCount) {
+            if let segment = segment(ofSlot: slot) {
+                compacted.appendSegment(segment, of: self, owner: slot)
             } else {
                 compacted.appendPlaceholder()
             }
-        }
-        compacted.slotSegments = [Int32](repeating: -1, count: slotSegments.count)
-        for (segment, owner) in compacted.segmentOwners.enumerated() where owner >= 0 {
-            compacted.slotSegments[Int(owner)] = Int32(segment)
         }
         self = compacted
     }
 
     /// Appends an empty dead segment (keeps segment numbers equal to slot numbers).
     private mutating func appendPlaceholder() {
-        let segment = segmentStarts.count
-        segmentStarts.append(UInt32(codes.count))
+        let start = codes.count
         codes.append(0)
-        segmentOwners.append(-1)
-        segmentFlags.append(Self.simple)
-        segmentOffsets.append(Self.regular)
-        setChecked(segment, true)
+        appendSegmentEntry(start: start, owner: -1, flagStart: nil)
         // Not counted in `deadBytes`: compaction could not reclaim it (the slot may be reused).
     }
 
@@ -349,16 +317,18 @@ struct FoldedColumn {
     func renumbered(_ slots: [Int32]) -> FoldedColumn {
         var result = FoldedColumn()
         result.codes.reserveCapacity(codes.count - deadBytes + 16)
+        result.segmentStarts.reserveCapacity(slots.count)
         for (position, slot) in slots.enumerated() {
-            guard let segment = segment(ofSlot: slot) else { continue }
-            result.appendSegment(segment, of: self, owner: Int32(position))
+            if let segment = segment(ofSlot: slot) {
+                result.appendSegment(segment, of: self, owner: Int32(position))
+            } else {
+                result.appendPlaceholder()
+            }
         }
-        result.slotSegments = [Int32](repeating: -1, count: slots.count)
-        for (segment, owner) in result.segmentOwners.enumerated() { result.slotSegments[Int(owner)] = Int32(segment) }
         return result
     }
 
-    /// Copies one segment of `other` (codes, word starts, flags, offsets) to the end of this column.
+    /// Copies one segment of `other` (codes, word starts, flags) to the end of this column.
     private mutating func appendSegment(_ segment: Int, of other: FoldedColumn, owner: Int32) {
         let (start, end) = other.bounds(ofSegment: segment)
         let newStart = codes.count
@@ -367,51 +337,40 @@ struct FoldedColumn {
         where (byte >> 6) < other.wordStarts.count && other.wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
             setWordStart(at: newStart + byte - start)
         }
-        let flagPosition = other.segmentFlags[segment]
-        if flagPosition == Self.simple {
-            segmentFlags.append(Self.simple)
-        } else {
-            segmentFlags.append(UInt32(flags.count))
-            flags.append(contentsOf: other.flags[Int(flagPosition)...(Int(flagPosition) + end - start)])
+        var flagStart: Int? = nil
+        if let position = other.flagStart(ofSegment: segment) {
+            flagStart = flags.count
+            flags.append(contentsOf: other.flags[position...(position + end - start)])
         }
-        let position = other.segmentOffsets[segment]
-        if position == Self.regular {
-            segmentOffsets.append(Self.regular)
-        } else {
-            segmentOffsets.append(UInt32(offsets.count))
-            let count = (start..<end).reduce(0) { CodeBook.isLead(other.codes[$1]) ? $0 + 1 : $0 }
-            var cursor = Int(position)
-            for _ in 0..<(2 * count) { _ = Self.readVarint(other.offsets, &cursor) }
-            offsets.append(contentsOf: other.offsets[Int(position)..<cursor])
-        }
-        setChecked(segmentStarts.count, owner != Int32(segmentStarts.count) || flagPosition != Self.simple)
-        segmentStarts.append(UInt32(newStart))
-        segmentOwners.append(owner)
+        appendSegmentEntry(start: newStart, owner: owner, flagStart: flagStart)
     }
 
     /// The column's buffers, as snapshots store them.
-    struct Storage {
+    struct Storage: Equatable {
         var codes: [UInt8]
         var wordStarts: [UInt64]
         var segmentStarts: [UInt32]
+        /// The slot owning each segment, or -1 once the segment is dead.
         var segmentOwners: [Int32]
+        /// Where each segment's flag bytes start in `flags`, or `FoldedColumn.simple`.
         var segmentFlags: [UInt32]
         var flags: [UInt8]
-        var segmentOffsets: [UInt32]
-        var offsets: [UInt8]
-        var slotSegments: [Int32]
     }
 
+    /// The buffers, with the per-segment tables written out in full.
+    ///
+    /// - Complexity: O(*s*) for *s* segments.
     var storage: Storage {
-        Storage(
-            codes: codes, wordStarts: wordStarts, segmentStarts: segmentStarts, segmentOwners: segmentOwners,
-            segmentFlags: segmentFlags, flags: flags, segmentOffsets: segmentOffsets, offsets: offsets,
-            slotSegments: slotSegments)
+        let n = segmentStarts.count
+        return Storage(
+            codes: codes, wordStarts: wordStarts, segmentStarts: segmentStarts,
+            segmentOwners: (0..<n).map { owner(ofSegment: $0) ?? -1 },
+            segmentFlags: (0..<n).map { flagStart(ofSegment: $0).map(UInt32.init) ?? Self.simple }, flags: flags)
     }
 
     /// A column from stored buffers, checked so that no scan can read out of bounds: segments
-    /// ascending and separated by 0 bytes, owners and slots consistent, flag and offset positions
-    /// inside their buffers.
+    /// ascending and separated by 0 bytes, every slot owning at most one segment, flag positions
+    /// inside their buffer.
     ///
     /// - Throws: a description of the first inconsistency.
     /// - Complexity: O(*n*) in the size of the buffers.
@@ -419,10 +378,15 @@ struct FoldedColumn {
         let s = storage
         let n = s.segmentStarts.count
         guard s.codes.first == 0, s.codes.last == 0, s.flags.first == 0 else { throw .init("column buffers") }
-        guard s.segmentOwners.count == n, s.segmentFlags.count == n, s.segmentOffsets.count == n,
-            s.slotSegments.count == slotCount, s.wordStarts.count >= 1, s.wordStarts.count <= s.codes.count / 64 + 2
+        guard s.segmentOwners.count == n, s.segmentFlags.count == n, s.wordStarts.count >= 1,
+            s.wordStarts.count <= s.codes.count / 64 + 2
         else { throw .init("column table sizes") }
+        var owned = Bitset(capacity: slotCount)
         var previous: UInt32 = 0
+        codes = s.codes
+        wordStarts = s.wordStarts
+        flags = s.flags
+        segmentStarts.reserveCapacity(n)
         for segment in 0..<n {
             let start = s.segmentStarts[segment]
             let end = segment + 1 < n ? Int(s.segmentStarts[segment + 1]) - 1 : s.codes.count - 1
@@ -431,105 +395,86 @@ struct FoldedColumn {
             else { throw .init("segment \(segment) bounds") }
             previous = start
             let owner = s.segmentOwners[segment]
-            guard owner >= -1, Int(owner) < slotCount, owner < 0 || s.slotSegments[Int(owner)] == Int32(segment) else {
+            guard owner >= -1, Int(owner) < slotCount, owner < 0 || !owned.contains(owner) else {
                 throw .init("segment \(segment) owner")
             }
+            if owner >= 0 { owned.insert(owner) }
             let flagPosition = s.segmentFlags[segment]
             if flagPosition != Self.simple {
                 guard Int(flagPosition) + (end - Int(start)) < s.flags.count else { throw .init("segment \(segment) flags") }
             }
-            if s.segmentOffsets[segment] != Self.regular {
-                guard Int(s.segmentOffsets[segment]) < s.offsets.count else { throw .init("segment \(segment) offsets") }
-            }
-        }
-        for (slot, segment) in s.slotSegments.enumerated() where segment >= 0 {
-            guard Int(segment) < n, s.segmentOwners[Int(segment)] == Int32(slot) else { throw .init("slot \(slot) segment") }
+            appendSegmentEntry(
+                start: Int(start), owner: owner, flagStart: flagPosition == Self.simple ? nil : Int(flagPosition))
+            if owner < 0 { deadBytes += end - Int(start) + 1 }  // dead segments may remain in a stored column
         }
         guard n == 0 || Int(s.segmentStarts[n - 1]) < s.codes.count else { throw .init("column end") }
-        codes = s.codes
-        wordStarts = s.wordStarts
-        segmentStarts = s.segmentStarts
-        segmentOwners = s.segmentOwners
-        segmentFlags = s.segmentFlags
-        flags = s.flags
-        segmentOffsets = s.segmentOffsets
-        offsets = s.offsets
-        slotSegments = s.slotSegments
-        deadBytes = 0
-        checkedSegments = [UInt64](repeating: 0, count: (n >> 6) + 2)
-        for segment in 0..<n where s.segmentOwners[segment] != Int32(segment) || s.segmentFlags[segment] != Self.simple {
-            checkedSegments[segment >> 6] |= 1 << UInt64(segment & 63)
-        }
-        // Dead segments may remain in a stored column: count them.
-        for segment in 0..<n where s.segmentOwners[segment] < 0 {
-            let (start, end) = bounds(ofSegment: segment)
-            deadBytes += end - start + 1
-        }
     }
 
     /// Calls `body` with the scan kernels' view of this column (valid only inside `body`).
     func withKernelView<R>(_ body: (sift_column_view) throws -> R) rethrows -> R {
-        // Kernels may read a few words past a segment's last byte; pad the word-start bitset.
-        try codes.withUnsafeBufferPointer { codes in
-            try wordStarts.withUnsafeBufferPointer { wordStarts in
-                try flags.withUnsafeBufferPointer { flags in
-                    try checkedSegments.withUnsafeBufferPointer { checkedSegments in
-                    try segmentStarts.withUnsafeBufferPointer { starts in
-                        try segmentOwners.withUnsafeBufferPointer { owners in
-                            try segmentFlags.withUnsafeBufferPointer { segmentFlags in
-                                let none: UInt32 = 0
-                                let noOwner: Int32 = -1
-                                return try withUnsafePointer(to: none) { nonePointer in
-                                    try withUnsafePointer(to: noOwner) { noOwnerPointer in
-                                        try body(
-                                            sift_column_view(
-                                                codes: codes.baseAddress!, length: codes.count,
-                                                wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
-                                                flags: flags.baseAddress!,
-                                                segmentStarts: starts.baseAddress ?? nonePointer,
-                                                owners: owners.baseAddress ?? noOwnerPointer,
-                                                segmentFlags: segmentFlags.baseAddress ?? nonePointer,
-                                                checkedSegments: checkedSegments.baseAddress!,
-                                                segmentCount: starts.count))
-                                    }
+        let none: UInt32 = 0
+        return try withUnsafePointer(to: none) { nonePointer in
+            try codes.withUnsafeBufferPointer { codes in
+                try wordStarts.withUnsafeBufferPointer { wordStarts in
+                    try flags.withUnsafeBufferPointer { flags in
+                        try segmentStarts.withUnsafeBufferPointer { starts in
+                            try withKernelBits { checked, dead, flagged, ranks, flagStarts in
+                                try withKernelMaps { owners, ownersCapacity, segments, segmentsCapacity in
+                                    try body(
+                                        sift_column_view(
+                                            codes: codes.baseAddress!, length: codes.count,
+                                            wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
+                                            flags: flags.baseAddress!, segmentStarts: starts.baseAddress ?? nonePointer,
+                                            checkedSegments: checked, deadSegments: dead, flaggedSegments: flagged,
+                                            flaggedRanks: ranks, flagStarts: flagStarts ?? nonePointer,
+                                            awayOwners: owners, awayOwnersCapacity: ownersCapacity,
+                                            awaySegments: segments, awaySegmentsCapacity: segmentsCapacity,
+                                            segmentCount: starts.count))
                                 }
                             }
                         }
-                    }
                     }
                 }
             }
         }
     }
 
-    static func appendVarint(_ value: UInt32, to bytes: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(v & 0x7F) | 0x80)
-            v >>= 7
+    private func withKernelBits<R>(
+        _ body: (
+            UnsafePointer<UInt64>, UnsafePointer<UInt64>, UnsafePointer<UInt64>, UnsafePointer<UInt32>,
+            UnsafePointer<UInt32>?
+        ) throws -> R
+    ) rethrows -> R {
+        try checkedSegments.withUnsafeBufferPointer { checked in
+            try deadSegments.withUnsafeBufferPointer { dead in
+                try flaggedSegments.withUnsafeBufferPointer { flagged in
+                    try flaggedRanks.withUnsafeBufferPointer { ranks in
+                        try flagStarts.withUnsafeBufferPointer { flagStarts in
+                            try body(
+                                checked.baseAddress!, dead.baseAddress!, flagged.baseAddress!, ranks.baseAddress!,
+                                flagStarts.baseAddress)
+                        }
+                    }
+                }
+            }
         }
-        bytes.append(UInt8(v))
     }
 
-    private static func readVarint(_ bytes: [UInt8], _ cursor: inout Int) -> UInt32 {
-        var result: UInt32 = 0
-        var shift: UInt32 = 0
-        while true {
-            guard cursor < bytes.count, shift < 32 else { return result }  // stored data is checked, never trusted
-            let byte = bytes[cursor]
-            cursor += 1
-            result |= UInt32(byte & 0x7F) << shift
-            if byte < 0x80 { return result }
-            shift += 7
+    private func withKernelMaps<R>(
+        _ body: (UnsafePointer<Int32>, Int, UnsafePointer<Int32>, Int) throws -> R
+    ) rethrows -> R {
+        let empty: Int32 = -1
+        return try withUnsafePointer(to: empty) { emptyPointer in
+            try awayOwners.entries.withUnsafeBufferPointer { owners in
+                try awaySegments.entries.withUnsafeBufferPointer { segments in
+                    try body(
+                        owners.baseAddress ?? emptyPointer, awayOwners.capacity, segments.baseAddress ?? emptyPointer,
+                        awaySegments.capacity)
+                }
+            }
         }
     }
 }
-
-@inline(__always)  // arithmetic only
-func zigzag(_ value: Int32) -> UInt32 { UInt32(bitPattern: (value << 1) ^ (value >> 31)) }
-
-@inline(__always)  // arithmetic only
-private func unzigzag(_ value: UInt32) -> Int32 { Int32(bitPattern: value >> 1) ^ -Int32(bitPattern: value & 1) }
 
 extension FoldedText {
     /// ICU usearch's matches of a pattern's elements in this folded text, straight from the

@@ -1,11 +1,11 @@
 internal import CSiftKernels
 internal import Glibc
 
-/// The snapshot file format (version 2):
+/// The snapshot file format (version 3):
 ///
 /// ```
 /// offset 0   "SIFTSNAP"          magic
-///        8   UInt32 version      format version (2)
+///        8   UInt32 version      format version (3)
 ///       12   UInt32 0x01020304   byte-order mark (little-endian files only)
 ///       16   UInt64 length       payload length in bytes
 ///       24   UInt64 checksum     `sift_checksum` of the payload
@@ -16,10 +16,12 @@ internal import Glibc
 ///
 /// Ids and each field's values are one byte array each: the `TextColumn` layout of the records
 /// in original order (a length prefix before each value, no dead bytes), so that loading only
-/// checks it. Version 1 stored them as text plus a `UInt32` start and length per value.
+/// checks it. Version 1 stored them as text plus a `UInt32` start and length per value; version 2
+/// also stored each folded segment's UTF-16 offsets and a slot-to-segment table, which the index no
+/// longer keeps (offsets are folded again for the rows shown; slots follow from owners).
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
-    static let version: UInt32 = 2
+    static let version: UInt32 = 3
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let headerSize = 32
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
@@ -70,9 +72,6 @@ extension SearchIndex {
                 writer.write(array: s.segmentOwners)
                 writer.write(array: s.segmentFlags)
                 writer.write(array: s.flags)
-                writer.write(array: s.segmentOffsets)
-                writer.write(array: s.offsets)
-                writer.write(array: s.slotSegments)
             }
         }
         let payload = writer.bytes
@@ -105,7 +104,9 @@ extension SearchIndex {
         do throws(SnapshotFormatError) {
             let version = try header.read(UInt32.self, "version")
             guard version == SnapshotFile.version else {
-                throw .init("format version \(version); this Sift reads version \(SnapshotFile.version)")
+                throw .init(
+                    "format version \(version); this Sift reads version \(SnapshotFile.version)"
+                        + (version < SnapshotFile.version ? ": rebuild the snapshot from the data" : ""))
             }
             guard try header.read(UInt32.self, "byte order") == SnapshotFile.byteOrderMark else {
                 throw .init("written with another byte order")
@@ -164,10 +165,7 @@ extension SearchIndex {
                         segmentStarts: try reader.readArray(UInt32.self, "segment starts"),
                         segmentOwners: try reader.readArray(Int32.self, "segment owners"),
                         segmentFlags: try reader.readArray(UInt32.self, "segment flags"),
-                        flags: try reader.readArray(UInt8.self, "flags"),
-                        segmentOffsets: try reader.readArray(UInt32.self, "segment offsets"),
-                        offsets: try reader.readArray(UInt8.self, "offsets"),
-                        slotSegments: try reader.readArray(Int32.self, "slot segments"))
+                        flags: try reader.readArray(UInt8.self, "flags"))
                     columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
                 folding.columns = columns
@@ -198,7 +196,9 @@ extension SearchIndex {
         order = SlotSequence((0..<Int32(count)).map { $0 })
         orderFollowsSlots = true
         for folding in foldings {
-            for column in folding.columns where column.slotSegments.contains(-1) { throw .init("a record without a segment") }
+            for column in folding.columns where (0..<Int32(count)).contains(where: { column.segment(ofSlot: $0) == nil }) {
+                throw .init("a record without a segment")
+            }
         }
     }
 

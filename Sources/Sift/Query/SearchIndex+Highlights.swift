@@ -95,9 +95,10 @@ extension SearchIndex {
         var patternElements = 0
         for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
         guard patternElements > 0, leads.count >= patternElements else { return [] }
-        let (lows, limits) = column.elementOffsets(ofSegment: segment)
+        let text = value(at: key.field, slot: slot)
+        let (lows, limits) = elementOffsets(key, text: text)
+        guard lows.count == leads.count else { return [] }
         let flags = column.flagBytes(ofSegment: segment)
-        let text = key.identicalText == nil ? "" : value(at: key.field, slot: slot)
         let startMask = key.anchor == .wordStart ? FoldFlags.startOK | FoldFlags.wordStart : FoldFlags.startOK
         var ranges: [Range<Int>] = []
         var element = 0
@@ -122,5 +123,16 @@ extension SearchIndex {
             }
         }
         return ranges
+    }
+
+    /// The UTF-16 low index and match limit of every element of a field's text, folded again
+    /// (the index does not keep them: only the rows being shown, or the hits checked at identical
+    /// strength, need them). Empty if the text cannot be folded, which cannot happen to a text
+    /// the index folded before.
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    func elementOffsets(_ key: MatchKey, text: String) -> (lows: [Int32], limits: [Int32]) {
+        guard let folded = try? foldings[key.folding].folder.fold(text) else { return ([], []) }
+        return (folded.lows, folded.limits)
     }
 }

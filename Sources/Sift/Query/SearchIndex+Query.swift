@@ -224,13 +224,14 @@ extension SearchIndex {
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
         let text = value(at: key.field, slot: slot)
+        let offsets = LazyBox { self.elementOffsets(key, text: text) }  // folded again on the first hit only
         return { offset in
             let (start, _) = column.bounds(ofSegment: segment)
             var element = 0
             for i in start..<(start + offset) where CodeBook.isLead(column.codes[i]) { element += 1 }
             var patternElements = 0
             for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
-            let (lows, limits) = column.elementOffsets(ofSegment: segment)
+            let (lows, limits) = offsets.value
             let last = element + patternElements - 1
             guard last < limits.count else { return false }
             return folding.folder.canonicallyEqual(text, utf16Range: lows[element], limits[last], pattern: patternText)
@@ -269,8 +270,8 @@ extension SearchIndex {
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
-        for segment in 0..<column.segmentStarts.count where column.segmentOwners[segment] >= 0 {
-            let owner = column.segmentOwners[segment]
+        for segment in 0..<column.segmentStarts.count {
+            guard let owner = column.owner(ofSegment: segment) else { continue }
             let (candidate, match) = evaluate(key, slot: owner)
             if candidate { candidates.insert(owner) }
             if match { matched.insert(owner) }
@@ -297,7 +298,6 @@ extension SearchIndex {
         } else {
             try column.withKernelView { view in
                 try withKernelPattern(key) { pattern in
-                    try column.slotSegments.withUnsafeBufferPointer { slotSegments in
                         try base.words.withUnsafeBufferPointer { baseWords in
                             try matched.withUnsafeMutableWords { matchedWords in
                                 try candidates.withUnsafeMutableWords { candidateWords in
@@ -307,7 +307,7 @@ extension SearchIndex {
                                     while word < baseWords.count {
                                         let next = min(baseWords.count, word + 1024)
                                         examined += sift_scan_candidates(
-                                            &view, &pattern, slotSegments.baseAddress!, slotSegments.count,
+                                            &view, &pattern, column.slotCount,
                                             baseWords.baseAddress!, word, next, key.anchor == .fieldStart ? 1 : 0,
                                             matchedWords, candidateWords)
                                         word = next
@@ -316,7 +316,6 @@ extension SearchIndex {
                                 }
                             }
                         }
-                    }
                 }
             }
         }
@@ -388,5 +387,18 @@ extension SearchIndex {
             if best == 0 { break }
         }
         return mode == .words ? min(best, 1) : best
+    }
+}
+
+/// A value computed on first use, shared by the closures that capture the box.
+private final class LazyBox<Value> {
+    private var computed: Value?
+    private let compute: () -> Value
+    init(_ compute: @escaping () -> Value) { self.compute = compute }
+    var value: Value {
+        if let computed { return computed }
+        let result = compute()
+        computed = result
+        return result
     }
 }
