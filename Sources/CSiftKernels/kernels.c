@@ -42,7 +42,10 @@ static inline int32_t segment_of_slot(const sift_column_view *c, size_t slot) {
     return -1;
 }
 
-// Where a flagged segment's flag bytes start.
+// Flag entry k: two bits, four entries a byte.
+static inline unsigned flag_entry(const uint8_t *flags, size_t k) { return (flags[k >> 2] >> ((k & 3) << 1)) & 3; }
+
+// A flagged segment's first flag entry.
 static inline size_t flag_start(const sift_column_view *c, size_t segment) {
     size_t w = segment >> 6;
     uint64_t before = c->flaggedSegments[w] & ((1ull << (segment & 63)) - 1);
@@ -63,9 +66,9 @@ static inline int classify(const sift_column_view *c, const sift_scan_pattern *p
                            size_t j) {
     if (p->requireWordStart && !word_starts_at(c, j)) return 0;
     if (!test_bit(c->flaggedSegments, segment)) return 3;
-    const uint8_t *flags = c->flags + flag_start(c, segment) - start;
-    if (!(flags[j] & SIFT_KERNEL_START_OK)) return 0;
-    return (flags[j + p->lastLead] & SIFT_KERNEL_END_OK) ? 3 : 1;
+    size_t entry = flag_start(c, segment) - start + j;  // the flag entry of byte j
+    if (!(flag_entry(c->flags, entry) & SIFT_KERNEL_START_OK)) return 0;
+    return (flag_entry(c->flags, entry + p->lastLead) & SIFT_KERNEL_END_OK) ? 3 : 1;
 }
 
 #if defined(__x86_64__)

@@ -4,8 +4,9 @@
 // starts. Segment s normally belongs to slot s; the few that do not (a record updated since the
 // last compaction) are listed in two maps (segment -> owner, slot -> segment), and dead segments
 // in a bitset. A segment is either *simple* (every element may start and end a match) or
-// *flagged*: it has a flag byte per code byte, at flags[flagStarts[rank] + (j - start)] where rank
-// counts the flagged segments before it. Word starts are one bit per code byte. An occurrence of
+// *flagged*: it has a two-bit flag entry per code byte, entry flagStarts[rank] + (j - start) where
+// rank counts the flagged segments before it, four entries a byte (entry k in bits 2(k mod 4) of
+// flags[k / 4]). Word starts are one bit per code byte. An occurrence of
 // the pattern at byte j is a *candidate* when a match may start there (and, if required, a word
 // starts there); it is a *match* when, in addition, a match may end with the pattern's last
 // element. Results are bitsets over slots.
@@ -35,7 +36,7 @@ typedef struct sift_column_view {
     const uint64_t *_Nonnull flaggedSegments;
     /// Per word of `flaggedSegments`: the number of flagged segments before it.
     const uint32_t *_Nonnull flaggedRanks;
-    /// Per flagged segment, in segment order: where its flag bytes start in `flags`.
+    /// Per flagged segment, in segment order: its first entry in `flags`.
     const uint32_t *_Nonnull flagStarts;
     /// Live segments owned by a slot of another number: `SlotMap` buckets (key, value pairs,
     /// key -1 empty, `awayOwnersCapacity` buckets, a power of two or 0), segment -> slot.

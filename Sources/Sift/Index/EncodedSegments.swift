@@ -12,8 +12,9 @@ struct EncodedSegments {
     /// One bit per byte of `codes`: set at the lead byte of an element that starts a word (0 past
     /// the last segment).
     private(set) var wordStarts: [UInt64] = []
-    /// `FoldFlags` (start and end bits) per code byte of the non-simple segments, as
-    /// `FoldedColumn.flags` holds them (a 0 for the separator included).
+    /// `FoldFlags` (start and end bits) per code byte of the non-simple segments, packed as
+    /// `FoldedColumn.flags` holds them (a 0 entry for the separator included; each segment starts
+    /// on a byte).
     private(set) var flags: [UInt8] = []
     /// Per segment, plus one entry past the last: where its bytes and flag bytes start.
     private(set) var byteStarts: [UInt32] = [0]
@@ -104,16 +105,18 @@ struct EncodedSegments {
         }
         guard length > 0 else { return false }
         if !simple {
+            var writer = PackedFlags.Writer()
             var element = 0
             for byte in start..<(start + length - 1) {
                 if CodeBook.isLead(codes[byte]) {
-                    flags.append(folded.flags[element] & boundaryFlags)
+                    writer.append(folded.flags[element] & boundaryFlags, to: &flags)
                     element += 1
                 } else {
-                    flags.append(0)
+                    writer.append(0, to: &flags)
                 }
             }
-            flags.append(0)
+            writer.append(0, to: &flags)
+            writer.finish(&flags)
         }
         kinds.append(simple ? Kind.simple : 0)
         byteStarts.append(UInt32(start + length))

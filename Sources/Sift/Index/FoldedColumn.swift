@@ -33,9 +33,11 @@ struct FoldedColumn {
     private var flaggedSegments: [UInt64] = [0, 0]
     /// Per word of `flaggedSegments`: the number of flagged segments before it.
     private var flaggedRanks: [UInt32] = [0]
-    /// Per flagged segment, in segment order: where its flag bytes start in `flags`.
+    /// Per flagged segment, in segment order: its first entry in `flags` (a multiple of 4).
     private var flagStarts: [UInt32] = []
-    /// `FoldFlags` (start and end bits) per code byte of the flagged segments.
+    /// `FoldFlags` start and end bits per code byte of the flagged segments (and one 0 entry for
+    /// the separator), two bits an entry, four entries a byte (see `PackedFlags`); each segment
+    /// starts on a byte.
     private(set) var flags: [UInt8] = [0]
     /// Live segments owned by a slot of another number: segment → slot.
     private var awayOwners = SlotMap()
@@ -108,17 +110,19 @@ struct FoldedColumn {
         codes.append(0)
         var flagStart: Int? = nil
         if !simple {
-            flagStart = flags.count
+            flagStart = 4 * flags.count
+            var writer = PackedFlags.Writer()
             var element = 0
             for byte in start..<(codes.count - 1) {
                 if CodeBook.isLead(codes[byte]) {
-                    flags.append(folded.flags[element] & boundaryFlags)
+                    writer.append(folded.flags[element] & boundaryFlags, to: &flags)
                     element += 1
                 } else {
-                    flags.append(0)
+                    writer.append(0, to: &flags)
                 }
             }
-            flags.append(0)
+            writer.append(0, to: &flags)
+            writer.finish(&flags)
         }
         appendSegmentEntry(start: start, owner: slot, flagStart: flagStart)
     }
@@ -192,7 +196,7 @@ struct FoldedColumn {
             let simple = encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
             appendSegmentEntry(
                 start: byteBase + Int(encoded.byteStarts[segment]) - byteLow, owner: owners[i],
-                flagStart: simple ? nil : flagBase + Int(encoded.flagStarts[segment]) - flagLow)
+                flagStart: simple ? nil : 4 * (flagBase + Int(encoded.flagStarts[segment]) - flagLow))
         }
     }
 
@@ -268,7 +272,7 @@ struct FoldedColumn {
             let byte = start + i
             var value: UInt8
             if let position {
-                value = flags[position + i]
+                value = PackedFlags.entry(flags, position + i)
             } else {
                 value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
             }
@@ -339,8 +343,8 @@ struct FoldedColumn {
         }
         var flagStart: Int? = nil
         if let position = other.flagStart(ofSegment: segment) {
-            flagStart = flags.count
-            flags.append(contentsOf: other.flags[position...(position + end - start)])
+            flagStart = 4 * flags.count
+            flags.append(contentsOf: other.flags[(position / 4)..<((position + end - start) / 4 + 1)])
         }
         appendSegmentEntry(start: newStart, owner: owner, flagStart: flagStart)
     }
@@ -352,7 +356,7 @@ struct FoldedColumn {
         var segmentStarts: [UInt32]
         /// The slot owning each segment, or -1 once the segment is dead.
         var segmentOwners: [Int32]
-        /// Where each segment's flag bytes start in `flags`, or `FoldedColumn.simple`.
+        /// Each segment's first entry in `flags` (a multiple of 4), or `FoldedColumn.simple`.
         var segmentFlags: [UInt32]
         var flags: [UInt8]
     }
@@ -401,7 +405,9 @@ struct FoldedColumn {
             if owner >= 0 { owned.insert(owner) }
             let flagPosition = s.segmentFlags[segment]
             if flagPosition != Self.simple {
-                guard Int(flagPosition) + (end - Int(start)) < s.flags.count else { throw .init("segment \(segment) flags") }
+                guard flagPosition % 4 == 0, Int(flagPosition) + (end - Int(start)) < 4 * s.flags.count else {
+                    throw .init("segment \(segment) flags")
+                }
             }
             appendSegmentEntry(
                 start: Int(start), owner: owner, flagStart: flagPosition == Self.simple ? nil : Int(flagPosition))
@@ -501,5 +507,37 @@ extension FoldedText {
             }
         }
         return ranges
+    }
+}
+
+/// Two-bit flag entries, four to a byte (entry *k* in bits 2(*k* mod 4) of byte *k* / 4): the
+/// start and end bits of `FoldFlags`, as the kernels read them.
+enum PackedFlags {
+    /// Entry `k` of packed flags.
+    @inline(__always)  // a load and a shift
+    static func entry(_ bytes: [UInt8], _ k: Int) -> UInt8 { (bytes[k >> 2] >> UInt8((k & 3) << 1)) & 3 }
+
+    /// Appends entries to packed flags, starting on a byte.
+    struct Writer {
+        private var pending: UInt8 = 0
+        private var count = 0
+
+        init() {}
+
+        mutating func append(_ value: UInt8, to bytes: inout [UInt8]) {
+            pending |= (value & 3) << UInt8((count & 3) << 1)
+            count += 1
+            if count & 3 == 0 {
+                bytes.append(pending)
+                pending = 0
+            }
+        }
+
+        /// Writes the last, partly filled byte.
+        mutating func finish(_ bytes: inout [UInt8]) {
+            if count & 3 != 0 { bytes.append(pending) }
+            pending = 0
+            count = 0
+        }
     }
 }

@@ -358,7 +358,7 @@ struct TextColumn {
     }
 
     /// Drops most spare capacity (after a bulk load, where doubling growth can leave up to half),
-    /// keeping 1/16 of headroom so that the next edits append without copying the whole buffer.
+    /// keeping some headroom (`withHeadroom`) so that the next edits append without copying the whole buffer.
     ///
     /// - Complexity: O(*n*) in the column's size.
     mutating func trimCapacity() {
@@ -421,10 +421,12 @@ struct TextColumn {
     var memoryParts: (text: Int, tables: Int) { (bytes.capacity, 4 * groupStarts.capacity + groupSlack.capacity) }
 }
 
-/// A copy of `array` with capacity for 1/16 more elements (at least 1024).
+/// A copy of `array` with capacity for 1/64 more elements (at least 1024): after a bulk load, room
+/// for the next edits (about 15,000 more records after a million) without holding much unused
+/// memory. Past it, the array grows geometrically, as arrays do.
 func withHeadroom<T>(_ array: [T]) -> [T] {
     var copy = [T]()
-    copy.reserveCapacity(array.count + max(1024, array.count / 16))
+    copy.reserveCapacity(array.count + max(1024, array.count / 64))
     copy.append(contentsOf: array)
     return copy
 }
