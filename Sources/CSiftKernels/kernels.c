@@ -52,8 +52,14 @@ static inline size_t flag_start(const sift_column_view *c, size_t segment) {
     return c->flagStarts[c->flaggedRanks[w] + (size_t)__builtin_popcountll(before)];
 }
 
+static inline size_t segment_start(const sift_column_view *c, size_t segment) {
+    size_t block = segment >> 6;
+    if (test_bit(c->wideBlocks, block)) return c->wideStarts[((size_t)c->blockStarts[block] << 6) | (segment & 63)];
+    return (size_t)c->blockStarts[block] + c->startOffsets[segment];
+}
+
 static inline size_t segment_end(const sift_column_view *c, size_t segment) {
-    return segment + 1 < c->segmentCount ? c->segmentStarts[segment + 1] - 1 : c->length - 1;
+    return segment + 1 < c->segmentCount ? segment_start(c, segment + 1) - 1 : c->length - 1;
 }
 
 static inline int word_starts_at(const sift_column_view *c, size_t j) {
@@ -190,15 +196,18 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             n++;
         }
         if (n == 0) break;
-        for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->segmentStarts + segments[k]);
+        for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->startOffsets + segments[k]);
         for (size_t k = 0; k < n; k++) {
-            if (k + 2 * AHEAD < n) __builtin_prefetch(c->segmentStarts + segments[k + 2 * AHEAD]);
+            if (k + 2 * AHEAD < n) {
+                __builtin_prefetch(c->startOffsets + segments[k + 2 * AHEAD]);
+                __builtin_prefetch(c->blockStarts + (segments[k + 2 * AHEAD] >> 6));
+            }
             if (k + AHEAD < n) {
                 size_t ahead = segments[k + AHEAD];
-                __builtin_prefetch(c->codes + c->segmentStarts[ahead]);
+                __builtin_prefetch(c->codes + segment_start(c, ahead));
             }
             size_t segment = segments[k];
-            size_t start = c->segmentStarts[segment], end = segment_end(c, segment);
+            size_t start = segment_start(c, segment), end = segment_end(c, segment);
 #if defined(__x86_64__)
             int r = vector ? scan_segment_avx2(c, p, segment, start, end, anchoredAtStart)
                            : scan_segment(c, p, segment, start, end, anchoredAtStart);
@@ -272,7 +281,7 @@ uint64_t sift_checksum(const void *data, size_t length, uint64_t seed) {
 
 int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int anchoredAtStart) {
     if (segment >= c->segmentCount) return 0;
-    return scan_segment(c, p, segment, c->segmentStarts[segment], segment_end(c, segment), anchoredAtStart);
+    return scan_segment(c, p, segment, segment_start(c, segment), segment_end(c, segment), anchoredAtStart);
 }
 
 // The full sweep. Segments are contiguous in the arena (each ends with its 0 separator), so the
@@ -324,7 +333,7 @@ emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0
         slow &= slow - 1;
         int32_t owner = owner_of(c, s);
         if (owner < 0) continue;
-        int r = scan_segment_avx2(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
+        int r = scan_segment_avx2(c, p, s, segment_start(c, s), segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);
         if (r & 2) set_bit(matched, owner);
     }
@@ -345,7 +354,7 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
     const __m256i vFirst = _mm256_set1_epi8((char)firstByte);
     const __m256i vLast = _mm256_set1_epi8((char)lastByte);
     const __m256i vZero = _mm256_setzero_si256();
-    size_t pos = c->segmentStarts[first];
+    size_t pos = segment_start(c, first);
     const size_t stop = segment_end(c, last - 1);  // occurrences start before the last separator
     size_t segment = first;                         // the segment holding `pos`
     uint64_t startCarry = 1;                        // `pos` starts a segment
@@ -430,7 +439,7 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
                 int status = 3;
                 if ((c->checkedSegments[s >> 6] >> (s & 63)) & 1) {
                     owner = owner_of(c, s);
-                    status = owner >= 0 ? classify(c, p, s, c->segmentStarts[s], j) : 0;
+                    status = owner >= 0 ? classify(c, p, s, segment_start(c, s), j) : 0;
                 }
                 if (status & 1) set_bit(candidates, owner);
                 if (status & 2) set_bit(matched, owner);
@@ -451,7 +460,7 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
         pos += 64;
         // The segment table is read only for checked segments, too sparsely for the hardware
         // prefetcher to follow: fetch it ahead of the sweep.
-        if (segment + 64 < c->segmentCount) __builtin_prefetch(c->segmentStarts + segment + 64);
+        if (segment + 64 < c->segmentCount) __builtin_prefetch(c->startOffsets + segment + 64);
     }
     if (openHit) emit_segments(c, p, segment, 1, anchoredAtStart, matched, candidates);
 }
@@ -470,7 +479,7 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
     for (size_t s = firstSegment; s < lastSegment; s++) {
         int32_t owner = owner_of(c, s);
         if (owner < 0) continue;
-        int r = scan_segment(c, p, s, c->segmentStarts[s], segment_end(c, s), anchoredAtStart);
+        int r = scan_segment(c, p, s, segment_start(c, s), segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);
         if (r & 2) set_bit(matched, owner);
     }

@@ -68,7 +68,7 @@ struct BulkInsertEquivalenceTests {
                 check(s.flags == t.flags, "flags \(f).\(c)")
                 let slots = max(m.slotCount, n.slotCount)
                 check((0..<Int32(slots)).allSatisfy { m.segment(ofSlot: $0) == n.segment(ofSlot: $0) }, "slot segments \(f).\(c)")
-                let words = (s.segmentStarts.count + 63) / 64
+                let words = (m.segmentCount + 63) / 64
                 check(m.checkedSegments.prefix(words) == n.checkedSegments.prefix(words), "checkedSegments \(f).\(c)")
             }
         }

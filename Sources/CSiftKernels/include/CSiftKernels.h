@@ -1,7 +1,7 @@
 // CSiftKernels: the scan loops over folded columns, in C so that they run at memory speed.
 //
 // A column is a byte arena of folded codes (records separated by 0 bytes) and a table of segment
-// starts. Segment s normally belongs to slot s; the few that do not (a record updated since the
+// starts (two levels, see below). Segment s normally belongs to slot s; the few that do not (a record updated since the
 // last compaction) are listed in two maps (segment -> owner, slot -> segment), and dead segments
 // in a bitset. A segment is either *simple* (every element may start and end a match) or
 // *flagged*: it has a two-bit flag entry per code byte, entry flagStarts[rank] + (j - start) where
@@ -26,7 +26,13 @@ typedef struct sift_column_view {
     const uint64_t *_Nonnull wordStarts;
     size_t wordCount;
     const uint8_t *_Nonnull flags;
-    const uint32_t *_Nonnull segmentStarts;
+    /// Segment starts, in two levels: per block of 64 segments the start of its first segment,
+    /// plus per segment a 16-bit offset; for a block whose bit is set in `wideBlocks`, the
+    /// `blockStarts` entry numbers the block's 64 entries in `wideStarts`, the starts in full.
+    const uint32_t *_Nonnull blockStarts;
+    const uint16_t *_Nonnull startOffsets;
+    const uint64_t *_Nonnull wideBlocks;
+    const uint32_t *_Nonnull wideStarts;
     /// One bit per segment (every bitset here is padded by a word): set unless the segment is
     /// live, simple and owned by the slot with its own number.
     const uint64_t *_Nonnull checkedSegments;

@@ -24,8 +24,14 @@ struct FoldedColumn {
     private(set) var codes: [UInt8] = [0]
     /// One bit per byte of `codes`: set at the lead byte of an element that starts a word.
     private(set) var wordStarts: [UInt64] = [0]
-    /// Byte offset in `codes` where each segment starts, ascending.
-    private(set) var segmentStarts: [UInt32] = []
+    /// Where each segment starts in `codes` (ascending), in two levels: per block of 64 segments
+    /// the start of its first segment, and per segment a 16-bit offset from it. A block spanning
+    /// more than 65,535 bytes (very long texts) is *wide*: its bit in `wideBlocks` is set, its
+    /// `blockStarts` entry numbers its 64 entries in `wideStarts`, which hold the starts in full.
+    private var blockStarts: [UInt32] = []
+    private var startOffsets: [UInt16] = []
+    private var wideBlocks: [UInt64] = [0]
+    private var wideStarts: [UInt32] = []
     /// One bit per segment, set once the segment is dead. Padded by a word, like every
     /// per-segment bitset here.
     private var deadSegments: [UInt64] = [0, 0]
@@ -67,8 +73,8 @@ struct FoldedColumn {
         let bits = 8 * (checkedSegments.capacity + deadSegments.capacity + flaggedSegments.capacity)
         return (
             codes.capacity, 8 * wordStarts.capacity + flags.capacity + bits,
-            4 * (segmentStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
-                + awayOwners.memoryFootprint + awaySegments.memoryFootprint
+            4 * (blockStarts.capacity + wideStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
+                + 2 * startOffsets.capacity + 8 * wideBlocks.capacity + awayOwners.memoryFootprint + awaySegments.memoryFootprint
         )
     }
 
@@ -77,7 +83,8 @@ struct FoldedColumn {
         codes = withHeadroom(codes)
         wordStarts = withHeadroom(wordStarts)
         flags = withHeadroom(flags)
-        segmentStarts = withHeadroom(segmentStarts)
+        blockStarts = withHeadroom(blockStarts)
+        startOffsets = withHeadroom(startOffsets)
         deadSegments = withHeadroom(deadSegments)
         flaggedSegments = withHeadroom(flaggedSegments)
         flaggedRanks = withHeadroom(flaggedRanks)
@@ -88,7 +95,7 @@ struct FoldedColumn {
     /// Makes room for `bytes` more code bytes and `segments` more segments.
     mutating func reserveCapacity(bytes: Int, segments: Int) {
         codes.reserveCapacity(codes.count + bytes)
-        segmentStarts.reserveCapacity(segmentStarts.count + segments)
+        startOffsets.reserveCapacity(startOffsets.count + segments)
     }
 
     /// Appends the folded text of `slot`, replacing any segment it had.
@@ -130,8 +137,8 @@ struct FoldedColumn {
     /// Appends the tables' entries for a new segment at `start` (its bytes already in `codes`),
     /// owned by `owner` (-1: dead), with flag bytes at `flagStart` (nil: simple).
     private mutating func appendSegmentEntry(start: Int, owner: Int32, flagStart: Int?) {
-        let segment = segmentStarts.count
-        segmentStarts.append(UInt32(start))
+        let segment = startOffsets.count
+        appendStart(start)
         let word = segment >> 6
         if word + 1 >= checkedSegments.count {
             let more = word + 2 - checkedSegments.count
@@ -191,7 +198,7 @@ struct FoldedColumn {
                 word += 1
             }
         }
-        segmentStarts.reserveCapacity(segmentStarts.count + segments.count)
+        startOffsets.reserveCapacity(startOffsets.count + segments.count)
         for (i, segment) in segments.enumerated() {
             let simple = encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
             appendSegmentEntry(
@@ -225,9 +232,56 @@ struct FoldedColumn {
     /// Byte range `start..<end` of a segment in `codes` (the separator at `end` excluded).
     @inline(__always)  // two loads; called per candidate in the hot loops
     func bounds(ofSegment segment: Int) -> (start: Int, end: Int) {
-        let start = Int(segmentStarts[segment])
-        let end = segment + 1 < segmentStarts.count ? Int(segmentStarts[segment + 1]) - 1 : codes.count - 1
+        let start = self.start(ofSegment: segment)
+        let end = segment + 1 < startOffsets.count ? self.start(ofSegment: segment + 1) - 1 : codes.count - 1
         return (start, end)
+    }
+
+    /// Number of segments, dead ones included.
+    var segmentCount: Int { startOffsets.count }
+
+    /// Where a segment starts in `codes`.
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)  // two loads
+    func start(ofSegment segment: Int) -> Int {
+        let block = segment >> 6
+        if wideBlocks[block >> 6] & (1 << UInt64(block & 63)) != 0 {
+            return Int(wideStarts[Int(blockStarts[block]) << 6 | (segment & 63)])
+        }
+        return Int(blockStarts[block]) + Int(startOffsets[segment])
+    }
+
+    /// Appends the start of the next segment (not before the previous one's).
+    private mutating func appendStart(_ start: Int) {
+        let segment = startOffsets.count
+        let block = segment >> 6
+        if segment & 63 == 0 {
+            blockStarts.append(UInt32(start))
+            startOffsets.append(0)
+            if block >> 6 >= wideBlocks.count { wideBlocks.append(0) }
+            return
+        }
+        let wideBit: UInt64 = 1 << UInt64(block & 63)
+        if wideBlocks[block >> 6] & wideBit == 0 {
+            let offset = start - Int(blockStarts[block])
+            if offset <= Int(UInt16.max) {
+                startOffsets.append(UInt16(offset))
+                return
+            }
+            // The block becomes wide: its starts so far move to `wideStarts`, in full.
+            let base = Int(blockStarts[block])
+            let number = wideStarts.count >> 6
+            wideStarts.append(contentsOf: repeatElement(0, count: 64))
+            for earlier in (block << 6)..<segment {
+                wideStarts[number << 6 | (earlier & 63)] = UInt32(base + Int(startOffsets[earlier]))
+                startOffsets[earlier] = 0
+            }
+            blockStarts[block] = UInt32(number)
+            wideBlocks[block >> 6] |= wideBit
+        }
+        wideStarts[Int(blockStarts[block]) << 6 | (segment & 63)] = UInt32(start)
+        startOffsets.append(0)
     }
 
     /// The segment of a slot, or nil when it has none.
@@ -236,9 +290,9 @@ struct FoldedColumn {
     @inline(__always)  // called per candidate record
     func segment(ofSlot slot: Int32) -> Int? {
         let home = Int(slot)
-        if home < segmentStarts.count && !Self.bit(checkedSegments, home) { return home }
+        if home < startOffsets.count && !Self.bit(checkedSegments, home) { return home }
         if let away = awaySegments[slot] { return Int(away) }
-        guard home < segmentStarts.count, !Self.bit(deadSegments, home), awayOwners[slot] == nil else { return nil }
+        guard home < startOffsets.count, !Self.bit(deadSegments, home), awayOwners[slot] == nil else { return nil }
         return home
     }
 
@@ -295,7 +349,7 @@ struct FoldedColumn {
         guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
         var compacted = FoldedColumn()
         compacted.codes.reserveCapacity(codes.count - deadBytes + slotCount + 16)
-        compacted.segmentStarts.reserveCapacity(slotCount)
+        compacted.startOffsets.reserveCapacity(slotCount)
         for slot in 0..<Int32(slotCount) {
             if let segment = segment(ofSlot: slot) {
                 compacted.appendSegment(segment, of: self, owner: slot)
@@ -321,7 +375,7 @@ struct FoldedColumn {
     func renumbered(_ slots: [Int32]) -> FoldedColumn {
         var result = FoldedColumn()
         result.codes.reserveCapacity(codes.count - deadBytes + 16)
-        result.segmentStarts.reserveCapacity(slots.count)
+        result.startOffsets.reserveCapacity(slots.count)
         for (position, slot) in slots.enumerated() {
             if let segment = segment(ofSlot: slot) {
                 result.appendSegment(segment, of: self, owner: Int32(position))
@@ -365,9 +419,9 @@ struct FoldedColumn {
     ///
     /// - Complexity: O(*s*) for *s* segments.
     var storage: Storage {
-        let n = segmentStarts.count
+        let n = segmentCount
         return Storage(
-            codes: codes, wordStarts: wordStarts, segmentStarts: segmentStarts,
+            codes: codes, wordStarts: wordStarts, segmentStarts: (0..<n).map { UInt32(start(ofSegment: $0)) },
             segmentOwners: (0..<n).map { owner(ofSegment: $0) ?? -1 },
             segmentFlags: (0..<n).map { flagStart(ofSegment: $0).map(UInt32.init) ?? Self.simple }, flags: flags)
     }
@@ -390,7 +444,7 @@ struct FoldedColumn {
         codes = s.codes
         wordStarts = s.wordStarts
         flags = s.flags
-        segmentStarts.reserveCapacity(n)
+        startOffsets.reserveCapacity(n)
         for segment in 0..<n {
             let start = s.segmentStarts[segment]
             let end = segment + 1 < n ? Int(s.segmentStarts[segment + 1]) - 1 : s.codes.count - 1
@@ -419,26 +473,46 @@ struct FoldedColumn {
     /// Calls `body` with the scan kernels' view of this column (valid only inside `body`).
     func withKernelView<R>(_ body: (sift_column_view) throws -> R) rethrows -> R {
         let none: UInt32 = 0
+        let noOffset: UInt16 = 0
         return try withUnsafePointer(to: none) { nonePointer in
-            try codes.withUnsafeBufferPointer { codes in
-                try wordStarts.withUnsafeBufferPointer { wordStarts in
-                    try flags.withUnsafeBufferPointer { flags in
-                        try segmentStarts.withUnsafeBufferPointer { starts in
-                            try withKernelBits { checked, dead, flagged, ranks, flagStarts in
-                                try withKernelMaps { owners, ownersCapacity, segments, segmentsCapacity in
-                                    try body(
-                                        sift_column_view(
-                                            codes: codes.baseAddress!, length: codes.count,
-                                            wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
-                                            flags: flags.baseAddress!, segmentStarts: starts.baseAddress ?? nonePointer,
-                                            checkedSegments: checked, deadSegments: dead, flaggedSegments: flagged,
-                                            flaggedRanks: ranks, flagStarts: flagStarts ?? nonePointer,
-                                            awayOwners: owners, awayOwnersCapacity: ownersCapacity,
-                                            awaySegments: segments, awaySegmentsCapacity: segmentsCapacity,
-                                            segmentCount: starts.count))
+            try withUnsafePointer(to: noOffset) { noOffsetPointer in
+                try codes.withUnsafeBufferPointer { codes in
+                    try wordStarts.withUnsafeBufferPointer { wordStarts in
+                        try flags.withUnsafeBufferPointer { flags in
+                            try withKernelStarts { blockStarts, startOffsets, wideBlocks, wideStarts in
+                                try withKernelBits { checked, dead, flagged, ranks, flagStarts in
+                                    try withKernelMaps { owners, ownersCapacity, segments, segmentsCapacity in
+                                        try body(
+                                            sift_column_view(
+                                                codes: codes.baseAddress!, length: codes.count,
+                                                wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
+                                                flags: flags.baseAddress!,
+                                                blockStarts: blockStarts ?? nonePointer,
+                                                startOffsets: startOffsets ?? noOffsetPointer,
+                                                wideBlocks: wideBlocks, wideStarts: wideStarts ?? nonePointer,
+                                                checkedSegments: checked, deadSegments: dead, flaggedSegments: flagged,
+                                                flaggedRanks: ranks, flagStarts: flagStarts ?? nonePointer,
+                                                awayOwners: owners, awayOwnersCapacity: ownersCapacity,
+                                                awaySegments: segments, awaySegmentsCapacity: segmentsCapacity,
+                                                segmentCount: startOffsets == nil ? 0 : segmentCount))
+                                    }
                                 }
                             }
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    private func withKernelStarts<R>(
+        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UInt16>?, UnsafePointer<UInt64>, UnsafePointer<UInt32>?) throws -> R
+    ) rethrows -> R {
+        try blockStarts.withUnsafeBufferPointer { blockStarts in
+            try startOffsets.withUnsafeBufferPointer { startOffsets in
+                try wideBlocks.withUnsafeBufferPointer { wideBlocks in
+                    try wideStarts.withUnsafeBufferPointer { wideStarts in
+                        try body(blockStarts.baseAddress, startOffsets.baseAddress, wideBlocks.baseAddress!, wideStarts.baseAddress)
                     }
                 }
             }

@@ -270,7 +270,7 @@ extension SearchIndex {
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
-        for segment in 0..<column.segmentStarts.count {
+        for segment in 0..<column.segmentCount {
             guard let owner = column.owner(ofSegment: segment) else { continue }
             let (candidate, match) = evaluate(key, slot: owner)
             if candidate { candidates.insert(owner) }
