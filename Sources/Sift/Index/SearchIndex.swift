@@ -428,7 +428,7 @@ public final class SearchIndex {
         let total = generations.count + count
         ids.reserveCapacity(slots: count, bytes: 8 * count)
         generations.reserveCapacity(total)
-        slotOfID.reserveCapacity(count, ids: ids)
+        slotOfID.prepareToInsert(count, ids: ids)
     }
 
     /// Drops spare capacity from the large buffers (after a bulk load).
