@@ -3,8 +3,9 @@ import Testing
 
 @testable import Sift
 
-/// The per-slot tables: the id table (sized for its load, not a power of two).
-@Suite("Slot tables: id table")
+/// The per-slot tables: the id table (sized for its load, not a power of two) and the slot
+/// generations (materialized on the first reuse of a slot).
+@Suite("Slot tables: id table and generations")
 struct SlotTableTests {
     // MARK: - IDTable
 
@@ -194,9 +195,98 @@ struct SlotTableTests {
         #expect(index.handle(forID: "id100000") == nil)
     }
 
+    // MARK: - Generations
+
     static func index(_ ids: [String]) throws -> SearchIndex {
         try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"]),
             records: ids.map { Record(id: $0, fields: ["name": "name \($0)"]) })
+    }
+
+    /// Remove then reuse, before the generations exist and after: the old handle is rejected by
+    /// every call that takes one, and the new one works.
+    @Test func staleHandlesAreRejectedBeforeAndAfterMaterialization() throws {
+        let index = try Self.index(["a", "b", "c", "d"])
+        #expect(!index.generations.isMaterialized)
+        let before = index.memoryUsage.slotTables
+
+        let b = try #require(index.handle(forID: "b"))
+        try index.remove(b)
+        #expect(throws: SiftError.staleHandle) { try index.record(b) }  // freed, not yet reused
+        #expect(!index.generations.isMaterialized)
+        let e = try index.insert(Record(id: "e", fields: ["name": "name e"]))  // the first reuse
+        #expect(e.slot == b.slot && e != b)
+        #expect(index.generations.isMaterialized)
+        #expect(index.memoryUsage.slotTables >= before + 4 * 4)
+        try Self.expectStale(b, in: index)
+        #expect(try index.id(of: e) == "e")
+
+        // Materialized: a second reuse of the same slot, and a reuse of another one.
+        try index.remove(e)
+        let f = try index.insert(Record(id: "f", fields: ["name": "name f"]))
+        #expect(f.slot == b.slot)
+        try Self.expectStale(b, in: index)
+        try Self.expectStale(e, in: index)
+        let c = try #require(index.handle(forID: "c"))
+        try index.update(Record(id: "c", fields: ["name": "name c2"]))  // remove, then reuse
+        let c2 = try #require(index.handle(forID: "c"))
+        #expect(c2.slot == c.slot && c2 != c)
+        try Self.expectStale(c, in: index)
+        #expect(try index.value(of: "name", for: c2) == "name c2")
+        // Query results carry the current generations.
+        #expect(try index.search(Query("name")).rows.sorted() == ["a", "c", "d", "f"].map { index.handle(forID: $0)! }.sorted())
+    }
+
+    /// Slots freed and reused by the bulk path (`insert(contentsOf:)` of 8,192 records or more).
+    @Test func staleHandlesAreRejectedAfterABulkInsertReusesSlots() throws {
+        let index = try Self.index((0..<9000).map { "old\($0)" })
+        #expect(!index.generations.isMaterialized)
+        let victims = try (0..<100).map { i in try #require(index.handle(forID: "old\(i * 7)")) }
+        for victim in victims { try index.remove(victim) }
+        try index.insert(contentsOf: (0..<9000).map { Record(id: "new\($0)", fields: ["name": "name new\($0)"]) })
+        #expect(index.generations.isMaterialized)
+        for victim in victims.prefix(3) { try Self.expectStale(victim, in: index) }
+        #expect(victims.allSatisfy { (try? index.record($0)) == nil })
+        let reused = Set(victims.map(\.slot))
+        let newcomers = (0..<9000).compactMap { index.handle(forID: "new\($0)") }.filter { reused.contains($0.slot) }
+        #expect(newcomers.count == 100)
+        for handle in newcomers { #expect(try index.value(of: "name", for: handle) == "name " + index.id(of: handle)) }
+        let results = try index.search(Query("new"))
+        #expect(results.rows.count == 9000)
+        #expect(Set(results.rows).isSuperset(of: newcomers))
+    }
+
+    /// A loaded snapshot numbers its records afresh, every generation 0 (nothing materialized,
+    /// even when the saved index had reused slots); stale handles are then detected as in any
+    /// index.
+    @Test func staleHandlesAreRejectedAfterASnapshotLoad() throws {
+        let index = try Self.index(["a", "b", "c", "d"])
+        try index.remove(id: "a")
+        try index.insert(Record(id: "e", fields: ["name": "name e"]))
+        #expect(index.generations.isMaterialized)
+        let path = SnapshotTests.temporaryPath("generations.siftidx")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try index.save(to: path)
+        let loaded = try SearchIndex.load(from: path)
+        #expect(!loaded.generations.isMaterialized)
+        let handles = try ["b", "c", "d", "e"].map { try #require(loaded.handle(forID: $0)) }
+        #expect(try handles.map { try loaded.id(of: $0) } == ["b", "c", "d", "e"])
+        #expect(try loaded.search(Query("name")).rows == handles)
+
+        try loaded.remove(handles[1])
+        try Self.expectStale(handles[1], in: loaded)
+        let f = try loaded.insert(Record(id: "f", fields: ["name": "name f"]))
+        #expect(f.slot == handles[1].slot && f != handles[1])
+        #expect(loaded.generations.isMaterialized)
+        try Self.expectStale(handles[1], in: loaded)
+        #expect(try loaded.id(of: f) == "f")
+        #expect(try loaded.search(Query("name")).rows.sorted() == [handles[0], handles[2], handles[3], f].sorted())
+    }
+
+    private static func expectStale(_ handle: RecordHandle, in index: SearchIndex, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.record(handle) }
+        #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.id(of: handle) }
+        #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.position(of: handle) }
+        #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.remove(handle) }
     }
 }
