@@ -2,13 +2,41 @@ internal import CSiftKernels
 
 /// Finds a record's slot by its id: open addressing over slot numbers, the ids themselves living
 /// in the index's `ids` column. Four bytes per bucket instead of a `Dictionary<String, Int32>`'s
-/// key copies and metadata; at most 70% of the buckets are used (tombstones included), and the
-/// table doubles when it would pass that.
+/// key copies and metadata.
+///
+/// The bucket count is not a power of two: a hash's home bucket is its multiply-high range
+/// reduction (`hash × buckets / 2⁶⁴`, monotone in the hash), then linear probing with
+/// wrap-around. So the table can be sized for its load: a bulk load (`bulk(count:ids:)`, or
+/// `prepareToInsert(_:ids:)` then `insert(slots:hashes:)`) leaves it `targetLoad` (70%) full,
+/// 5.7 bytes an id. One-by-one inserts may take it up to `maxLoad` (80%, tombstones included);
+/// past that, it grows by half (or, when tombstones took the room, is rebuilt for the target load).
 struct IDTable {
     private var buckets = [Int32](repeating: -1, count: 16)
     private(set) var count = 0
     /// Buckets emptied by a removal: -2 (a tombstone keeps probe chains intact).
     private var tombstones = 0
+
+    /// How full a bulk load or a rebuild leaves the table.
+    static let targetLoad = (numerator: 7, denominator: 10)
+    /// How full the table may get (entries and tombstones) before it is rebuilt.
+    static let maxLoad = (numerator: 4, denominator: 5)
+
+    /// The bucket count that holds `entries` at `targetLoad` (16 at least).
+    static func bucketCount(for entries: Int) -> Int {
+        max(16, (entries * targetLoad.denominator + targetLoad.numerator - 1) / targetLoad.numerator)
+    }
+
+    /// How many entries and tombstones `buckets` buckets may hold.
+    private static func maxEntries(_ buckets: Int) -> Int { buckets * maxLoad.numerator / maxLoad.denominator }
+
+    /// The home bucket of a hash among `buckets` buckets: the high half of `hash × buckets`.
+    @inline(__always)
+    private static func home(_ hash: Int, _ buckets: Int) -> Int {
+        Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: hash).multipliedFullWidth(by: UInt64(buckets)).high)
+    }
+
+    /// Number of buckets (for tests: the load is `count / bucketCount`).
+    var bucketCount: Int { buckets.count }
 
     /// A per-process random seed, so that crafted ids cannot be made to collide.
     private static let seed = UInt64.random(in: 0...UInt64.max)
@@ -39,67 +67,85 @@ struct IDTable {
     ///
     /// - Complexity: O(1) expected.
     func slot(of id: String, hash: Int, ids: TextColumn) -> Int32? {
-        let mask = buckets.count - 1
-        var i = hash & mask
+        let size = buckets.count
+        var i = Self.home(hash, size)
         while true {
             let slot = buckets[i]
             if slot == -1 { return nil }
             if slot >= 0 && ids.equals(slot, id) { return slot }
-            i = (i + 1) & mask
+            i += 1
+            if i == size { i = 0 }
         }
     }
 
-    /// Adds a slot whose id (`ids[slot]`) is not in the table.
+    /// Adds a slot whose id (`ids[slot]`) is not in the table. Past `maxLoad`, the table grows by
+    /// half (or is rebuilt at its size for the target load when tombstones took the room).
     ///
     /// - Complexity: O(1) amortized.
     mutating func insert(_ slot: Int32, ids: TextColumn) {
-        if (count + tombstones + 1) * 10 > buckets.count * 7 { rehash(capacity: max(16, (count + 1) * 2), ids: ids) }
-        let mask = buckets.count - 1
-        var i = Self.hash(slot: slot, in: ids) & mask
-        while buckets[i] >= 0 { i = (i + 1) & mask }
+        if count + tombstones + 1 > Self.maxEntries(buckets.count) {
+            var size = Self.bucketCount(for: count + 1)
+            if count + 1 > Self.maxEntries(buckets.count) { size = max(size, buckets.count + buckets.count / 2) }
+            rehash(bucketCount: size, ids: ids)
+        }
+        let size = buckets.count
+        var i = Self.home(Self.hash(slot: slot, in: ids), size)
+        while buckets[i] >= 0 {
+            i += 1
+            if i == size { i = 0 }
+        }
         if buckets[i] == -2 { tombstones -= 1 }
         buckets[i] = slot
         count += 1
     }
 
     /// Makes room for `additional` more slots without rehashing (and without growing while
-    /// `insert(slots:hashes:)` adds them), rehashing now if needed.
+    /// `insert(slots:hashes:)` adds them). When they would take the table past `maxLoad`, it is
+    /// rebuilt now, sized so that it is `targetLoad` full once they are in: pass the whole load
+    /// (a bulk insert does, before its first batch).
     ///
-    /// - Complexity: O(1), or O(*n*) when it rehashes.
+    /// - Complexity: O(1), or O(*n*) when it rebuilds; every rebuild leaves room for a tenth of
+    ///   the table more, so a series of calls costs O(1) amortized per slot.
     mutating func prepareToInsert(_ additional: Int, ids: TextColumn) {
-        if (count + tombstones + additional) * 2 > buckets.count {
-            rehash(capacity: max(16, (count + additional) * 4), ids: ids)
+        if count + tombstones + additional > Self.maxEntries(buckets.count) {
+            rehash(bucketCount: Self.bucketCount(for: count + additional), ids: ids)
         }
     }
 
     /// Adds slots whose ids are not in the table (nor twice among them), given the ids' hashes,
-    /// after `prepareToInsert(_:ids:)` made room for them. They are placed in bucket order (after
-    /// a counting sort of their hashes), so that the probes walk the table sequentially instead
-    /// of missing the cache once per id; no id is compared.
+    /// after `prepareToInsert(_:ids:)` made room for them. They are placed in home bucket order
+    /// (after a counting sort by their hashes' high bits, which orders home buckets too), so that
+    /// the probes walk the table sequentially instead of missing the cache once per id; no id is
+    /// compared.
     ///
     /// - Complexity: O(*n*) expected, with sequential memory access.
     mutating func insert(slots: UnsafeBufferPointer<Int32>, hashes: UnsafeBufferPointer<Int>) {
-        precondition(slots.count == hashes.count && (count + tombstones + slots.count) * 2 <= buckets.count)
+        precondition(slots.count == hashes.count && count + tombstones + slots.count <= Self.maxEntries(buckets.count))
         let n = slots.count
         guard n > 0 else { return }
-        let mask = buckets.count - 1
+        let size = buckets.count
         var groupBits = 0
-        while groupBits < mask.nonzeroBitCount && (1 << groupBits) < n { groupBits += 1 }
-        let shift = mask.nonzeroBitCount - groupBits
+        while groupBits < 24 && (1 << groupBits) < n { groupBits += 1 }
+        @inline(__always) func group(_ hash: Int) -> Int {
+            groupBits == 0 ? 0 : Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: hash) >> UInt64(64 - groupBits))
+        }
         var starts = [Int32](repeating: 0, count: (1 << groupBits) + 1)
-        for hash in hashes { starts[((hash & mask) >> shift) + 1] += 1 }
+        for hash in hashes { starts[group(hash) + 1] += 1 }
         for i in 1..<starts.count { starts[i] += starts[i - 1] }
         var ordered = [Int32](repeating: 0, count: n)
         for (entry, hash) in hashes.enumerated() {
-            let group = (hash & mask) >> shift
-            ordered[Int(starts[group])] = Int32(entry)
-            starts[group] += 1
+            let g = group(hash)
+            ordered[Int(starts[g])] = Int32(entry)
+            starts[g] += 1
         }
         var emptied = 0
         buckets.withUnsafeMutableBufferPointer { buckets in
             for entry in ordered {
-                var i = hashes[Int(entry)] & mask
-                while buckets[i] >= 0 { i = (i + 1) & mask }
+                var i = Self.home(hashes[Int(entry)], size)
+                while buckets[i] >= 0 {
+                    i += 1
+                    if i == size { i = 0 }
+                }
                 if buckets[i] == -2 { emptied += 1 }
                 buckets[i] = slots[Int(entry)]
             }
@@ -165,55 +211,65 @@ struct IDTable {
         return first
     }
 
-    /// A table of slots `0..<count` (loading a snapshot), or nil when two slots have the same id.
-    /// The slots are inserted in bucket order (after a counting sort of their hashes), so that
-    /// the probes walk the table sequentially instead of missing the cache once per id.
+    /// A table of slots `0..<count` (loading a snapshot), `targetLoad` full, or nil when two
+    /// slots have the same id. The slots are inserted in home bucket order (after a counting sort),
+    /// so that the probes walk the table sequentially instead of missing the cache once per id;
+    /// beside the buckets, a temporary array of 32 bits of each entry's hash, also walked
+    /// sequentially, spares comparing ids except when those bits are equal.
     ///
     /// - Complexity: O(*n*) expected, with sequential memory access.
     static func bulk(count: Int, ids: TextColumn) -> IDTable? {
         var table = IDTable()
-        var size = 16
-        while size * 7 < count * 10 { size <<= 1 }
+        let size = bucketCount(for: count)
         table.buckets = [Int32](repeating: -1, count: size)
-        let mask = size - 1
-        let bits = size.trailingZeroBitCount
-        let shift = max(0, bits - 16)
-        var homes = [UInt32](repeating: 0, count: count)
-        var counts = [Int](repeating: 0, count: (mask >> shift) + 2)
+        var shift = 0
+        while (size - 1) >> shift >= 1 << 16 { shift += 1 }
+        var hashes = [Int](repeating: 0, count: count)
+        var counts = [Int](repeating: 0, count: ((size - 1) >> shift) + 2)
         for slot in 0..<count {
-            let home = UInt32(hash(slot: Int32(slot), in: ids) & mask)
-            homes[slot] = home
-            counts[Int(home >> UInt32(shift)) + 1] += 1
+            let hash = hash(slot: Int32(slot), in: ids)
+            hashes[slot] = hash
+            counts[(home(hash, size) >> shift) + 1] += 1
         }
         for i in 1..<counts.count { counts[i] += counts[i - 1] }
         var ordered = [Int32](repeating: 0, count: count)
         for slot in 0..<count {
-            let group = Int(homes[slot] >> UInt32(shift))
+            let group = home(hashes[slot], size) >> shift
             ordered[counts[group]] = Int32(slot)
             counts[group] += 1
         }
-        for slot in ordered {
-            var i = Int(homes[Int(slot)])
-            let duplicate = ids.withUTF8(slot) { id -> Bool in
-                while table.buckets[i] >= 0 {
-                    if ids.withUTF8(table.buckets[i], { $0.elementsEqual(id) }) { return true }
-                    i = (i + 1) & mask
+        counts = []
+        var tags = [UInt32](repeating: 0, count: size)
+        let duplicate = table.buckets.withUnsafeMutableBufferPointer { buckets in
+            tags.withUnsafeMutableBufferPointer { tags in
+                for slot in ordered {
+                    let hash = hashes[Int(slot)]
+                    let tag = UInt32(truncatingIfNeeded: hash)
+                    var i = home(hash, size)
+                    while buckets[i] >= 0 {
+                        if tags[i] == tag && ids.withUTF8(slot, { id in ids.withUTF8(buckets[i]) { $0.elementsEqual(id) } }) {
+                            return true
+                        }
+                        i += 1
+                        if i == size { i = 0 }
+                    }
+                    buckets[i] = slot
+                    tags[i] = tag
                 }
                 return false
             }
-            if duplicate { return nil }
-            table.buckets[i] = slot
         }
+        if duplicate { return nil }
         table.count = count
         return table
     }
 
-    /// Removes the entry of `id`.
+    /// Removes the entry of `id`, leaving a tombstone.
     ///
     /// - Complexity: O(1) expected.
     mutating func remove(_ id: String, ids: TextColumn) {
-        let mask = buckets.count - 1
-        var i = Self.hash(id) & mask
+        let size = buckets.count
+        var i = Self.home(Self.hash(id), size)
         while buckets[i] != -1 {
             let slot = buckets[i]
             if slot >= 0 && ids.equals(slot, id) {
@@ -222,28 +278,29 @@ struct IDTable {
                 tombstones += 1
                 return
             }
-            i = (i + 1) & mask
+            i += 1
+            if i == size { i = 0 }
         }
     }
 
-    /// Makes room for `additional` more ids without rehashing.
-    mutating func reserveCapacity(_ additional: Int, ids: TextColumn) {
-        if (count + additional) * 10 > buckets.count * 7 { rehash(capacity: (count + additional) * 10 / 7 + 1, ids: ids) }
-    }
-
-    private mutating func rehash(capacity: Int, ids: TextColumn) {
-        var size = 16
-        while size < capacity { size <<= 1 }
+    /// Rebuilds the table with `bucketCount` buckets and no tombstones.
+    ///
+    /// - Complexity: O(*n*) for *n* buckets, old and new.
+    private mutating func rehash(bucketCount size: Int, ids: TextColumn) {
+        precondition(count <= Self.maxEntries(size))
         let old = buckets
         buckets = [Int32](repeating: -1, count: size)
         tombstones = 0
-        let mask = size - 1
         for slot in old where slot >= 0 {
-            var i = Self.hash(slot: slot, in: ids) & mask
-            while buckets[i] != -1 { i = (i + 1) & mask }
+            var i = Self.home(Self.hash(slot: slot, in: ids), size)
+            while buckets[i] != -1 {
+                i += 1
+                if i == size { i = 0 }
+            }
             buckets[i] = slot
         }
     }
 
+    /// Heap bytes of the buckets: four a bucket, 5.7 an id after a bulk load.
     var memoryFootprint: Int { 4 * buckets.capacity }
 }

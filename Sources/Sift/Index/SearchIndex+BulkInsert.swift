@@ -74,7 +74,7 @@ extension SearchIndex {
                     insertIntoOrder(slot, at: count)
                 }
             }
-            if plan.trim { generations = withHeadroom(generations) }
+            if plan.trim { generations.trimCapacity() }
             if let error { throw error }
             batchStart = batchEnd
             current = 1 - current
@@ -118,19 +118,19 @@ extension SearchIndex {
     private func allocateSlots(_ count: Int) -> [Int32] {
         if freeSlots.isEmpty {
             let first = generations.count
-            generations.append(contentsOf: repeatElement(0, count: count))
+            generations.append(zeros: count)
             return (0..<count).map { Int32(first + $0) }
         }
         var slots = [Int32]()
         slots.reserveCapacity(count)
         for _ in 0..<count {
             if let free = freeSlots.popLast() {
-                generations[Int(free)] &+= 1
+                generations.bump(free)
                 clearValues(slot: free)
                 slots.append(free)
             } else {
                 slots.append(Int32(generations.count))
-                generations.append(0)
+                generations.append(zeros: 1)
             }
         }
         return slots

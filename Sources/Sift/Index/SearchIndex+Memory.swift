@@ -9,8 +9,9 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Per-segment tables of the folded columns: segment starts, owners, flag and offset
     /// positions, and the segment of each slot.
     public var segmentTables = 0
-    /// Per-slot tables of the index: the id table, the original order, generations, the live set
-    /// and the free slots; once sorting was used, the sorted order and the sections too.
+    /// Per-slot tables of the index: the id table, the original order, the live set and the free
+    /// slots; generations once a freed slot was reused; once sorting was used, the sorted order
+    /// and the sections too.
     public var slotTables = 0
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
@@ -54,7 +55,7 @@ extension SearchIndex {
                 usage.segmentTables += parts.tables
             }
         }
-        usage.slotTables += 4 * generations.capacity + live.capacity / 8 + order.memoryFootprint
+        usage.slotTables += generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
         for column in [ids] + values {
             let parts = column.memoryParts

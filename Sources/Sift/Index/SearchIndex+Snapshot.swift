@@ -189,7 +189,7 @@ extension SearchIndex {
         self.values = values
         self.ids = ids
         let count = ids.slotCount
-        generations = [UInt32](repeating: 0, count: count)
+        generations = SlotGenerations(count: count)
         live = Bitset.all(count)
         guard let table = IDTable.bulk(count: count, ids: ids) else { throw .init("duplicate id") }
         slotOfID = table

@@ -27,7 +27,7 @@ public final class SearchIndex {
     /// value reads as "").
     var values: [TextColumn] = []
     var ids = TextColumn()
-    var generations: [UInt32] = []
+    var generations = SlotGenerations()
     var live = Bitset()
     var freeSlots: [Int32] = []
     var slotOfID = IDTable()
@@ -174,7 +174,7 @@ public final class SearchIndex {
     /// - Complexity: O(1) expected.
     public func handle(forID id: String) -> RecordHandle? {
         guard let slot = slotOfID.slot(of: id, ids: ids) else { return nil }
-        return RecordHandle(slot: slot, generation: generations[Int(slot)])
+        return RecordHandle(slot: slot, generation: generations[slot])
     }
 
     /// The record at a position of the original list.
@@ -222,7 +222,7 @@ public final class SearchIndex {
 
     func resolve(_ handle: RecordHandle) throws(SiftError) -> Int32 {
         let slot = handle.slot
-        guard slot >= 0, Int(slot) < generations.count, generations[Int(slot)] == handle.generation,
+        guard slot >= 0, Int(slot) < generations.count, generations[slot] == handle.generation,
             live.contains(slot)
         else { throw .staleHandle }
         return slot
@@ -232,7 +232,7 @@ public final class SearchIndex {
     /// next inserts do not make every cached bitset grow at once.
     var slotCapacity: Int { generations.count + max(1024, generations.count / 16) }
 
-    func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[Int(slot)]) }
+    func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[slot]) }
 
     func value(at position: Int, slot: Int32) -> String {
         guard position < values.count else { return "" }
@@ -331,10 +331,10 @@ public final class SearchIndex {
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
-            generations[Int(slot)] &+= 1
+            generations.bump(slot)
         } else {
             slot = Int32(generations.count)
-            generations.append(0)
+            generations.append(zeros: 1)
         }
         ids.set(slot, record.id)
         setValues(of: record, slot: slot)
@@ -428,7 +428,7 @@ public final class SearchIndex {
         let total = generations.count + count
         ids.reserveCapacity(slots: count, bytes: 8 * count)
         generations.reserveCapacity(total)
-        slotOfID.reserveCapacity(count, ids: ids)
+        slotOfID.prepareToInsert(count, ids: ids)
     }
 
     /// Drops spare capacity from the large buffers (after a bulk load).
@@ -436,7 +436,7 @@ public final class SearchIndex {
         ids.trimCapacity()
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
-        generations = withHeadroom(generations)
+        generations.trimCapacity()
         order.trimCapacity()
     }
 

@@ -346,12 +346,17 @@ extension SearchIndex {
         // One pass over a local buffer: per-element access to the class's property would pay an
         // exclusivity check each time, noticeable for results of hundreds of thousands of rows.
         guard !slots.isEmpty else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
+        // Until a slot is reused every generation is 0: then no per-result lookup.
         return generations.withUnsafeBufferPointer { generations in
             slots.withUnsafeBufferPointer { slots in
                 [RecordHandle](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
-                    for i in 0..<slots.count {
-                        let slot = slots[i]
-                        (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slot, generation: generations[Int(slot)]))
+                    if let generations {
+                        for i in 0..<slots.count {
+                            let slot = slots[i]
+                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slot, generation: generations[Int(slot)]))
+                        }
+                    } else {
+                        for i in 0..<slots.count { (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: 0)) }
                     }
                     initialized = slots.count
                 }
