@@ -470,6 +470,23 @@ struct FoldedColumn {
         guard n == 0 || Int(s.segmentStarts[n - 1]) < s.codes.count else { throw .init("column end") }
     }
 
+    /// Candidate and match status of one slot's segment (`sift_scan_one_segment`): 0 nothing,
+    /// 1 candidate, 3 match; 0 when the slot has no segment.
+    ///
+    /// `mutating` only so that callers reach the column in place (through the array holding it):
+    /// a copy would retain and release each of its buffers, which an edit would pay once per
+    /// cached pattern. Nothing is modified.
+    ///
+    /// - Complexity: O(*s*) in the size of the segment.
+    mutating func scanOne(slot: Int32, pattern: sift_scan_pattern, anchoredAtStart: Bool) -> Int32 {
+        guard let segment = segment(ofSlot: slot) else { return 0 }
+        return withKernelView { view in
+            var view = view
+            var pattern = pattern
+            return sift_scan_one_segment(&view, &pattern, segment, anchoredAtStart ? 1 : 0)
+        }
+    }
+
     /// Calls `body` with the scan kernels' view of this column (valid only inside `body`).
     func withKernelView<R>(_ body: (sift_column_view) throws -> R) rethrows -> R {
         let none: UInt32 = 0

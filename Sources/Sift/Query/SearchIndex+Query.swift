@@ -200,21 +200,24 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
-        let column = foldings[key.folding].columns[key.field]
-        guard let segment = column.segment(ofSlot: slot) else { return (false, false) }
-        if key.identicalText != nil {
-            return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
-                .scan(verify: verifier(key, slot: slot, segment: segment))
-        }
-        // The C kernel: no allocation, so that an edit can re-check dozens of cached patterns.
-        let status = column.withKernelView { view in
-            withKernelPattern(key) { pattern in
-                var view = view
-                var pattern = pattern
-                return sift_scan_one_segment(&view, &pattern, segment, key.anchor == .fieldStart ? 1 : 0)
-            }
+        let folding = foldings[key.folding]
+        if key.identicalText != nil { return evaluateVerifyingEachHit(key, slot: slot) }
+        // The C kernel, on the column in place (a copy of the column would retain and release each
+        // of its buffers) and without allocating, so that an edit can re-check dozens of cached
+        // patterns.
+        let status = withKernelPattern(key) { pattern in
+            folding.columns[key.field].scanOne(slot: slot, pattern: pattern, anchoredAtStart: key.anchor == .fieldStart)
         }
         return (status & 1 != 0, status & 2 != 0)
+    }
+
+    /// `evaluate` at identical strength, where every hit is also checked by canonical equality.
+    @inline(never)  // keeps the column copy it makes out of `evaluate`, which runs per cached pattern on edits
+    private func evaluateVerifyingEachHit(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
+        let column = foldings[key.folding].columns[key.field]
+        guard let segment = column.segment(ofSlot: slot) else { return (false, false) }
+        return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
+            .scan(verify: verifier(key, slot: slot, segment: segment))
     }
 
     /// At identical strength, ICU also requires the matched text to be canonically equal to the
