@@ -195,8 +195,7 @@ extension SearchIndex {
         live = Bitset.all(count)
         guard let table = IDTable.bulk(count: count, ids: ids) else { throw .init("duplicate id") }
         slotOfID = table
-        order = SlotSequence((0..<Int32(count)).map { $0 })
-        orderFollowsSlots = true
+        order = SlotSequence(0..<Int32(count))
         for folding in foldings {
             for column in folding.columns where column.slotSegments.contains(-1) { throw .init("a record without a segment") }
         }
