@@ -145,7 +145,6 @@ extension SearchIndex {
         var table = IDTable()
         var order = SlotSequence()
         var live = Bitset()
-        var orderFollowsSlots = self.orderFollowsSlots
         if plan.commit != nil {
             for folding in foldings {
                 columns.append(contentsOf: folding.columns)
@@ -167,16 +166,13 @@ extension SearchIndex {
                         withUnsafeMutablePointer(to: &table) { table in
                             withUnsafeMutablePointer(to: &order) { order in
                                 withUnsafeMutablePointer(to: &live) { live in
-                                    withUnsafeMutablePointer(to: &orderFollowsSlots) { orderFollowsSlots in
-                                        withUnsafeMutablePointer(to: &repeated) { repeated in
-                                            BulkStep(
-                                                plan: plan, folders: folders, codeBooks: codeBooks,
-                                                searchFields: configuration.searchFields, fieldNames: fieldNames,
-                                                pieces: pieces, columns: columns, textColumns: textColumns,
-                                                table: table, order: order, live: live,
-                                                orderFollowsSlots: orderFollowsSlots, repeated: repeated
-                                            ).run()
-                                        }
+                                    withUnsafeMutablePointer(to: &repeated) { repeated in
+                                        BulkStep(
+                                            plan: plan, folders: folders, codeBooks: codeBooks,
+                                            searchFields: configuration.searchFields, fieldNames: fieldNames,
+                                            pieces: pieces, columns: columns, textColumns: textColumns,
+                                            table: table, order: order, live: live, repeated: repeated
+                                        ).run()
                                     }
                                 }
                             }
@@ -198,7 +194,6 @@ extension SearchIndex {
             if plan.appendOrder {
                 swap(&order, &self.order)
                 swap(&live, &self.live)
-                self.orderFollowsSlots = orderFollowsSlots
             }
         }
     }
@@ -282,7 +277,7 @@ private struct BulkHashing: @unchecked Sendable {
 /// the id repeats check.
 ///
 /// `@unchecked Sendable` is sound here: each task changes only its own target (`pieces[i]`,
-/// `columns[i]`, `textColumns[i]`, `table`, `order` with `live` and `orderFollowsSlots`, or
+/// `columns[i]`, `textColumns[i]`, `table`, `order` with `live`, or
 /// `repeated`), moved out of the index so that nothing else refers to it; everything else
 /// (records, code books, the committed pieces, slots, hashes) is only read, and the code books
 /// do not change during the step; `DispatchQueue.concurrentPerform` returns only after every
@@ -299,7 +294,6 @@ private struct BulkStep: @unchecked Sendable {
     let table: UnsafeMutablePointer<IDTable>
     let order: UnsafeMutablePointer<SlotSequence>
     let live: UnsafeMutablePointer<Bitset>
-    let orderFollowsSlots: UnsafeMutablePointer<Bool>
     let repeated: UnsafeMutablePointer<Int?>
 
     private enum Task {
@@ -432,9 +426,7 @@ private struct BulkStep: @unchecked Sendable {
     private func appendOrder() {
         for slot in plan.slots {
             live.pointee.insert(slot)
-            let count = order.pointee.count
-            if orderFollowsSlots.pointee && count > 0 && order.pointee[count - 1] > slot { orderFollowsSlots.pointee = false }
-            order.pointee.insert(slot, at: count)
+            order.pointee.insert(slot, at: order.pointee.count)
         }
     }
 }

@@ -109,7 +109,6 @@ extension SearchIndex {
         guard source != destination else { return }
         let slot = removeFromOrder(at: source)
         insertIntoOrder(slot, at: destination)
-        orderWasRearranged()
         bumpRevision()
     }
 }

@@ -193,8 +193,7 @@ extension SearchIndex {
         live = Bitset.all(count)
         guard let table = IDTable.bulk(count: count, ids: ids) else { throw .init("duplicate id") }
         slotOfID = table
-        order = SlotSequence((0..<Int32(count)).map { $0 })
-        orderFollowsSlots = true
+        order = SlotSequence(0..<Int32(count))
         for folding in foldings {
             for column in folding.columns where (0..<Int32(count)).contains(where: { column.segment(ofSlot: $0) == nil }) {
                 throw .init("a record without a segment")

@@ -35,9 +35,10 @@ public final class SearchIndex {
     // MARK: Original order
     /// Live slots in original order.
     var order = SlotSequence()
-    /// True while the original order is ascending slot order (records appended, none moved or
-    /// inserted before others): then results come straight off a bitset in order.
-    var orderFollowsSlots = true
+    /// True while the original order is ascending slot order (every insert and move so far put
+    /// its record where ascending slot order puts it, as appends of new slots do): then results
+    /// come straight off a bitset in order.
+    var orderFollowsSlots: Bool { order.isAscending }
 
     // MARK: Folding
     /// One folding per distinct collation; `foldings[0]` uses the index's collation.
@@ -179,8 +180,8 @@ public final class SearchIndex {
 
     /// The record at a position of the original list.
     ///
-    /// - Complexity: O(1).
-    /// - Complexity: O(log *b*) for *b* blocks of 512–1024 records.
+    /// - Complexity: O(log *b*) for *b* blocks of 512–1024 records (of 512 slots while the
+    ///   original order follows slot order).
     public func handle(at position: Int) throws(SiftError) -> RecordHandle {
         guard position >= 0, position < order.count else { throw .positionOutOfRange(position, count: order.count) }
         return handle(ofSlot: order[position])
@@ -188,7 +189,8 @@ public final class SearchIndex {
 
     /// Position of a record in the original list.
     ///
-    /// - Complexity: O(*k*) for blocks of *k* ≤ 1024 records, independent of the list's length.
+    /// - Complexity: O(*k*) for blocks of *k* ≤ 1024 records, independent of the list's length;
+    ///   O(log *n*) while the original order follows slot order.
     public func position(of handle: RecordHandle) throws(SiftError) -> Int {
         order.position(of: try resolve(handle))
     }
@@ -470,12 +472,7 @@ public final class SearchIndex {
         revision &+= 1
     }
 
-    func insertIntoOrder(_ slot: Int32, at position: Int) {
-        if orderFollowsSlots, position != order.count || (order.count > 0 && order[order.count - 1] > slot) {
-            orderFollowsSlots = false
-        }
-        order.insert(slot, at: position)
-    }
+    func insertIntoOrder(_ slot: Int32, at position: Int) { order.insert(slot, at: position) }
 
     func removeFromOrder(at position: Int) -> Int32 { order.remove(at: position) }
 
@@ -504,9 +501,6 @@ public final class SearchIndex {
     }
 
     func bumpRevision() { revision &+= 1 }
-
-    /// Records that the original order no longer follows slot order (after a move).
-    func orderWasRearranged() { orderFollowsSlots = false }
 
     /// Brings every cached field result up to date for one slot (inserted, updated or freed).
     private func updateCache(slot: Int32) {

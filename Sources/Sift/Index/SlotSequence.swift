@@ -4,13 +4,24 @@ internal import CSiftKernels
 /// that supports insert, remove and position lookups in time independent of the list's length
 /// for practical sizes.
 ///
-/// Slots are kept in blocks of at most `maximumBlock` entries; each slot remembers its block, and
-/// each block its starting position. An edit shifts at most one block's entries plus one
-/// integer per block, so at a million records an insert or delete touches a few thousand words
+/// While the slots are in ascending order (every insert so far put its slot where ascending
+/// order puts it, as a bulk load, appends of new slots and loading a snapshot do), the sequence
+/// is implicit: a ``RankedBitset`` of its slots, one bit per slot plus a count per 512 slots, a
+/// position being a rank and the slot at a position a select. The first insert anywhere else
+/// converts it, once, to blocks.
+///
+/// In blocks, slots are kept in blocks of at most `maximumBlock` entries; each slot remembers its
+/// block, and each block its starting position. An edit shifts at most one block's entries plus
+/// one integer per block, so at a million records an insert or delete touches a few thousand words
 /// instead of moving four megabytes.
 struct SlotSequence {
     private static let maximumBlock = 1024
     private static let bulkBlock = 512
+
+    /// The slots while they are ascending (then the blocks are empty); empty once in blocks.
+    private var ascending = RankedBitset()
+    /// Whether the slots are `ascending` rather than in the blocks.
+    private(set) var isAscending = true
 
     private var blocks: [[Int32]] = []
     /// Position of the first entry of each block.
@@ -25,21 +36,60 @@ struct SlotSequence {
 
     init() {}
 
-    /// A sequence holding `slots` in order.
+    /// A sequence holding `slots` in order: implicit when they are strictly ascending, in blocks
+    /// otherwise.
     ///
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n* + *s*) for *n* slots up to slot *s*.
     init<S: Sequence>(_ slots: S) where S.Element == Int32 {
-        blockOfSlot.reserveCapacity(slots.underestimatedCount)
-        var block: [Int32] = []
-        block.reserveCapacity(Self.bulkBlock)
-        for slot in slots {
-            block.append(slot)
-            if block.count == Self.bulkBlock {
-                appendBlock(block)
-                block.removeAll(keepingCapacity: true)
+        var words: [UInt64] = []
+        var previous: Int32 = -1
+        var iterator = slots.makeIterator()
+        while let slot = iterator.next() {
+            if slot > previous {
+                let word = Int(slot) >> 6
+                if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
+                words[word] |= 1 << UInt64(slot & 63)
+                previous = slot
+                count += 1
+                continue
             }
+            // Not ascending: the slots so far, this one and the rest go to blocks.
+            ascending = RankedBitset(words: words)
+            words = []
+            convertToBlocks()
+            appendInBlocks(slot)
+            while let slot = iterator.next() { appendInBlocks(slot) }
+            return
         }
-        if !block.isEmpty { appendBlock(block) }
+        ascending = RankedBitset(words: words)
+    }
+
+    /// Moves the slots from `ascending` to blocks of `bulkBlock` entries.
+    ///
+    /// - Complexity: O(*n* + *s*) for *n* slots up to slot *s*.
+    private mutating func convertToBlocks() {
+        let slots = ascending.members
+        ascending = RankedBitset()
+        isAscending = false
+        count = 0
+        blockOfSlot = [Int32](repeating: -1, count: Int(slots.last ?? -1) + 1)
+        for start in stride(from: 0, to: slots.count, by: Self.bulkBlock) {
+            appendBlock(Array(slots[start..<min(slots.count, start + Self.bulkBlock)]))
+        }
+    }
+
+    /// Appends a slot in blocks, filling the last block up to `bulkBlock` entries.
+    private mutating func appendInBlocks(_ slot: Int32) {
+        if let last = blocks.indices.last, blocks[last].count < Self.bulkBlock {
+            blocks[last].append(slot)
+            setBlock(of: slot, to: blockIDs[last])
+            count += 1
+        } else {
+            var block: [Int32] = []
+            block.reserveCapacity(Self.bulkBlock)
+            block.append(slot)
+            appendBlock(block)
+        }
     }
 
     private mutating func appendBlock(_ block: [Int32]) {
@@ -69,11 +119,16 @@ struct SlotSequence {
         blockOfSlot[i] = block
     }
 
-    /// Drops spare capacity (after a bulk load): each block keeps only its entries (the next
-    /// insert into one copies at most `maximumBlock` entries), the per-slot table 1/16 headroom.
+    /// Drops spare capacity (after a bulk load): while ascending, the bits and counts keep a
+    /// little headroom; in blocks, each block keeps only its entries (the next insert into one
+    /// copies at most `maximumBlock` entries), the per-slot table 1/16 headroom.
     ///
     /// - Complexity: O(*n*).
     mutating func trimCapacity() {
+        if isAscending {
+            ascending.trimCapacity()
+            return
+        }
         for index in blocks.indices where blocks[index].capacity > blocks[index].count + blocks[index].count / 8 {
             var trimmed: [Int32] = []
             trimmed.reserveCapacity(blocks[index].count)
@@ -83,16 +138,21 @@ struct SlotSequence {
         blockOfSlot = withHeadroom(blockOfSlot)
     }
 
-    /// Heap bytes used.
+    /// Heap bytes used: while ascending, about one bit per slot.
+    ///
+    /// - Complexity: O(*b*) for *b* blocks (O(1) while ascending).
     var memoryFootprint: Int {
-        blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + 8 * blockStarts.capacity + 4 * blockIDs.capacity
-            + 4 * indexOfBlockID.capacity + 4 * blockOfSlot.capacity
+        ascending.memoryFootprint + blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + 8 * blockStarts.capacity
+            + 4 * blockIDs.capacity + 4 * indexOfBlockID.capacity + 4 * blockOfSlot.capacity
     }
 
     /// Whether the slot is in the sequence.
     ///
     /// - Complexity: O(1).
-    func contains(_ slot: Int32) -> Bool { Int(slot) < blockOfSlot.count && blockOfSlot[Int(slot)] >= 0 }
+    func contains(_ slot: Int32) -> Bool {
+        if isAscending { return ascending.contains(slot) }
+        return Int(slot) < blockOfSlot.count && blockOfSlot[Int(slot)] >= 0
+    }
 
     /// The block holding a position, and the offset in it.
     private func locate(_ position: Int) -> (block: Int, offset: Int) {
@@ -106,24 +166,42 @@ struct SlotSequence {
 
     /// The slot at a position.
     ///
-    /// - Complexity: O(log *b*) for *b* blocks.
+    /// - Complexity: O(log *b*) for *b* blocks (of 512 slots while ascending).
     subscript(position: Int) -> Int32 {
+        if isAscending { return ascending[position] }
         let (block, offset) = locate(position)
         return blocks[block][offset]
     }
 
     /// The position of a slot that is in the sequence.
     ///
-    /// - Complexity: O(*k*) for blocks of at most *k* = 1024 entries.
+    /// - Complexity: O(log *b*) while ascending, O(*k*) in blocks of at most *k* = 1024 entries.
     func position(of slot: Int32) -> Int {
+        if isAscending { return ascending.rank(slot) }
         let block = blockIndex(of: slot)
         return blockStarts[block] + blocks[block].firstIndex(of: slot)!
     }
 
     /// Inserts a slot so that it ends up at `position` (0...count).
     ///
-    /// - Complexity: O(*k* + *b*) for blocks of *k* entries and *b* blocks.
+    /// While ascending, a slot that lands where ascending order puts it keeps the sequence
+    /// ascending; any other converts it to blocks first.
+    ///
+    /// - Complexity: O(log *b*) while the sequence stays ascending; O(*k* + *b*) in blocks of
+    ///   *k* entries; the conversion to blocks costs O(*n*), once.
     mutating func insert(_ slot: Int32, at position: Int) {
+        if isAscending {
+            let inPlace =
+                position == count
+                ? slot > ascending.last
+                : !ascending.contains(slot) && ascending.rank(slot) == position
+            if inPlace {
+                ascending.insert(slot)
+                count += 1
+                return
+            }
+            convertToBlocks()
+        }
         if blocks.isEmpty {
             appendBlock([slot])
             return
@@ -150,9 +228,15 @@ struct SlotSequence {
 
     /// Removes and returns the slot at `position`.
     ///
-    /// - Complexity: O(*k* + *b*).
+    /// - Complexity: O(log *b*) while ascending, O(*k* + *b*) in blocks.
     @discardableResult
     mutating func remove(at position: Int) -> Int32 {
+        if isAscending {
+            let slot = ascending[position]
+            ascending.remove(slot)
+            count -= 1
+            return slot
+        }
         let (block, offset) = locate(position)
         let slot = blocks[block].remove(at: offset)
         blockOfSlot[Int(slot)] = -1
@@ -171,8 +255,15 @@ struct SlotSequence {
 
     /// Removes a slot that is in the sequence.
     ///
-    /// - Complexity: O(*k* + *b*).
-    mutating func remove(_ slot: Int32) { remove(at: position(of: slot)) }
+    /// - Complexity: O(log *b*) while ascending, O(*k* + *b*) in blocks.
+    mutating func remove(_ slot: Int32) {
+        if isAscending {
+            ascending.remove(slot)
+            count -= 1
+            return
+        }
+        remove(at: position(of: slot))
+    }
 
     private mutating func split(_ block: Int) {
         let half = blocks[block].count / 2
@@ -189,18 +280,23 @@ struct SlotSequence {
 
     /// All slots in order.
     ///
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n*) (plus O(*s* / 64) for slots up to *s* while ascending).
     var array: [Int32] {
+        if isAscending { return ascending.members }
         var result: [Int32] = []
         result.reserveCapacity(count)
         for block in blocks { result.append(contentsOf: block) }
         return result
     }
 
-    /// The members of `bits` in sequence order.
+    /// The members of `bits` that are in the sequence, in sequence order. `memberCount` is the
+    /// number of members of `bits`.
     ///
-    /// - Complexity: O(min(*n*, *m* · *k*)) for *m* members: only blocks holding a member are read.
+    /// - Complexity: while ascending, O(*s* / 64 + *m*) for slots up to *s* and *m* results (a
+    ///   word-wise intersection); in blocks, O(min(*n*, *m* · *k*)) for *m* members: only blocks
+    ///   holding a member are read.
     func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
+        if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
         result.reserveCapacity(memberCount)
         if memberCount * 64 >= count {
