@@ -179,4 +179,46 @@ struct EditTests {
             #expect(try index.handles().map { try index.id(of: $0) } == model.map(\.id))
         }
     }
+
+    /// Edits only note the slots they change; a cached result re-checks them when it is next
+    /// read, and one that lags too far behind (`MatchCache.maximumPendingEdits`) is dropped.
+    /// Bursts of edits shorter and longer than that, between reads of many cached patterns,
+    /// must leave every answer equal to a fresh index's, and short bursts must keep the entries.
+    @Test func burstsOfEditsBetweenReadsKeepCachedResultsExact() throws {
+        var generator = SeededGenerator(seed: 11)
+        let words = ["Paris", "Parma", "Straße", "Strasbourg", "Åse", "niño", "Lyon", "Porto", "São Paulo", "Zürich"]
+        func text() -> String { words.randomElement(using: &generator)! + " " + words.randomElement(using: &generator)! }
+        var model = (0..<400).map { Record(id: "r\($0)", fields: ["name": text()]) }
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: model)
+        var nextID = model.count
+        let queries = ["p", "pa", "par", "s", "st", "stras", "strass", "z", "zu", "a", "o", "ni"]
+        for burst in [3, 40, MatchCache.maximumPendingEdits / 2 - 10, MatchCache.maximumPendingEdits + 50, 5] {
+            for _ in 0..<burst {
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0:
+                    let record = Record(id: "n\(nextID)", fields: ["name": text()])
+                    nextID += 1
+                    let position = Int.random(in: 0...model.count, using: &generator)
+                    try index.insert(record, at: position)
+                    model.insert(record, at: position)
+                case 1 where model.count > 100:
+                    let position = Int.random(in: 0..<model.count, using: &generator)
+                    try index.remove(id: model[position].id)
+                    model.remove(at: position)
+                default:
+                    let position = Int.random(in: 0..<model.count, using: &generator)
+                    model[position] = Record(id: model[position].id, fields: ["name": text()])
+                    try index.update(model[position])
+                }
+            }
+            let fresh = try SearchIndex(configuration: index.configuration, records: model)
+            for query in queries {
+                let result = try index.search(Query(query))
+                #expect(try index.ids(result) == fresh.ids(fresh.search(Query(query))), "\(query) after \(burst) edits")
+                if burst < MatchCache.maximumPendingEdits / 2 && burst != 3 {
+                    #expect(result.statistics.cacheHits > 0, "\(query): the entry was brought up to date, not dropped")
+                }
+            }
+        }
+    }
 }

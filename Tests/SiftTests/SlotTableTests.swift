@@ -106,7 +106,7 @@ struct SlotTableTests {
         #expect(model.table.count == n)
         #expect(model.table.bucketCount == IDTable.bucketCount(for: n))
         #expect(Double(n) / Double(model.table.bucketCount) > 0.69)
-        #expect(model.table.memoryFootprint < 4 * n * 10 / 7 + 4096)  // about 571 KB, was 1,049 KB
+        #expect(model.table.memoryFootprint < 5 * n * 10 / 7 + 4096)  // about 714 KB (slots and tags), was 1,049 KB
         model.checkAll(first.prefix(2000) + ["record-\(n)", "nope"])
 
         // One by one past the load limit: the table grows by half, and keeps every id.
@@ -190,7 +190,7 @@ struct SlotTableTests {
     @Test func anIndexBulkLoadLeavesTheIDTableSevenTenthsFull() throws {
         let index = try Self.index((0..<100_000).map { "id\($0)" })
         #expect(index.slotOfID.bucketCount == IDTable.bucketCount(for: 100_000))
-        #expect(index.slotOfID.memoryFootprint < 600_000)
+        #expect(index.slotOfID.memoryFootprint < 750_000)  // five bytes a bucket
         for i in stride(from: 0, to: 100_000, by: 997) { #expect(try index.id(of: #require(index.handle(forID: "id\(i)"))) == "id\(i)") }
         #expect(index.handle(forID: "id100000") == nil)
     }

@@ -1,17 +1,20 @@
 internal import CSiftKernels
 
 /// Finds a record's slot by its id: open addressing over slot numbers, the ids themselves living
-/// in the index's `ids` column. Four bytes per bucket instead of a `Dictionary<String, Int32>`'s
-/// key copies and metadata.
+/// in the index's `ids` column. Five bytes per bucket (a slot and an eight-bit tag of the id's
+/// hash) instead of a `Dictionary<String, Int32>`'s key copies and metadata.
 ///
 /// The bucket count is not a power of two: a hash's home bucket is its multiply-high range
 /// reduction (`hash × buckets / 2⁶⁴`, monotone in the hash), then linear probing with
 /// wrap-around. So the table can be sized for its load: a bulk load (`bulk(count:ids:)`, or
 /// `prepareToInsert(_:ids:)` then `insert(slots:hashes:)`) leaves it `targetLoad` (70%) full,
-/// 5.7 bytes an id. One-by-one inserts may take it up to `maxLoad` (80%, tombstones included);
+/// 7.1 bytes an id. One-by-one inserts may take it up to `maxLoad` (80%, tombstones included);
 /// past that, it grows by half (or, when tombstones took the room, is rebuilt for the target load).
 struct IDTable {
     private var buckets = [Int32](repeating: -1, count: 16)
+    /// Per bucket, eight bits of its id's hash (`tag(_:)`): a probe compares ids, which reads the
+    /// id column (a cache miss), only when the tags are equal.
+    private var tags = [UInt8](repeating: 0, count: 16)
     private(set) var count = 0
     /// Buckets emptied by a removal: -2 (a tombstone keeps probe chains intact).
     private var tombstones = 0
@@ -34,6 +37,10 @@ struct IDTable {
     private static func home(_ hash: Int, _ buckets: Int) -> Int {
         Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: hash).multipliedFullWidth(by: UInt64(buckets)).high)
     }
+
+    /// The tag of a hash: its low byte (the home bucket comes from its high bits).
+    @inline(__always)  // a truncation
+    private static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
 
     /// Number of buckets (for tests: the load is `count / bucketCount`).
     var bucketCount: Int { buckets.count }
@@ -68,11 +75,12 @@ struct IDTable {
     /// - Complexity: O(1) expected.
     func slot(of id: String, hash: Int, ids: TextColumn) -> Int32? {
         let size = buckets.count
+        let tag = Self.tag(hash)
         var i = Self.home(hash, size)
         while true {
             let slot = buckets[i]
             if slot == -1 { return nil }
-            if slot >= 0 && ids.equals(slot, id) { return slot }
+            if slot >= 0 && tags[i] == tag && ids.equals(slot, id) { return slot }
             i += 1
             if i == size { i = 0 }
         }
@@ -89,13 +97,15 @@ struct IDTable {
             rehash(bucketCount: size, ids: ids)
         }
         let size = buckets.count
-        var i = Self.home(Self.hash(slot: slot, in: ids), size)
+        let hash = Self.hash(slot: slot, in: ids)
+        var i = Self.home(hash, size)
         while buckets[i] >= 0 {
             i += 1
             if i == size { i = 0 }
         }
         if buckets[i] == -2 { tombstones -= 1 }
         buckets[i] = slot
+        tags[i] = Self.tag(hash)
         count += 1
     }
 
@@ -140,14 +150,17 @@ struct IDTable {
         }
         var emptied = 0
         buckets.withUnsafeMutableBufferPointer { buckets in
-            for entry in ordered {
-                var i = Self.home(hashes[Int(entry)], size)
-                while buckets[i] >= 0 {
-                    i += 1
-                    if i == size { i = 0 }
+            tags.withUnsafeMutableBufferPointer { tags in
+                for entry in ordered {
+                    var i = Self.home(hashes[Int(entry)], size)
+                    while buckets[i] >= 0 {
+                        i += 1
+                        if i == size { i = 0 }
+                    }
+                    if buckets[i] == -2 { emptied += 1 }
+                    buckets[i] = slots[Int(entry)]
+                    tags[i] = Self.tag(hashes[Int(entry)])
                 }
-                if buckets[i] == -2 { emptied += 1 }
-                buckets[i] = slots[Int(entry)]
             }
         }
         tombstones -= emptied
@@ -214,14 +227,15 @@ struct IDTable {
     /// A table of slots `0..<count` (loading a snapshot), `targetLoad` full, or nil when two
     /// slots have the same id. The slots are inserted in home bucket order (after a counting sort),
     /// so that the probes walk the table sequentially instead of missing the cache once per id;
-    /// beside the buckets, a temporary array of 32 bits of each entry's hash, also walked
-    /// sequentially, spares comparing ids except when those bits are equal.
+    /// the tags, walked sequentially beside the buckets, spare comparing ids except when they are
+    /// equal.
     ///
     /// - Complexity: O(*n*) expected, with sequential memory access.
     static func bulk(count: Int, ids: TextColumn) -> IDTable? {
         var table = IDTable()
         let size = bucketCount(for: count)
         table.buckets = [Int32](repeating: -1, count: size)
+        table.tags = [UInt8](repeating: 0, count: size)
         var shift = 0
         while (size - 1) >> shift >= 1 << 16 { shift += 1 }
         var hashes = [Int](repeating: 0, count: count)
@@ -239,12 +253,11 @@ struct IDTable {
             counts[group] += 1
         }
         counts = []
-        var tags = [UInt32](repeating: 0, count: size)
         let duplicate = table.buckets.withUnsafeMutableBufferPointer { buckets in
-            tags.withUnsafeMutableBufferPointer { tags in
+            table.tags.withUnsafeMutableBufferPointer { tags in
                 for slot in ordered {
                     let hash = hashes[Int(slot)]
-                    let tag = UInt32(truncatingIfNeeded: hash)
+                    let tag = Self.tag(hash)
                     var i = home(hash, size)
                     while buckets[i] >= 0 {
                         if tags[i] == tag && ids.withUTF8(slot, { id in ids.withUTF8(buckets[i]) { $0.elementsEqual(id) } }) {
@@ -269,10 +282,12 @@ struct IDTable {
     /// - Complexity: O(1) expected.
     mutating func remove(_ id: String, ids: TextColumn) {
         let size = buckets.count
-        var i = Self.home(Self.hash(id), size)
+        let hash = Self.hash(id)
+        let tag = Self.tag(hash)
+        var i = Self.home(hash, size)
         while buckets[i] != -1 {
             let slot = buckets[i]
-            if slot >= 0 && ids.equals(slot, id) {
+            if slot >= 0 && tags[i] == tag && ids.equals(slot, id) {
                 buckets[i] = -2
                 count -= 1
                 tombstones += 1
@@ -290,17 +305,20 @@ struct IDTable {
         precondition(count <= Self.maxEntries(size))
         let old = buckets
         buckets = [Int32](repeating: -1, count: size)
+        tags = [UInt8](repeating: 0, count: size)
         tombstones = 0
         for slot in old where slot >= 0 {
-            var i = Self.home(Self.hash(slot: slot, in: ids), size)
+            let hash = Self.hash(slot: slot, in: ids)
+            var i = Self.home(hash, size)
             while buckets[i] != -1 {
                 i += 1
                 if i == size { i = 0 }
             }
             buckets[i] = slot
+            tags[i] = Self.tag(hash)
         }
     }
 
-    /// Heap bytes of the buckets: four a bucket, 5.7 an id after a bulk load.
-    var memoryFootprint: Int { 4 * buckets.capacity }
+    /// Heap bytes of the buckets and tags: five a bucket, 7.1 an id after a bulk load.
+    var memoryFootprint: Int { 4 * buckets.capacity + tags.capacity }
 }

@@ -321,14 +321,17 @@ public final class SearchIndex {
         var batch = FoldedBatch()
         try fold(record, folders: foldings.map(\.folder), into: &batch)
         return try batch.withView { view in
-            Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0) }
+            Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0, idIsNew: true) }
         }.get()
     }
 
     /// Stores a folded record in a free slot and indexes it everywhere but in the original order.
-    /// Its folded texts are `folded[firstText...]`, one per (folding, search field).
-    func commit(_ record: Record, folded: FoldedBatchView, firstText: Int) throws(SiftError) -> Int32 {
-        guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+    /// Its folded texts are `folded[firstText...]`, one per (folding, search field). `idIsNew`:
+    /// the caller has just checked that no record has the id.
+    func commit(_ record: Record, folded: FoldedBatchView, firstText: Int, idIsNew: Bool = false) throws(SiftError)
+        -> Int32
+    {
+        guard idIsNew || slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
         try checkTextFits(record)
         let slot: Int32
         if let free = freeSlots.popLast() {
@@ -464,7 +467,7 @@ public final class SearchIndex {
             categoryMembers[field] = members
         }
         live.remove(slot)
-        cache.remove(slot: slot)
+        cache.noteEdit(slot: slot)
         slotOfID.remove(ids.string(slot), ids: ids)
         ids.set(slot, "")
         clearValues(slot: slot)
@@ -502,10 +505,8 @@ public final class SearchIndex {
 
     func bumpRevision() { revision &+= 1 }
 
-    /// Brings every cached field result up to date for one slot (inserted, updated or freed).
-    private func updateCache(slot: Int32) {
-        cache.update(slot: slot) { key in evaluate(key, slot: slot) }
-    }
+    /// Tells the cached field results that a slot was inserted or updated (see `MatchCache`).
+    private func updateCache(slot: Int32) { cache.noteEdit(slot: slot) }
 }
 
 /// One collation's folded view of the search fields.

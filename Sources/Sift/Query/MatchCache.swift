@@ -30,76 +30,122 @@ struct FieldMatch {
 /// A bounded, least-recently-used cache of field results, kept exact across edits.
 ///
 /// Lookups serve backspace instantly; the longest cached prefix pattern serves as the candidate
-/// set of a longer one. Entries are updated, not dropped, when records change.
+/// set of a longer one. Entries are updated, not dropped, when records change — lazily: an edit
+/// only notes the slot it changed (O(1)), and an entry re-checks the slots edited since it was
+/// last brought up to date when it is next read, so every answer it gives is exact while an
+/// edit costs the same with 1 or 64 cached entries (updating 64 result bitsets at once meant up
+/// to 128 cache misses per edit). An entry that falls too far behind is dropped instead.
 struct MatchCache {
+    /// How one slot stands for one key now: candidate, matched.
+    typealias Evaluate = (MatchKey, Int32) -> (candidate: Bool, matched: Bool)
+
     let capacity: Int
     /// At most `capacity` entries, in no particular order: a linear scan of a few dozen keys is
-    /// cheaper than hashing them, and edits update every entry in place.
-    private var entries: [(key: MatchKey, match: FieldMatch, lastUse: UInt64)] = []
+    /// cheaper than hashing them. `version` is the last edit the entry reflects.
+    private var entries: [(key: MatchKey, match: FieldMatch, lastUse: UInt64, version: Int)] = []
     private var clock: UInt64 = 0
+    /// Number of edits noted so far.
+    private var version = 0
+    /// The slots of edits `editBase + 1 ... version`, in order (only while some entry needs them).
+    private var editedSlots: [Int32] = []
+    private var editBase = 0
+    /// Edits kept before entries that lag by half as many are dropped.
+    static let maximumPendingEdits = 512
 
     init(capacity: Int) { self.capacity = capacity }
 
     var count: Int { entries.count }
 
-    /// The cached result for exactly this key.
-    mutating func lookup(_ key: MatchKey) -> FieldMatch? {
+    /// The cached result for exactly this key, brought up to date.
+    ///
+    /// - Complexity: O(*c* + *p* · *s*) for *c* entries and *p* edits since the entry was last
+    ///   read, each re-checking a record of size *s*.
+    mutating func lookup(_ key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
         guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+        catchUp(index, evaluate)
         clock += 1
         entries[index].lastUse = clock
         return entries[index].match
     }
 
     /// The cached result of the longest pattern that `key.pattern` extends (same folding, field,
-    /// anchor), whose candidates contain every record the key can match.
+    /// anchor), whose candidates contain every record the key can match; brought up to date.
     ///
-    /// - Complexity: O(*c*) for *c* cached entries.
-    func narrowingBase(for key: MatchKey) -> FieldMatch? {
-        var best: (length: Int, match: FieldMatch)? = nil
-        for entry in entries
+    /// - Complexity: O(*c* + *p* · *s*), as `lookup`.
+    mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
+        var best: (length: Int, index: Int)? = nil
+        for (index, entry) in entries.enumerated()
         where entry.key.folding == key.folding && entry.key.field == key.field && entry.key.anchor == key.anchor
             && entry.key.pattern.count < key.pattern.count && key.pattern.starts(with: entry.key.pattern)
         {
-            if best == nil || entry.key.pattern.count > best!.length { best = (entry.key.pattern.count, entry.match) }
+            if best == nil || entry.key.pattern.count > best!.length { best = (entry.key.pattern.count, index) }
         }
-        return best?.match
+        guard let best else { return nil }
+        catchUp(best.index, evaluate)
+        return entries[best.index].match
     }
 
+    /// Stores a result computed from the index as it is now.
     mutating func store(_ match: FieldMatch, for key: MatchKey) {
         clock += 1
         if let index = entries.firstIndex(where: { $0.key == key }) {
-            entries[index] = (key, match, clock)
+            entries[index] = (key, match, clock, version)
             return
         }
         if entries.count >= capacity, let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse }) {
             entries.remove(at: oldest)
         }
-        entries.append((key, match, clock))
+        entries.append((key, match, clock, version))
     }
 
-    /// Re-evaluates one slot in every entry (after an insert or update of that slot).
+    /// Notes that a slot changed (inserted, updated or freed): every entry re-checks it when it
+    /// is next read.
     ///
-    /// - Complexity: O(*c* · *s*) for *c* entries and a record of size *s*.
-    mutating func update(slot: Int32, evaluate: (MatchKey) -> (candidate: Bool, matched: Bool)) {
-        for index in entries.indices {
-            let (candidate, matched) = evaluate(entries[index].key)
+    /// - Complexity: O(1) amortized (O(*c* + `maximumPendingEdits`) once every
+    ///   `maximumPendingEdits` / 2 edits or more).
+    mutating func noteEdit(slot: Int32) {
+        version += 1
+        guard !entries.isEmpty else {
+            editedSlots.removeAll(keepingCapacity: true)
+            editBase = version
+            return
+        }
+        editedSlots.append(slot)
+        if editedSlots.count >= Self.maximumPendingEdits { dropLaggingEntries() }
+    }
+
+    /// Drops the entries that lag by half the maximum or more, and the edits no entry needs.
+    private mutating func dropLaggingEntries() {
+        let threshold = version - Self.maximumPendingEdits / 2
+        entries.removeAll { $0.version <= threshold }
+        let oldest = entries.map(\.version).min() ?? version
+        editedSlots.removeFirst(oldest - editBase)
+        editBase = oldest
+    }
+
+    /// Re-checks, in one entry, the slots edited since it was last brought up to date.
+    private mutating func catchUp(_ index: Int, _ evaluate: Evaluate) {
+        let behind = entries[index].version
+        guard behind < version else { return }
+        let key = entries[index].key
+        for position in (behind - editBase)..<editedSlots.count {
+            let slot = editedSlots[position]
+            let (candidate, matched) = evaluate(key, slot)
             entries[index].match.candidates.set(slot, to: candidate)
             entries[index].match.matched.set(slot, to: matched)
         }
+        entries[index].version = version
     }
 
-    /// Removes a slot from every entry (after a delete).
-    mutating func remove(slot: Int32) {
-        for index in entries.indices {
-            entries[index].match.candidates.remove(slot)
-            entries[index].match.matched.remove(slot)
-        }
+    mutating func removeAll() {
+        entries.removeAll()
+        editedSlots.removeAll()
+        editBase = version
     }
 
-    mutating func removeAll() { entries.removeAll() }
-
-    /// Heap bytes held by cached bitsets.
+    /// Heap bytes held by cached bitsets and the edits not yet applied to them.
     var memoryFootprint: Int {
         entries.reduce(0) { $0 + 8 * ($1.match.matched.words.capacity + $1.match.candidates.words.capacity) }
+            + 4 * editedSlots.capacity
     }
 }

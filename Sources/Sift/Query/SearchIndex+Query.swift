@@ -170,7 +170,8 @@ extension SearchIndex {
     func fieldMatch(_ key: MatchKey, _ statistics: inout QueryStatistics, _ isCancelled: () -> Bool) throws
         -> FieldMatch
     {
-        if let hit = cache.lookup(key) {
+        let evaluate: MatchCache.Evaluate = { key, slot in self.evaluate(key, slot: slot) }
+        if let hit = cache.lookup(key, evaluate: evaluate) {
             statistics.cacheHits += 1
             return hit
         }
@@ -178,7 +179,7 @@ extension SearchIndex {
         // Narrow when the cached candidates are few (or the index fits in cache); past a twentieth
         // of a large index a sequential sweep of the whole column (memory speed, SIMD) beats
         // visiting scattered candidates, whose every visit is a cache miss. Both are exact.
-        if let base = cache.narrowingBase(for: key), order.count < 4096 || base.candidates.count * 20 < order.count {
+        if let base = cache.narrowingBase(for: key, evaluate: evaluate), order.count < 4096 || base.candidates.count * 20 < order.count {
             statistics.narrowedScans += 1
             result = try narrowedScan(key, candidates: base.candidates, &statistics, isCancelled)
         } else {
