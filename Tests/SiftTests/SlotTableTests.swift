@@ -228,7 +228,7 @@ struct SlotTableTests {
         try Self.expectStale(b, in: index)
         try Self.expectStale(e, in: index)
         let c = try #require(index.handle(forID: "c"))
-        try index.update(Record(id: "c", fields: ["name": "name c2"]))  // remove, then reuse
+        try index.update(Record(id: "c", fields: ["name": "name c2"]))  // in place: same slot, next generation
         let c2 = try #require(index.handle(forID: "c"))
         #expect(c2.slot == c.slot && c2 != c)
         try Self.expectStale(c, in: index)

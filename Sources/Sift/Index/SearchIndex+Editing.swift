@@ -82,21 +82,37 @@ extension SearchIndex {
 
     /// Replaces the record that has `record.id`, keeping its position. Old handles to it become stale.
     ///
+    /// The record keeps its slot, its place in the original order and its entry in the id table:
+    /// only its values, folded texts and (once built) sorted place and category sets change.
+    ///
     /// - Returns: The updated record's new handle.
-    /// - Throws: `SiftError.unknownRecord` when no record has that id.
-    /// - Complexity: O(*s*) in the size of the old and new record.
+    /// - Throws: `SiftError.unknownRecord` when no record has that id, or an ICU or capacity
+    ///   failure; the index is unchanged when it throws.
+    /// - Complexity: O(*s*) in the size of the old and new record, plus O(log *n*) comparisons
+    ///   once the sorted order is built.
     @discardableResult
     public func update(_ record: Record) throws(SiftError) -> RecordHandle {
-        guard let old = handle(forID: record.id) else { throw .unknownRecord(id: record.id) }
-        let position = try self.position(of: old)
-        let oldRecord = try self.record(old)
-        try remove(old)
-        do {
-            return try insert(record, at: position)
-        } catch {
-            try insert(oldRecord, at: position)  // folding the old record again cannot fail differently
-            throw error
+        guard let slot = slotOfID.slot(of: record.id, ids: ids) else { throw .unknownRecord(id: record.id) }
+        registerFields(of: CollectionOfOne(record))
+        // Everything that can fail comes first.
+        var batch = FoldedBatch()
+        try fold(record, folders: foldings.map(\.folder), into: &batch)
+        try checkTextFits(record, at: slot)
+        withdrawFromDerivedSets(slot)
+        generations.bump(slot)
+        setValues(of: record, slot: slot)
+        batch.withView { view in
+            var text = 0
+            for folding in foldings {
+                for position in 0..<configuration.searchFields.count {
+                    folding.columns[position].set(slot: slot, folded: view[text], codeBook: &folding.codeBook)
+                    folding.columns[position].compactIfWorthwhile()
+                    text += 1
+                }
+            }
         }
+        finishCommit(slot)
+        return handle(ofSlot: slot)
     }
 
     /// Moves the record at `source` so that it ends up at `destination` in the original list.

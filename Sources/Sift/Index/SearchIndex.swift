@@ -394,8 +394,8 @@ public final class SearchIndex {
     /// `commit` never fails halfway.
     ///
     /// - Complexity: O(*f*) for *f* fields.
-    private func checkTextFits(_ record: Record) throws(SiftError) {
-        let slot = freeSlots.last ?? Int32(generations.count)
+    func checkTextFits(_ record: Record, at storedSlot: Int32? = nil) throws(SiftError) {
+        let slot = storedSlot ?? freeSlots.last ?? Int32(generations.count)
         var total = record.id.utf8.count
         for value in record.fields.values { total += value.utf8.count }
         if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) { return }
@@ -409,11 +409,15 @@ public final class SearchIndex {
         }
     }
 
-    /// Stores a record's field values in the value columns (clearing the slot's old values).
-    private func setValues(of record: Record, slot: Int32) {
+    /// Stores a record's field values in the value columns (replacing the slot's old values; a
+    /// field the record lacks becomes empty).
+    func setValues(of record: Record, slot: Int32) {
         if values.count < fieldNames.count { values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count)) }
-        clearValues(slot: slot)
-        for (name, value) in record.fields where !value.isEmpty { values[fieldPositions[name]!].set(slot, value) }
+        for position in values.indices {
+            let value = record.fields[fieldNames[position]] ?? ""
+            if Int(slot) < values[position].slotCount ? values[position].equals(slot, value) : value.isEmpty { continue }
+            values[position].set(slot, value)
+        }
     }
 
     /// Clears a slot's values.
@@ -461,11 +465,7 @@ public final class SearchIndex {
                 folding.columns[position].compactIfWorthwhile()
             }
         }
-        sortedStorage?.remove(slot)
-        for (field, var members) in categoryMembers {
-            members[value(at: field, slot: slot)]?.remove(slot)
-            categoryMembers[field] = members
-        }
+        withdrawFromDerivedSets(slot)
         live.remove(slot)
         cache.noteEdit(slot: slot)
         slotOfID.remove(ids.string(slot), ids: ids)
@@ -473,6 +473,16 @@ public final class SearchIndex {
         clearValues(slot: slot)
         freeSlots.append(slot)
         revision &+= 1
+    }
+
+    /// Takes a slot out of the sorted order and the category sets (once built), by its values as
+    /// they are now; `finishCommit` puts it back by its new values.
+    func withdrawFromDerivedSets(_ slot: Int32) {
+        sortedStorage?.remove(slot)
+        for (field, var members) in categoryMembers {
+            members[value(at: field, slot: slot)]?.remove(slot)
+            categoryMembers[field] = members
+        }
     }
 
     func insertIntoOrder(_ slot: Int32, at position: Int) { order.insert(slot, at: position) }
