@@ -67,6 +67,14 @@ static inline int word_starts_at(const sift_column_view *c, size_t j) {
     return word < c->wordCount && ((c->wordStarts[word] >> (j & 63)) & 1);
 }
 
+// Whether n bytes are equal (the middle of a pattern: usually a byte or two, too few for memcmp).
+static inline int middle_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != b[i]) return 0;
+    }
+    return 1;
+}
+
 // Candidate/match status of an occurrence at j (codes already equal) in `segment`: 0, 1 or 3.
 static inline int classify(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, size_t start,
                            size_t j) {
@@ -77,12 +85,27 @@ static inline int classify(const sift_column_view *c, const sift_scan_pattern *p
     return (flag_entry(c->flags, entry + p->lastLead) & SIFT_KERNEL_END_OK) ? 3 : 1;
 }
 
+// The instruction set the kernels use: the best this CPU has, unless `sift_force_kernel_level`
+// asked for less (tests run every level this CPU supports).
+static int forced_level = 0;
+
+void sift_force_kernel_level(int level) { __atomic_store_n(&forced_level, level, __ATOMIC_RELAXED); }
+
 #if defined(__x86_64__)
-static int has_avx2(void) {
+static int cpu_has_avx2(void) {
     static int cached = -1;
     if (cached < 0) {
         __builtin_cpu_init();
         cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return cached;
+}
+
+static int cpu_has_avx512bw(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && cpu_has_avx2() ? 1 : 0;
     }
     return cached;
 }
@@ -106,6 +129,16 @@ static int has_fast_pext(void) {
     return cached;
 }
 #endif
+
+int sift_kernel_level(void) {
+    int best = SIFT_KERNEL_SCALAR;
+#if defined(__x86_64__)
+    if (cpu_has_avx2()) best = has_fast_pext() ? SIFT_KERNEL_AVX2_PEXT : SIFT_KERNEL_AVX2;
+    if (cpu_has_avx512bw()) best = has_fast_pext() ? SIFT_KERNEL_AVX512 : SIFT_KERNEL_AVX2;
+#endif
+    int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
+    return forced > 0 && forced < best ? forced : best;
+}
 
 // One segment [start, end): 0 nothing, 1 candidate, 3 match.
 static inline int scan_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, size_t start,
@@ -169,7 +202,7 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
     size_t segments[BATCH];
     size_t examined = 0;
 #if defined(__x86_64__)
-    const int vector = has_avx2();
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
 #endif
     size_t w = firstWord;
     uint64_t bits = w < lastWord ? base[w] : 0;
@@ -290,10 +323,20 @@ int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p,
 // into its segment with a popcount, instead of searching the segment table per hit. After a match
 // the rest of that segment is skipped. Anchored at the start, a hit must follow a separator.
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) static inline uint64_t eq_mask64(const uint8_t *at, __m256i v) {
+// Bit k set when at[k] == byte, for 64 bytes.
+__attribute__((target("avx2"))) static inline uint64_t eq_mask64_avx2(const uint8_t *at, uint8_t byte) {
+    const __m256i v = _mm256_set1_epi8((char)byte);
     uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)at), v));
     uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(at + 32)), v));
-    return (uint64_t)lo | ((uint64_t)hi << 32);
+    uint64_t mask = (uint64_t)lo | ((uint64_t)hi << 32);
+    // Opaque to the optimizer: otherwise LLVM may merge the ANDs of several masks into vector
+    // operations and then rebuild the result one bit at a time (ten times slower).
+    __asm__("" : "+r"(mask));
+    return mask;
+}
+
+__attribute__((target("avx512f,avx512bw"))) static inline uint64_t eq_mask64_avx512(const uint8_t *at, uint8_t byte) {
+    return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)at), _mm512_set1_epi8((char)byte));
 }
 
 #endif
@@ -344,16 +387,29 @@ emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0
 // them to `emit_segments`: a segment costs a few instructions instead of a lookup per hit. Longer
 // patterns hit sparsely; each hit of their first and last bytes is checked on its own (measured on
 // 1M generated records: from two bytes on, this is as fast as the reduction or faster).
-__attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
-                                                             size_t first, size_t last, int anchoredAtStart,
-                                                             uint64_t *matched, uint64_t *candidates) {
+// The masks of the arena's last block, byte by byte (the vector loads would read past its end).
+__attribute__((noinline)) static void tail_masks(const sift_column_view *c, size_t pos, size_t m, uint8_t firstByte,
+                                                 uint8_t lastByte, uint64_t *hits, uint64_t *separators) {
+    *hits = *separators = 0;
+    for (size_t k = 0; k < 64 && pos + k < c->length; k++) {
+        uint8_t byte = c->codes[pos + k];
+        *separators |= (uint64_t)(byte == 0) << k;
+        if (byte == firstByte && pos + k + m - 1 < c->length && c->codes[pos + k + m - 1] == lastByte) {
+            *hits |= 1ull << k;
+        }
+    }
+}
+
+//
+// The body is compiled twice, with the 64-byte compares of AVX2 and of AVX-512 (`eq`); the
+// caller's instruction set decides which runs, and whether pext is used.
+__attribute__((target("avx2,bmi2"), always_inline)) static inline void sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p,
+                                                              size_t first, size_t last, int anchoredAtStart,
+                                                              uint64_t *matched, uint64_t *candidates,
+                                                              uint64_t (*eq)(const uint8_t *, uint8_t), int usePext) {
     const int dense = p->length == 1;
-    const int usePext = has_fast_pext();
     const size_t m = p->length;
-    const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1];
-    const __m256i vFirst = _mm256_set1_epi8((char)firstByte);
-    const __m256i vLast = _mm256_set1_epi8((char)lastByte);
-    const __m256i vZero = _mm256_setzero_si256();
+    const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1], secondByte = m > 2 ? p->bytes[1] : 0;
     size_t pos = segment_start(c, first);
     const size_t stop = segment_end(c, last - 1);  // occurrences start before the last separator
     size_t segment = first;                         // the segment holding `pos`
@@ -361,20 +417,30 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
     uint64_t openHit = 0;                           // dense: that segment has an occurrence before `pos`
     int skipping = 0;                               // sparse: that segment is done (matched or dead)
     while (pos < stop) {
+        if (!dense && !skipping) {
+            // Most blocks hold no occurrence of a longer pattern's first and last bytes: they only
+            // advance the segment count (and the anchoring carry), in a tight loop.
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+            while (stop - pos >= 64 && pos + 64 + m - 1 <= c->length) {
+                uint64_t separators = eq(c->codes + pos, 0);
+                uint64_t hits = eq(c->codes + pos, firstByte) & eq(c->codes + pos + m - 1, lastByte);
+                if (m > 2) hits &= eq(c->codes + pos + 1, secondByte);
+                if (anchoredAtStart) hits &= (separators << 1) | startCarry;
+                if (p->requireWordStart && hits) hits &= bits_at(c->wordStarts, c->wordCount, pos);
+                if (hits) break;  // the block is handled below
+                startCarry = separators >> 63;
+                segment += (size_t)__builtin_popcountll(separators);
+                pos += 64;
+            }
+            if (pos >= stop) break;
+        }
         uint64_t hits, separators;
         if (pos + 64 + m - 1 <= c->length) {
-            separators = eq_mask64(c->codes + pos, vZero);
-            hits = eq_mask64(c->codes + pos, vFirst);
-            if (m > 1) hits &= eq_mask64(c->codes + pos + m - 1, vLast);
+            separators = eq(c->codes + pos, 0);
+            hits = eq(c->codes + pos, firstByte);
+            if (m > 1) hits &= eq(c->codes + pos + m - 1, lastByte);
         } else {
-            hits = separators = 0;
-            for (size_t k = 0; k < 64 && pos + k < c->length; k++) {
-                uint8_t byte = c->codes[pos + k];
-                separators |= (uint64_t)(byte == 0) << k;
-                if (byte == firstByte && pos + k + m - 1 < c->length && c->codes[pos + k + m - 1] == lastByte) {
-                    hits |= 1ull << k;
-                }
-            }
+            tail_masks(c, pos, m, firstByte, lastByte, &hits, &separators);
         }
         size_t available = stop - pos;
         if (available < 64) {
@@ -429,7 +495,7 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
             while (hits) {
                 unsigned h = (unsigned)__builtin_ctzll(hits);
                 size_t j = pos + h;
-                if (m > 2 && memcmp(c->codes + j + 1, p->bytes + 1, m - 2) != 0) {
+                if (m > 2 && !middle_equal(c->codes + j + 1, p->bytes + 1, m - 2)) {
                     hits &= hits - 1;
                     continue;
                 }
@@ -464,6 +530,18 @@ __attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_vi
     }
     if (openHit) emit_segments(c, p, segment, 1, anchoredAtStart, matched, candidates);
 }
+
+__attribute__((target("avx2,bmi2"))) static void sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                             size_t first, size_t last, int anchoredAtStart,
+                                                             uint64_t *matched, uint64_t *candidates, int usePext) {
+    sweep_blocks(c, p, first, last, anchoredAtStart, matched, candidates, eq_mask64_avx2, usePext);
+}
+
+__attribute__((target("avx512f,avx512bw,avx2,bmi2"))) static void
+sweep_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last, int anchoredAtStart,
+             uint64_t *matched, uint64_t *candidates, int usePext) {
+    sweep_blocks(c, p, first, last, anchoredAtStart, matched, candidates, eq_mask64_avx512, usePext);
+}
 #endif
 
 void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
@@ -471,8 +549,13 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
     if (lastSegment > c->segmentCount) lastSegment = c->segmentCount;
     if (firstSegment >= lastSegment) return;
 #if defined(__x86_64__)
-    if (has_avx2()) {
-        sweep_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates);
+    int level = sift_kernel_level();
+    if (level >= SIFT_KERNEL_AVX512) {
+        sweep_avx512(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates, 1);
+        return;
+    }
+    if (level >= SIFT_KERNEL_AVX2) {
+        sweep_avx2(c, p, firstSegment, lastSegment, anchoredAtStart, matched, candidates, level >= SIFT_KERNEL_AVX2_PEXT);
         return;
     }
 #endif

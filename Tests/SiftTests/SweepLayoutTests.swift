@@ -132,4 +132,49 @@ struct SweepLayoutTests {
         try index.save(to: path)
         try expectICUAnswers(try SearchIndex.load(from: path), "loaded")
     }
+
+    /// The kernels pick an instruction set at run time (scalar, AVX2 with or without pext,
+    /// AVX-512). Each level this CPU supports must give ICU's answers on an edited index: full
+    /// sweeps (one-letter and longer patterns, anchored, at word starts) and narrowed scans.
+    @Test func everyKernelLevelAnswersLikeICU() throws {
+        let names = Self.multilingualNames()
+        var random = SeededGenerator(seed: 3)
+        var records = names.prefix(900).enumerated().map {
+            Record(id: "r\($0.offset)", fields: ["name": $0.element, "other": names[names.count - 1 - $0.offset]])
+        }
+        let configuration = IndexConfiguration(searchFields: ["name", "other"])
+        let index = try SearchIndex(configuration: configuration, records: records)
+        for _ in 0..<150 {  // checked segments: updated records away from their slot number, dead ones
+            let position = Int(random.next() % UInt64(records.count))
+            records[position] = Record(
+                id: records[position].id,
+                fields: ["name": names[Int(random.next() % UInt64(names.count))], "other": records[position]["other"]])
+            try index.update(records[position])
+        }
+        for _ in 0..<40 { try index.remove(id: records.remove(at: Int(random.next() % UInt64(records.count))).id) }
+        let reference = try ReferenceSearch(collation: Collation())
+        let levels = KernelLevel.supported
+        defer { KernelLevel.force(nil) }
+        var answers: [KernelLevel: [String]] = [:]
+        for level in levels {
+            KernelLevel.force(level)
+            #expect(KernelLevel.current == level)
+            var all: [String] = []
+            for mode in [MatchMode.contains, .prefix, .words] {
+                index.discardCachedResults()
+                for typed in ["s", "sa", "san", "a", "an", "ans", "и", "ир", "ス", "ne", "new", "ia"] {
+                    let got = try index.ids(index.search(Query(typed, mode: mode)))
+                    all.append("\(mode) \(typed): \(got.joined(separator: ","))")
+                    if mode == .contains {
+                        let usearch = try records.filter {
+                            try reference.contains(typed, in: $0["name"]) || reference.contains(typed, in: $0["other"])
+                        }.map(\.id)
+                        #expect(got == usearch, "level \(level), '\(typed)': \(got.count) results, ICU usearch \(usearch.count)")
+                    }
+                }
+            }
+            answers[level] = all
+        }
+        for level in levels { #expect(answers[level] == answers[levels.last!], "level \(level) differs from the best") }
+    }
 }

@@ -86,6 +86,19 @@ size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const u
 /// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 
+/// Instruction-set levels of the kernels.
+#define SIFT_KERNEL_SCALAR 1
+#define SIFT_KERNEL_AVX2 2       // AVX2, without pext (slow on AMD before Zen 3)
+#define SIFT_KERNEL_AVX2_PEXT 3  // AVX2 and BMI2's pext
+#define SIFT_KERNEL_AVX512 4     // AVX-512BW compares, AVX2 and pext
+
+/// The level the kernels use: the best this CPU supports, or less if forced.
+int sift_kernel_level(void);
+
+/// Makes the kernels use at most `level` (0: the best available). For tests, which compare the
+/// answers of every level this CPU supports. Thread-safe; takes effect at the next kernel call.
+void sift_force_kernel_level(int level);
+
 /// A fast 64-bit checksum of `length` bytes (for detecting corrupted files; not cryptographic).
 uint64_t sift_checksum(const void *_Nonnull data, size_t length, uint64_t seed);
 

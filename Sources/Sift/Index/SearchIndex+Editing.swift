@@ -6,8 +6,10 @@ extension SearchIndex {
     /// - Returns: The new record's handle.
     /// - Throws: `SiftError.duplicateID`, `.positionOutOfRange`, or an ICU failure; the index is
     ///   unchanged when it throws.
-    /// - Complexity: O(*s*) in the size of the record's search fields, plus O(*n*) array moves
-    ///   for a position before the end.
+    /// - Complexity: O(*s*) in the size of the record's search fields, plus the original order's
+    ///   insert (`SlotSequence`): O(log *n*) while the order follows slot numbers, O(*k* + *b*) for
+    ///   *b* blocks of at most *k* = 1024 records otherwise (a one-time O(*n*) when an insert
+    ///   before the end first breaks that order).
     @discardableResult
     public func insert(_ record: Record, at position: Int? = nil) throws(SiftError) -> RecordHandle {
         let position = position ?? count
@@ -64,7 +66,8 @@ extension SearchIndex {
     /// Deletes a record.
     ///
     /// - Throws: `SiftError.staleHandle` when it was already deleted.
-    /// - Complexity: O(*s*) in the record's size, plus O(*n*) array moves.
+    /// - Complexity: O(*s*) in the record's size, plus the original order's remove: O(log *n*),
+    ///   or O(*k* + *b*) once the order is in blocks (see `insert(_:at:)`).
     public func remove(_ handle: RecordHandle) throws(SiftError) {
         let slot = try resolve(handle)
         let position = try self.position(of: handle)
@@ -118,7 +121,8 @@ extension SearchIndex {
     /// Moves the record at `source` so that it ends up at `destination` in the original list.
     ///
     /// - Throws: `SiftError.positionOutOfRange`.
-    /// - Complexity: O(*n*) array moves.
+    /// - Complexity: O(*k* + *b*) for *b* blocks of at most *k* = 1024 records (the first move
+    ///   of a list still in slot order puts it in blocks: O(*n*), once).
     public func move(from source: Int, to destination: Int) throws(SiftError) {
         guard source >= 0, source < count else { throw .positionOutOfRange(source, count: count) }
         guard destination >= 0, destination < count else { throw .positionOutOfRange(destination, count: count) }
