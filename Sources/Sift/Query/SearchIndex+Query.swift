@@ -170,8 +170,9 @@ extension SearchIndex {
     func fieldMatch(_ key: MatchKey, _ statistics: inout QueryStatistics, _ isCancelled: () -> Bool) throws
         -> FieldMatch
     {
-        let evaluate: MatchCache.Evaluate = { key, slot in self.evaluate(key, slot: slot) }
-        if let hit = cache.lookup(key, evaluate: evaluate) {
+        // (The closures are written out at each call: a closure held in a variable escapes, and
+        // would allocate its context on every keystroke.)
+        if let hit = cache.lookup(key, evaluate: { self.evaluate($0, slot: $1) }) {
             statistics.cacheHits += 1
             return hit
         }
@@ -179,7 +180,7 @@ extension SearchIndex {
         // Narrow when the cached candidates are few (or the index fits in cache); past a twentieth
         // of a large index a sequential sweep of the whole column (memory speed, SIMD) beats
         // visiting scattered candidates, whose every visit is a cache miss. Both are exact.
-        if let base = cache.narrowingBase(for: key, evaluate: evaluate), order.count < 4096 || base.candidates.count * 20 < order.count {
+        if let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }), order.count < 4096 || base.candidates.count * 20 < order.count {
             statistics.narrowedScans += 1
             result = try narrowedScan(key, candidates: base.candidates, &statistics, isCancelled)
         } else {
