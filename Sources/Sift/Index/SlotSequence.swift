@@ -74,8 +74,20 @@ struct SlotSequence {
         count = 0
         blockOfSlot = [Int32](repeating: -1, count: Int(slots.last ?? -1) + 1)
         for start in stride(from: 0, to: slots.count, by: Self.bulkBlock) {
-            appendBlock(Array(slots[start..<min(slots.count, start + Self.bulkBlock)]))
+            appendBlock(Self.editableBlock(slots[start..<min(slots.count, start + Self.bulkBlock)]))
         }
+    }
+
+    /// A block holding `slots` with room (written once, so that its pages are really there) for
+    /// `maximumBlock` entries: the inserts that follow a conversion or a split neither reallocate
+    /// the block nor take a page fault, which made the slowest edits.
+    private static func editableBlock(_ slots: ArraySlice<Int32>) -> [Int32] {
+        var block: [Int32] = []
+        block.reserveCapacity(maximumBlock)
+        block.append(contentsOf: repeatElement(0, count: maximumBlock))
+        block.removeAll(keepingCapacity: true)
+        block.append(contentsOf: slots)
+        return block
     }
 
     /// Appends a slot in blocks, filling the last block up to `bulkBlock` entries.
@@ -267,7 +279,7 @@ struct SlotSequence {
 
     private mutating func split(_ block: Int) {
         let half = blocks[block].count / 2
-        let tail = Array(blocks[block][half...])
+        let tail = Self.editableBlock(blocks[block][half...])
         blocks[block].removeSubrange(half...)
         let id = Int32(indexOfBlockID.count)
         indexOfBlockID.append(0)
