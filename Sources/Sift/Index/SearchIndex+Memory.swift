@@ -4,10 +4,12 @@
 public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Folded codes of every search field, for every collation.
     public var foldedCodes = 0
-    /// Flags, word starts and UTF-16 offsets kept beside the codes.
+    /// Flags (two bits per code byte of the segments that need them), word starts and the
+    /// per-segment bits (dead, flagged, checked by the sweep) kept beside the codes.
     public var foldedAuxiliary = 0
-    /// Per-segment tables of the folded columns: segment starts, owners, flag and offset
-    /// positions, and the segment of each slot.
+    /// Per-segment tables of the folded columns: segment starts (two levels), where flagged
+    /// segments' flags start, and the maps of records whose segment is not numbered like their
+    /// slot (empty after a bulk load, a snapshot load or a compaction).
     public var segmentTables = 0
     /// Per-slot tables of the index: the id table, the original order, the live set and the free
     /// slots; generations once a freed slot was reused; once sorting was used, the sorted order
