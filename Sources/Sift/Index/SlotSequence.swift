@@ -72,7 +72,12 @@ struct SlotSequence {
         ascending = RankedBitset()
         isAscending = false
         count = 0
-        blockOfSlot = [Int32](repeating: -1, count: Int(slots.last ?? -1) + 1)
+        // Room (written, so that its pages are there) for the slots the next inserts add: without
+        // it the first new slot would copy the whole table.
+        let slotCount = Int(slots.last ?? -1) + 1
+        let headroom = max(1024, slotCount / 64)
+        blockOfSlot = [Int32](repeating: -1, count: slotCount + headroom)
+        blockOfSlot.removeLast(headroom)
         for start in stride(from: 0, to: slots.count, by: Self.bulkBlock) {
             appendBlock(Self.editableBlock(slots[start..<min(slots.count, start + Self.bulkBlock)]))
         }
