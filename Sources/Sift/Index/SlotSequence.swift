@@ -383,9 +383,19 @@ struct SlotSequence {
         }
         var marked = Bitset(capacity: blocks.count)
         bits.forEach { slot in if contains(slot) { marked.insert(Int32(blockIndex(of: slot))) } }
-        marked.forEach { block in
-            for slot in blocks[Int(block)] where bits.contains(slot) { result.append(slot) }
+        result = [Int32](repeating: 0, count: memberCount)
+        var written = 0
+        bits.words.withUnsafeBufferPointer { words in
+            result.withUnsafeMutableBufferPointer { out in
+                marked.forEach { block in
+                    blocks[Int(block)].withUnsafeBufferPointer { slots in
+                        written += sift_select_in_order(
+                            slots.baseAddress!, slots.count, words.baseAddress!, words.count, out.baseAddress! + written)
+                    }
+                }
+            }
         }
+        result.removeLast(result.count - written)
         return result
     }
 }
