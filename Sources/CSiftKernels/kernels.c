@@ -567,3 +567,5 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
         if (r & 2) set_bit(matched, owner);
     }
 }
+
+void sift_prefetch(const void *address) { __builtin_prefetch(address); }

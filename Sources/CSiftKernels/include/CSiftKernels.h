@@ -99,6 +99,10 @@ int sift_kernel_level(void);
 /// answers of every level this CPU supports. Thread-safe; takes effect at the next kernel call.
 void sift_force_kernel_level(int level);
 
+/// Asks for the cache line holding `address` (an edit does, for the scattered entries of the
+/// record it is about to change, before the collator's work on the new text).
+void sift_prefetch(const void *_Nonnull address);
+
 /// A fast 64-bit checksum of `length` bytes (for detecting corrupted files; not cryptographic).
 uint64_t sift_checksum(const void *_Nonnull data, size_t length, uint64_t seed);
 

@@ -470,6 +470,18 @@ struct FoldedColumn {
         guard n == 0 || Int(s.segmentStarts[n - 1]) < s.codes.count else { throw .init("column end") }
     }
 
+    /// Asks for the cache lines that replacing or removing a slot's segment reads: its bits and
+    /// its start (see `SearchIndex.prefetchRecord`). `mutating` only so that callers reach the
+    /// column in place, like `scanOne`.
+    mutating func prefetch(slot: Int32) {
+        let home = Int(slot)
+        guard home >= 0, home < startOffsets.count else { return }
+        checkedSegments.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + (home >> 6)) }
+        deadSegments.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + (home >> 6)) }
+        blockStarts.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + (home >> 6)) }
+        startOffsets.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + home) }
+    }
+
     /// Candidate and match status of one slot's segment (`sift_scan_one_segment`): 0 nothing,
     /// 1 candidate, 3 match; 0 when the slot has no segment.
     ///

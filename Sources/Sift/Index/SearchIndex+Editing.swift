@@ -70,6 +70,7 @@ extension SearchIndex {
     ///   or O(*k* + *b*) once the order is in blocks (see `insert(_:at:)`).
     public func remove(_ handle: RecordHandle) throws(SiftError) {
         let slot = try resolve(handle)
+        prefetchRecord(slot)  // the misses overlap each other instead of following one by one
         let position = try self.position(of: handle)
         _ = removeFromOrder(at: position)
         discard(slot)
@@ -96,6 +97,7 @@ extension SearchIndex {
     @discardableResult
     public func update(_ record: Record) throws(SiftError) -> RecordHandle {
         guard let slot = slotOfID.slot(of: record.id, ids: ids) else { throw .unknownRecord(id: record.id) }
+        prefetchRecord(slot)
         registerFields(of: CollectionOfOne(record))
         // Everything that can fail comes first.
         var batch = FoldedBatch()

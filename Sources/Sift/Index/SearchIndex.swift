@@ -316,6 +316,7 @@ public final class SearchIndex {
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
     func store(_ record: Record) throws(SiftError) -> Int32 {
         guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        if let reused = freeSlots.last { prefetchRecord(reused) }
         registerFields(of: CollectionOfOne(record))
         // Fold first: an ICU failure must leave the index unchanged.
         var batch = FoldedBatch()
@@ -473,6 +474,17 @@ public final class SearchIndex {
         clearValues(slot: slot)
         freeSlots.append(slot)
         revision &+= 1
+    }
+
+    /// Asks for the scattered cache lines an edit of `slot` will read (its generation, value
+    /// groups and folded-segment entries), so that their misses overlap each other and the
+    /// collator's work on the new text instead of following one by one.
+    func prefetchRecord(_ slot: Int32) {
+        generations.prefetch(slot)
+        values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
+        for folding in foldings {
+            for position in folding.columns.indices { folding.columns[position].prefetch(slot: slot) }
+        }
     }
 
     /// Takes a slot out of the sorted order and the category sets (once built), by its values as

@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 /// The generation of every slot: how many times the slot was given to a new record after its
 /// record was removed. A `RecordHandle` carries its slot's generation, so that a handle to a
 /// removed record is rejected once its slot holds another one.
@@ -32,6 +34,12 @@ struct SlotGenerations: Equatable {
     /// Gives a freed slot to a new record: its generation goes up by one (wrapping around).
     ///
     /// - Complexity: O(1); the first call materializes the generations, O(*n*) for *n* slots.
+    /// Asks for the cache line of a slot's generation, once they are materialized.
+    func prefetch(_ slot: Int32) {
+        guard isMaterialized, slot >= 0, Int(slot) < dense.count else { return }
+        dense.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + Int(slot)) }
+    }
+
     mutating func bump(_ slot: Int32) {
         precondition(slot >= 0 && Int(slot) < count)
         if !isMaterialized {

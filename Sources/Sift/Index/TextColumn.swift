@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 /// One text field (or the ids) of every record, as UTF-8 in one contiguous buffer.
 ///
 /// A `String` per value costs 16 bytes plus, above 15 bytes of UTF-8, a heap object of its own.
@@ -415,6 +417,13 @@ struct TextColumn {
         groupSlack = [UInt8](repeating: 0, count: starts.count)
         self.slotCount = slotCount
         lastGroupEndsBytes = true
+    }
+
+    /// Asks for the cache line of a slot's group start (see `SearchIndex.prefetchRecord`).
+    func prefetch(_ slot: Int32) {
+        let group = Int(slot) >> Self.groupShift
+        guard slot >= 0, group < groupStarts.count else { return }
+        groupStarts.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + group) }
     }
 
     /// Heap bytes used: the buffer of values (with their prefixes), and the group starts and slack.
