@@ -12,9 +12,8 @@ struct RankedBitset {
     private static let wordsPerBlock = 8
 
     private(set) var words: [UInt64] = []
-    /// The Fenwick tree of member counts per block: `tree[i]` holds the members of blocks
-    /// `i + 1 - lowbit(i + 1) ... i`, where `lowbit(j)` is the lowest set bit of `j`.
-    private var tree: [Int32] = []
+    /// Member counts per block of `wordsPerBlock` words.
+    private var tree = FenwickTree()
     /// Number of members.
     private(set) var count = 0
     /// The greatest member, or -1 when the set is empty.
@@ -29,42 +28,13 @@ struct RankedBitset {
     init(words: [UInt64]) {
         self.words = words
         let blocks = (words.count + Self.wordsPerBlock - 1) / Self.wordsPerBlock
-        tree = [Int32](repeating: 0, count: blocks)
+        var counts = [Int32](repeating: 0, count: blocks)
         for (index, word) in words.enumerated() where word != 0 {
-            tree[index / Self.wordsPerBlock] += Int32(word.nonzeroBitCount)
+            counts[index / Self.wordsPerBlock] += Int32(word.nonzeroBitCount)
             last = Int32(index << 6 | (63 - word.leadingZeroBitCount))
         }
-        for block in tree.indices { count += Int(tree[block]) }
-        // Each node adds its sum to its parent: the linear-time Fenwick construction.
-        for node in stride(from: 1, through: blocks, by: 1) {
-            let parent = node + (node & -node)
-            if parent <= blocks { tree[parent - 1] += tree[node - 1] }
-        }
-    }
-
-    /// Members of the blocks before `block`.
-    ///
-    /// - Complexity: O(log *b*).
-    @inline(__always)
-    private func prefix(_ block: Int) -> Int {
-        var node = block, sum = 0
-        while node > 0 {
-            sum += Int(tree[node - 1])
-            node &= node - 1
-        }
-        return sum
-    }
-
-    /// Adds `delta` to the member count of a block.
-    ///
-    /// - Complexity: O(log *b*).
-    @inline(__always)
-    private mutating func add(_ delta: Int32, toBlock block: Int) {
-        var node = block + 1
-        while node <= tree.count {
-            tree[node - 1] += delta
-            node += node & -node
-        }
+        for block in counts.indices { count += Int(counts[block]) }
+        tree = FenwickTree(counts: counts)
     }
 
     /// Grows the words (and the blocks) to hold `word`.
@@ -73,11 +43,7 @@ struct RankedBitset {
     private mutating func grow(toHold word: Int) {
         words.append(contentsOf: repeatElement(0, count: word + 1 - words.count))
         let blocks = (words.count + Self.wordsPerBlock - 1) / Self.wordsPerBlock
-        while tree.count < blocks {
-            // A new node covers the new (empty) block and the blocks just before it.
-            let node = tree.count + 1
-            tree.append(Int32(prefix(node - 1) - prefix(node - (node & -node))))
-        }
+        while tree.count < blocks { tree.append(0) }
     }
 
     /// Whether the slot is a member.
@@ -97,7 +63,7 @@ struct RankedBitset {
         let word = Int(slot) >> 6
         if word >= words.count { grow(toHold: word) }
         words[word] |= 1 << UInt64(slot & 63)
-        add(1, toBlock: word / Self.wordsPerBlock)
+        tree.add(1, to: word / Self.wordsPerBlock)
         count += 1
         if slot > last { last = slot }
     }
@@ -109,7 +75,7 @@ struct RankedBitset {
         precondition(contains(slot), "slot \(slot) is not a member")
         let word = Int(slot) >> 6
         words[word] &= ~(1 << UInt64(slot & 63))
-        add(-1, toBlock: word / Self.wordsPerBlock)
+        tree.add(-1, to: word / Self.wordsPerBlock)
         count -= 1
         if slot == last { last = count == 0 ? -1 : self[count - 1] }
     }
@@ -121,7 +87,7 @@ struct RankedBitset {
         let word = Int(slot) >> 6
         guard word < words.count else { return count }
         let block = word / Self.wordsPerBlock
-        var result = prefix(block)
+        var result = tree.prefix(block)
         for before in (block * Self.wordsPerBlock)..<word { result += words[before].nonzeroBitCount }
         return result + (words[word] & ((1 << UInt64(slot & 63)) - 1)).nonzeroBitCount
     }
@@ -131,17 +97,8 @@ struct RankedBitset {
     /// - Complexity: O(log *b*).
     subscript(position: Int) -> Int32 {
         precondition(position >= 0 && position < count, "position \(position) out of 0..<\(count)")
-        // Descend the tree to the last block boundary with at most `position` members before it.
-        var block = 0, remaining = position
-        var step = 1 << (Int.bitWidth - 1 - tree.count.leadingZeroBitCount)
-        while step > 0 {
-            let next = block + step
-            if next <= tree.count && Int(tree[next - 1]) <= remaining {
-                block = next
-                remaining -= Int(tree[next - 1])
-            }
-            step >>= 1
-        }
+        // The last block boundary with at most `position` members before it.
+        var (block, remaining) = tree.locate(position)
         var word = block * Self.wordsPerBlock
         while remaining >= words[word].nonzeroBitCount {
             remaining -= words[word].nonzeroBitCount
@@ -218,9 +175,9 @@ struct RankedBitset {
     /// - Complexity: O(*w*).
     mutating func trimCapacity() {
         words = withHeadroom(words)
-        tree = withHeadroom(tree)
+        tree.trimCapacity()
     }
 
     /// Heap bytes used.
-    var memoryFootprint: Int { 8 * words.capacity + 4 * tree.capacity }
+    var memoryFootprint: Int { 8 * words.capacity + tree.memoryFootprint }
 }

@@ -24,11 +24,10 @@ struct SlotSequence {
     private(set) var isAscending = true
 
     private var blocks: [[Int32]] = []
-    /// The blocks' entry counts as a Fenwick tree: node *i* (1-based) holds the counts of blocks
-    /// *i* − lowbit(*i*) ..< *i*. A block's start is a prefix sum and an insert or remove updates
-    /// O(log *b*) nodes, instead of shifting the start of every later block (a few kilobytes of
+    /// The blocks' entry counts: a block's start is a prefix sum, and an insert or remove updates
+    /// O(log *b*) nodes instead of shifting the start of every later block (a few kilobytes of
     /// memory an edit touched, mostly cold).
-    private var sizeTree: [Int32] = []
+    private var sizeTree = FenwickTree()
     /// Stable identifier of each block (blocks move in `blocks` when one is split or removed).
     private var blockIDs: [Int32] = []
     /// Index in `blocks` of each block identifier.
@@ -118,9 +117,7 @@ struct SlotSequence {
         indexOfBlockID.append(Int32(blocks.count))
         blockIDs.append(id)
         blocks.append(block)
-        // A new node covers the new block and the blocks just before it.
-        let node = blocks.count
-        sizeTree.append(Int32(block.count + start(ofBlock: node - 1) - start(ofBlock: node - (node & -node))))
+        sizeTree.append(block.count)
         for slot in block { setBlock(of: slot, to: id) }
         count += block.count
     }
@@ -165,7 +162,7 @@ struct SlotSequence {
     ///
     /// - Complexity: O(*b*) for *b* blocks (O(1) while ascending).
     var memoryFootprint: Int {
-        ascending.memoryFootprint + blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + 4 * sizeTree.capacity
+        ascending.memoryFootprint + blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + sizeTree.memoryFootprint
             + 4 * blockIDs.capacity + 4 * indexOfBlockID.capacity + 4 * blockOfSlot.capacity
     }
 
@@ -180,52 +177,23 @@ struct SlotSequence {
     /// The position of a block's first entry: the entries of the blocks before it.
     ///
     /// - Complexity: O(log *b*).
-    private func start(ofBlock block: Int) -> Int {
-        var node = block, sum = 0
-        while node > 0 {
-            sum += Int(sizeTree[node - 1])
-            node &= node - 1
-        }
-        return sum
-    }
+    private func start(ofBlock block: Int) -> Int { sizeTree.prefix(block) }
 
     /// Adds `delta` to a block's entry count.
-    private mutating func addSize(_ delta: Int32, toBlock block: Int) {
-        var node = block + 1
-        while node <= sizeTree.count {
-            sizeTree[node - 1] += delta
-            node += node & -node
-        }
-    }
+    private mutating func addSize(_ delta: Int32, toBlock block: Int) { sizeTree.add(delta, to: block) }
 
     /// Rebuilds the size tree from the blocks (after blocks were inserted or removed in the middle).
     ///
     /// - Complexity: O(*b*).
-    private mutating func rebuildSizeTree() {
-        sizeTree = blocks.map { Int32($0.count) }
-        for node in stride(from: 1, through: sizeTree.count, by: 1) {
-            let parent = node + (node & -node)
-            if parent <= sizeTree.count { sizeTree[parent - 1] += sizeTree[node - 1] }
-        }
-    }
+    private mutating func rebuildSizeTree() { sizeTree = FenwickTree(counts: blocks.map { Int32($0.count) }) }
 
     /// The block holding a position (below `count`), and the offset in it: a descent of the size
     /// tree.
     ///
     /// - Complexity: O(log *b*).
     private func locate(_ position: Int) -> (block: Int, offset: Int) {
-        var node = 0, remaining = position
-        var step = 1
-        while step << 1 <= sizeTree.count { step <<= 1 }
-        while step > 0 {
-            let next = node + step
-            if next <= sizeTree.count && Int(sizeTree[next - 1]) <= remaining {
-                node = next
-                remaining -= Int(sizeTree[next - 1])
-            }
-            step >>= 1
-        }
-        return (node, remaining)
+        let (block, offset) = sizeTree.locate(position)
+        return (block, offset)
     }
 
     /// The slot at a position.
