@@ -130,12 +130,17 @@ static int has_fast_pext(void) {
 }
 #endif
 
-int sift_kernel_level(void) {
+int sift_best_kernel_level(void) {
     int best = SIFT_KERNEL_SCALAR;
 #if defined(__x86_64__)
     if (cpu_has_avx2()) best = has_fast_pext() ? SIFT_KERNEL_AVX2_PEXT : SIFT_KERNEL_AVX2;
     if (cpu_has_avx512bw()) best = has_fast_pext() ? SIFT_KERNEL_AVX512 : SIFT_KERNEL_AVX2;
 #endif
+    return best;
+}
+
+int sift_kernel_level(void) {
+    int best = sift_best_kernel_level();
     int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
     return forced > 0 && forced < best ? forced : best;
 }

@@ -92,6 +92,9 @@ size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32
 #define SIFT_KERNEL_AVX2_PEXT 3  // AVX2 and BMI2's pext
 #define SIFT_KERNEL_AVX512 4     // AVX-512BW compares, AVX2 and pext
 
+/// The best level this CPU supports.
+int sift_best_kernel_level(void);
+
 /// The level the kernels use: the best this CPU supports, or less if forced.
 int sift_kernel_level(void);
 

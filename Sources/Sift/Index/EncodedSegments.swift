@@ -105,18 +105,7 @@ struct EncodedSegments {
         }
         guard length > 0 else { return false }
         if !simple {
-            var writer = PackedFlags.Writer()
-            var element = 0
-            for byte in start..<(start + length - 1) {
-                if CodeBook.isLead(codes[byte]) {
-                    writer.append(folded.flags[element] & boundaryFlags, to: &flags)
-                    element += 1
-                } else {
-                    writer.append(0, to: &flags)
-                }
-            }
-            writer.append(0, to: &flags)
-            writer.finish(&flags)
+            PackedFlags.appendSegment(codes: codes[start..<(start + length - 1)], elementFlags: folded.flags, to: &flags)
         }
         kinds.append(simple ? Kind.simple : 0)
         byteStarts.append(UInt32(start + length))

@@ -118,18 +118,7 @@ struct FoldedColumn {
         var flagStart: Int? = nil
         if !simple {
             flagStart = 4 * flags.count
-            var writer = PackedFlags.Writer()
-            var element = 0
-            for byte in start..<(codes.count - 1) {
-                if CodeBook.isLead(codes[byte]) {
-                    writer.append(folded.flags[element] & boundaryFlags, to: &flags)
-                    element += 1
-                } else {
-                    writer.append(0, to: &flags)
-                }
-            }
-            writer.append(0, to: &flags)
-            writer.finish(&flags)
+            PackedFlags.appendSegment(codes: codes[start..<(codes.count - 1)], elementFlags: folded.flags, to: &flags)
         }
         appendSegmentEntry(start: start, owner: slot, flagStart: flagStart)
     }
@@ -404,7 +393,7 @@ struct FoldedColumn {
     }
 
     /// The column's buffers, as snapshots store them.
-    struct Storage: Equatable {
+    struct Storage {
         var codes: [UInt8]
         var wordStarts: [UInt64]
         var segmentStarts: [UInt32]
@@ -523,7 +512,7 @@ struct FoldedColumn {
                                                 flaggedRanks: ranks, flagStarts: flagStarts ?? nonePointer,
                                                 awayOwners: owners, awayOwnersCapacity: ownersCapacity,
                                                 awaySegments: segments, awaySegmentsCapacity: segmentsCapacity,
-                                                segmentCount: startOffsets == nil ? 0 : segmentCount))
+                                                segmentCount: segmentCount))
                                     }
                                 }
                             }
@@ -620,27 +609,33 @@ enum PackedFlags {
     @inline(__always)  // a load and a shift
     static func entry(_ bytes: [UInt8], _ k: Int) -> UInt8 { (bytes[k >> 2] >> UInt8((k & 3) << 1)) & 3 }
 
-    /// Appends entries to packed flags, starting on a byte.
-    struct Writer {
-        private var pending: UInt8 = 0
-        private var count = 0
-
-        init() {}
-
-        mutating func append(_ value: UInt8, to bytes: inout [UInt8]) {
-            pending |= (value & 3) << UInt8((count & 3) << 1)
-            count += 1
-            if count & 3 == 0 {
+    /// Appends the flag entries of one segment, starting on a byte: the start and end bits of
+    /// each element at its lead byte in `codes` (the segment without its separator), 0 at the
+    /// other bytes and one 0 entry for the separator.
+    ///
+    /// - Complexity: O(*n*) in the segment's length.
+    static func appendSegment(codes: ArraySlice<UInt8>, elementFlags: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
+        var pending: UInt8 = 0
+        var entry = 0
+        var element = 0
+        func append(_ value: UInt8) {
+            pending |= value << UInt8((entry & 3) << 1)
+            entry += 1
+            if entry & 3 == 0 {
                 bytes.append(pending)
                 pending = 0
             }
         }
-
-        /// Writes the last, partly filled byte.
-        mutating func finish(_ bytes: inout [UInt8]) {
-            if count & 3 != 0 { bytes.append(pending) }
-            pending = 0
-            count = 0
+        for byte in codes {
+            if CodeBook.isLead(byte) {
+                append(elementFlags[element] & boundaryFlags)
+                element += 1
+            } else {
+                append(0)
+            }
         }
+        append(0)
+        if entry & 3 != 0 { bytes.append(pending) }
     }
 }

@@ -18,8 +18,7 @@ enum KernelLevel: Int32, CaseIterable, Comparable {
 
     /// The levels this CPU can run, lowest first.
     static var supported: [KernelLevel] {
-        sift_force_kernel_level(0)
-        let best = current
+        let best = KernelLevel(rawValue: sift_best_kernel_level()) ?? .scalar
         return allCases.filter { $0 <= best }
     }
 
