@@ -270,6 +270,52 @@ size_t sift_select_in_order(const int32_t *order, size_t count, const uint64_t *
     return n;
 }
 
+void sift_sort_by_key(uint64_t *keys, int32_t *values, uint64_t *keyScratch, int32_t *valueScratch, size_t count) {
+    if (count < 2) return;
+    int sorted = 1;
+    for (size_t i = 1; i < count; i++) {
+        if (keys[i - 1] > keys[i]) {
+            sorted = 0;
+            break;
+        }
+    }
+    if (sorted) return;
+    // Every byte's histogram in one pass.
+    size_t histogram[8][256];
+    memset(histogram, 0, sizeof histogram);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t key = keys[i];
+        for (int b = 0; b < 8; b++) histogram[b][(key >> (8 * b)) & 0xFF] += 1;
+    }
+    uint64_t *fromKeys = keys, *toKeys = keyScratch;
+    int32_t *fromValues = values, *toValues = valueScratch;
+    for (int b = 0; b < 8; b++) {
+        size_t *counts = histogram[b];
+        if (counts[(fromKeys[0] >> (8 * b)) & 0xFF] == count) continue;  // every key shares this byte
+        size_t offset = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = counts[d];
+            counts[d] = offset;
+            offset += c;
+        }
+        for (size_t i = 0; i < count; i++) {
+            size_t to = counts[(fromKeys[i] >> (8 * b)) & 0xFF]++;
+            toKeys[to] = fromKeys[i];
+            toValues[to] = fromValues[i];
+        }
+        uint64_t *k = fromKeys;
+        fromKeys = toKeys;
+        toKeys = k;
+        int32_t *v = fromValues;
+        fromValues = toValues;
+        toValues = v;
+    }
+    if (fromKeys != keys) {
+        memcpy(keys, fromKeys, sizeof(uint64_t) * count);
+        memcpy(values, fromValues, sizeof(int32_t) * count);
+    }
+}
+
 size_t sift_bits_to_slots(const uint64_t *bits, size_t wordCount, int32_t *out) {
     size_t n = 0;
     for (size_t w = 0; w < wordCount; w++) {

@@ -16,8 +16,8 @@ struct SlotSequenceTests {
         /// The next never-used slot.
         var next: Int32
 
-        init(_ slots: [Int32]) {
-            sequence = SlotSequence(slots)
+        init(_ slots: [Int32], labelLimit: UInt64 = SlotSequence.absent) {
+            sequence = SlotSequence(slots, labelLimit: labelLimit)
             oracle = slots
             next = (slots.max() ?? -1) + 1
             let members = Set(slots)
@@ -158,6 +158,26 @@ struct SlotSequenceTests {
         model.fullCheck(&generator)
         Self.run(&model, operations: 4000, keepingAscending: false, &generator)
         #expect(!model.sequence.isAscending)
+    }
+
+    /// Order labels in a label space small enough to run out: inserts at one interior point,
+    /// at the front and before the last entry halve the gaps until a block, and then the whole
+    /// sequence, is labeled again; positions, blocks and `members(of:)` order must survive it.
+    @Test func labelsThatRunOutAreSpreadAgain() {
+        var generator = SeededGenerator(seed: 15)
+        var model = Model((0..<3000).map { Int32($0) }.reversed(), labelLimit: 1 << 20)
+        #expect(!model.sequence.isAscending)
+        for round in 0..<3 {
+            for _ in 0..<200 { model.insert(model.newSlot(&generator), at: 1) }
+            for _ in 0..<200 { model.insert(model.newSlot(&generator), at: 0) }
+            for _ in 0..<200 { model.insert(model.newSlot(&generator), at: model.oracle.count - 1) }
+            for _ in 0..<200 { model.insert(model.newSlot(&generator), at: model.oracle.count / 3) }
+            model.fullCheck(&generator)
+            // Appends until the space past the last label runs out.
+            for _ in 0..<(round == 1 ? 4000 : 300) { model.insert(model.newSlot(&generator), at: model.oracle.count) }
+            model.fullCheck(&generator)
+            Self.run(&model, operations: 500, keepingAscending: false, &generator)
+        }
     }
 
     @Test func aFreedSlotInsertedElsewhereConvertsToBlocks() {

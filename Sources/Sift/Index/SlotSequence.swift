@@ -10,13 +10,20 @@ internal import CSiftKernels
 /// position being a rank and the slot at a position a select. The first insert anywhere else
 /// converts it, once, to blocks.
 ///
-/// In blocks, slots are kept in blocks of at most `maximumBlock` entries; each slot remembers its
-/// block, and the blocks' sizes are a Fenwick tree, a block's start being a prefix sum. An edit
-/// shifts at most one block's entries and updates O(log *b*) tree nodes, so at a million records
-/// an insert or delete touches a few kilobytes instead of moving four megabytes.
+/// In blocks, slots are kept in blocks of at most `maximumBlock` entries, and the blocks' sizes
+/// are a Fenwick tree, a block's start being a prefix sum. An edit shifts at most one block's
+/// entries and updates O(log *b*) tree nodes, so at a million records an insert or delete touches
+/// a few kilobytes instead of moving four megabytes. Each slot also has an *order label*, a
+/// 64-bit number that increases along the sequence (the order-maintenance technique): the block
+/// holding a slot is a binary search of its label among the blocks' first labels, and a sparse
+/// subset of the slots is put in sequence order by sorting the members' labels, reading
+/// O(*m*) labels instead of every block.
 struct SlotSequence {
     private static let maximumBlock = 1024
     private static let bulkBlock = 512
+    /// The label of a slot that is not in the sequence (no entry has it: labels lie strictly
+    /// between 0 and this).
+    static let absent = UInt64.max
 
     /// The slots while they are ascending (then the blocks are empty); empty once in blocks.
     private var ascending = RankedBitset()
@@ -28,21 +35,25 @@ struct SlotSequence {
     /// O(log *b*) nodes instead of shifting the start of every later block (a few kilobytes of
     /// memory an edit touched, mostly cold).
     private var sizeTree = FenwickTree()
-    /// Stable identifier of each block (blocks move in `blocks` when one is split or removed).
-    private var blockIDs: [Int32] = []
-    /// Index in `blocks` of each block identifier.
-    private var indexOfBlockID: [Int32] = []
-    /// Block identifier of each slot, or -1 when the slot is not in the sequence.
-    private var blockOfSlot: [Int32] = []
+    /// The label of each block's first entry, ascending (blocks are never empty).
+    private var firstLabels: [UInt64] = []
+    /// The order label of each slot, or `absent` when the slot is not in the sequence.
+    private var labelOfSlot: [UInt64] = []
+    /// The gap between the labels that appends and relabeling give out.
+    private var spacing: UInt64 = 1 << 40
+    /// Labels lie strictly between 0 and this (`absent` but in tests, which shrink the label
+    /// space to make relabeling happen).
+    private let labelLimit: UInt64
     private(set) var count = 0
 
-    init() {}
+    init() { labelLimit = Self.absent }
 
     /// A sequence holding `slots` in order: implicit when they are strictly ascending, in blocks
-    /// otherwise.
+    /// otherwise. `labelLimit` bounds the order labels (tests use a small one).
     ///
     /// - Complexity: O(*n* + *s*) for *n* slots up to slot *s*.
-    init<S: Sequence>(_ slots: S) where S.Element == Int32 {
+    init<S: Sequence>(_ slots: S, labelLimit: UInt64 = Self.absent) where S.Element == Int32 {
+        self.labelLimit = labelLimit
         var words: [UInt64] = []
         var previous: Int32 = -1
         var iterator = slots.makeIterator()
@@ -66,6 +77,13 @@ struct SlotSequence {
         ascending = RankedBitset(words: words)
     }
 
+    /// The label gap that fits about `count` entries in a quarter of the label space (the rest
+    /// is room for appends): 2^42 for a million.
+    private func spacing(for count: Int) -> UInt64 {
+        let bits = Int.bitWidth - (count + 1).leadingZeroBitCount
+        return max(16, (labelLimit >> 2) >> UInt64(bits))
+    }
+
     /// Moves the slots from `ascending` to blocks of `bulkBlock` entries.
     ///
     /// - Complexity: O(*n* + *s*) for *n* slots up to slot *s*.
@@ -74,14 +92,21 @@ struct SlotSequence {
         ascending = RankedBitset()
         isAscending = false
         count = 0
+        spacing = spacing(for: slots.count)
         // Room (written, so that its pages are there) for the slots the next inserts add: without
         // it the first new slot would copy the whole table.
         let slotCount = Int(slots.last ?? -1) + 1
         let headroom = max(1024, slotCount / 64)
-        blockOfSlot = [Int32](repeating: -1, count: slotCount + headroom)
-        blockOfSlot.removeLast(headroom)
+        labelOfSlot = [UInt64](repeating: Self.absent, count: slotCount + headroom)
+        labelOfSlot.removeLast(headroom)
+        var label: UInt64 = 0
         for start in stride(from: 0, to: slots.count, by: Self.bulkBlock) {
-            appendBlock(Self.editableBlock(slots[start..<min(slots.count, start + Self.bulkBlock)]))
+            let block = slots[start..<min(slots.count, start + Self.bulkBlock)]
+            for slot in block {
+                label += spacing
+                labelOfSlot[Int(slot)] = label
+            }
+            appendBlock(Self.editableBlock(block))
         }
     }
 
@@ -99,10 +124,10 @@ struct SlotSequence {
 
     /// Appends a slot in blocks, filling the last block up to `bulkBlock` entries.
     private mutating func appendInBlocks(_ slot: Int32) {
+        setLabel(of: slot, to: appendLabel())
         if let last = blocks.indices.last, blocks[last].count < Self.bulkBlock {
             blocks[last].append(slot)
-            setBlock(of: slot, to: blockIDs[last])
-            addSize(1, toBlock: last)
+            sizeTree.add(1, to: last)
             count += 1
         } else {
             var block: [Int32] = []
@@ -112,31 +137,112 @@ struct SlotSequence {
         }
     }
 
+    /// Appends a block whose entries are labeled already.
     private mutating func appendBlock(_ block: [Int32]) {
-        let id = Int32(indexOfBlockID.count)
-        indexOfBlockID.append(Int32(blocks.count))
-        blockIDs.append(id)
+        firstLabels.append(labelOfSlot[Int(block[0])])
         blocks.append(block)
         sizeTree.append(block.count)
-        for slot in block { setBlock(of: slot, to: id) }
         count += block.count
     }
 
-    /// Index in `blocks` of the block holding a slot.
-    @inline(__always)  // two loads
-    private func blockIndex(of slot: Int32) -> Int { Int(indexOfBlockID[Int(blockOfSlot[Int(slot)])]) }
+    // MARK: Labels
 
-    private mutating func reindexBlocks(from first: Int) {
-        for index in first..<blocks.count { indexOfBlockID[Int(blockIDs[index])] = Int32(index) }
+    /// The label of the last entry, or 0 when there is none.
+    private var lastLabel: UInt64 {
+        guard let last = blocks.last?.last else { return 0 }
+        return labelOfSlot[Int(last)]
+    }
+
+    /// A label after every entry's, relabeling everything first when the label space has run out
+    /// (after some millions of appends).
+    private mutating func appendLabel() -> UInt64 {
+        let last = lastLabel
+        if labelLimit - last > spacing { return last + spacing }
+        relabelAll(room: 1)
+        return lastLabel + spacing
     }
 
     @inline(__always)  // one store, with growth on first sight of a slot
-    private mutating func setBlock(of slot: Int32, to block: Int32) {
+    private mutating func setLabel(of slot: Int32, to label: UInt64) {
         let i = Int(slot)
         // The array's own growth is geometric: growing the count only as far as needed keeps
         // appends amortized O(1) without doubling the table's length.
-        if i >= blockOfSlot.count { blockOfSlot.append(contentsOf: repeatElement(-1, count: i + 1 - blockOfSlot.count)) }
-        blockOfSlot[i] = block
+        if i >= labelOfSlot.count { labelOfSlot.append(contentsOf: repeatElement(Self.absent, count: i + 1 - labelOfSlot.count)) }
+        labelOfSlot[i] = label
+    }
+
+    /// The label of the entry before (`block`, `offset`), or 0 at the start.
+    private func label(before block: Int, _ offset: Int) -> UInt64 {
+        if offset > 0 { return labelOfSlot[Int(blocks[block][offset - 1])] }
+        return block > 0 ? labelOfSlot[Int(blocks[block - 1].last!)] : 0
+    }
+
+    /// The label of the entry at (`block`, `offset`) or the first one after it, or `labelLimit`
+    /// at the end.
+    private func label(at block: Int, _ offset: Int) -> UInt64 {
+        if offset < blocks[block].count { return labelOfSlot[Int(blocks[block][offset])] }
+        return block + 1 < blocks.count ? firstLabels[block + 1] : labelLimit
+    }
+
+    /// A label strictly between two, or nil when they are adjacent. At the ends of the sequence
+    /// it steps by `spacing`, so that runs of appends or prepends keep their gaps.
+    private func label(between low: UInt64, and high: UInt64) -> UInt64? {
+        let gap = high - low
+        if high == labelLimit, gap > spacing { return low + spacing }
+        if low == 0, gap > spacing { return high - spacing }
+        return gap >= 2 ? low + gap / 2 : nil
+    }
+
+    /// Spreads a block's labels evenly over the room between its neighbors' labels, or, when that
+    /// room is too small, every label over the whole space.
+    ///
+    /// - Complexity: O(*k*) for a block of *k* entries (O(*n*) in the rare second case).
+    private mutating func relabel(block: Int) {
+        let low = label(before: block, 0)
+        let isLast = block + 1 == blocks.count
+        let room = (isLast ? labelLimit : firstLabels[block + 1]) - low
+        var step = room / UInt64(blocks[block].count + 1)
+        // The last block keeps the usual gaps: the rest of the space is for appends.
+        if isLast { step = min(step, spacing) }
+        guard step >= 16 else {
+            relabelAll(room: 0)
+            return
+        }
+        var label = low
+        for slot in blocks[block] {
+            label += step
+            labelOfSlot[Int(slot)] = label
+        }
+        firstLabels[block] = labelOfSlot[Int(blocks[block][0])]
+    }
+
+    /// Gives every entry a fresh label, `spacing` (recomputed for the count plus `room`) apart.
+    ///
+    /// - Complexity: O(*n*).
+    private mutating func relabelAll(room: Int) {
+        spacing = spacing(for: 2 * (count + room))
+        var label: UInt64 = 0
+        for index in blocks.indices {
+            for slot in blocks[index] {
+                label += spacing
+                labelOfSlot[Int(slot)] = label
+            }
+            firstLabels[index] = labelOfSlot[Int(blocks[index][0])]
+        }
+    }
+
+    /// Index in `blocks` of the block holding a slot: the last block whose first label is not
+    /// above the slot's.
+    ///
+    /// - Complexity: O(log *b*).
+    private func blockIndex(of slot: Int32) -> Int {
+        let label = labelOfSlot[Int(slot)]
+        var low = 0, high = firstLabels.count
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if firstLabels[mid] <= label { low = mid } else { high = mid }
+        }
+        return low
     }
 
     /// Drops spare capacity (after a bulk load): while ascending, the bits and counts keep a
@@ -155,7 +261,7 @@ struct SlotSequence {
             trimmed.append(contentsOf: blocks[index])
             blocks[index] = trimmed
         }
-        blockOfSlot = withHeadroom(blockOfSlot)
+        labelOfSlot = withHeadroom(labelOfSlot)
     }
 
     /// Heap bytes used: while ascending, about one bit per slot.
@@ -163,7 +269,7 @@ struct SlotSequence {
     /// - Complexity: O(*b*) for *b* blocks (O(1) while ascending).
     var memoryFootprint: Int {
         ascending.memoryFootprint + blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + sizeTree.memoryFootprint
-            + 4 * blockIDs.capacity + 4 * indexOfBlockID.capacity + 4 * blockOfSlot.capacity
+            + 8 * firstLabels.capacity + 8 * labelOfSlot.capacity
     }
 
     /// Whether the slot is in the sequence.
@@ -171,16 +277,13 @@ struct SlotSequence {
     /// - Complexity: O(1).
     func contains(_ slot: Int32) -> Bool {
         if isAscending { return ascending.contains(slot) }
-        return Int(slot) < blockOfSlot.count && blockOfSlot[Int(slot)] >= 0
+        return Int(slot) < labelOfSlot.count && labelOfSlot[Int(slot)] != Self.absent
     }
 
     /// The position of a block's first entry: the entries of the blocks before it.
     ///
     /// - Complexity: O(log *b*).
     private func start(ofBlock block: Int) -> Int { sizeTree.prefix(block) }
-
-    /// Adds `delta` to a block's entry count.
-    private mutating func addSize(_ delta: Int32, toBlock block: Int) { sizeTree.add(delta, to: block) }
 
     /// Rebuilds the size tree from the blocks (after blocks were inserted or removed in the middle).
     ///
@@ -235,17 +338,11 @@ struct SlotSequence {
             }
             convertToBlocks()
         }
-        if blocks.isEmpty {
-            appendBlock([slot])
+        if blocks.isEmpty || position == count {
+            insertAtEnd(slot)
             return
         }
-        var (block, offset) = position == count ? (blocks.count - 1, blocks[blocks.count - 1].count) : locate(position)
-        if position == count, blocks[block].count >= Self.maximumBlock {
-            // Appending: a new block, so that appended runs fill their blocks instead of leaving
-            // every block split in half.
-            appendBlock([slot])
-            return
-        }
+        var (block, offset) = locate(position)
         if blocks[block].count >= Self.maximumBlock {
             split(block)
             if offset >= blocks[block].count {
@@ -253,10 +350,30 @@ struct SlotSequence {
                 block += 1
             }
         }
+        let label = label(between: label(before: block, offset), and: label(at: block, offset))
         blocks[block].insert(slot, at: offset)
-        setBlock(of: slot, to: blockIDs[block])
-        addSize(1, toBlock: block)
+        sizeTree.add(1, to: block)
         count += 1
+        if let label {
+            setLabel(of: slot, to: label)
+            if offset == 0 { firstLabels[block] = label }
+        } else {
+            setLabel(of: slot, to: 0)  // grows the table; the relabel writes the real label
+            relabel(block: block)
+        }
+    }
+
+    /// Appends a slot: to the last block, or to a new one when that is full (so that appended
+    /// runs fill their blocks instead of leaving every block split in half).
+    private mutating func insertAtEnd(_ slot: Int32) {
+        setLabel(of: slot, to: appendLabel())
+        if let last = blocks.indices.last, blocks[last].count < Self.maximumBlock {
+            blocks[last].append(slot)
+            sizeTree.add(1, to: last)
+            count += 1
+        } else {
+            appendBlock([slot])
+        }
     }
 
     /// Removes and returns the slot at `position`.
@@ -273,15 +390,15 @@ struct SlotSequence {
         }
         let (block, offset) = locate(position)
         let slot = blocks[block].remove(at: offset)
-        blockOfSlot[Int(slot)] = -1
+        labelOfSlot[Int(slot)] = Self.absent
         count -= 1
         if blocks[block].isEmpty {
             blocks.remove(at: block)
-            blockIDs.remove(at: block)
+            firstLabels.remove(at: block)
             rebuildSizeTree()
-            reindexBlocks(from: block)
         } else {
-            addSize(-1, toBlock: block)
+            sizeTree.add(-1, to: block)
+            if offset == 0 { firstLabels[block] = labelOfSlot[Int(blocks[block][0])] }
         }
         return slot
     }
@@ -298,17 +415,16 @@ struct SlotSequence {
         remove(at: position(of: slot))
     }
 
+    /// Moves the second half of a full block to a new block after it (the labels stay).
+    ///
+    /// - Complexity: O(*k* + *b*).
     private mutating func split(_ block: Int) {
         let half = blocks[block].count / 2
         let tail = Self.editableBlock(blocks[block][half...])
         blocks[block].removeSubrange(half...)
-        let id = Int32(indexOfBlockID.count)
-        indexOfBlockID.append(0)
         blocks.insert(tail, at: block + 1)
-        blockIDs.insert(id, at: block + 1)
+        firstLabels.insert(labelOfSlot[Int(tail[0])], at: block + 1)
         rebuildSizeTree()
-        for s in tail { blockOfSlot[Int(s)] = id }
-        reindexBlocks(from: block + 1)
     }
 
     /// All slots in order.
@@ -326,13 +442,13 @@ struct SlotSequence {
     /// number of members of `bits`.
     ///
     /// - Complexity: while ascending, O(*s* / 64 + *m*) for slots up to *s* and *m* results (a
-    ///   word-wise intersection); in blocks, O(min(*n*, *m* · *k*)) for *m* members: only blocks
-    ///   holding a member are read.
+    ///   word-wise intersection); in blocks, O(*m*) for *m* members (their labels, radix-sorted),
+    ///   or O(*n*) when they are more than an eighth of the sequence (a pass over the blocks).
     func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
         if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
         result.reserveCapacity(memberCount)
-        if memberCount * 64 >= count {
+        if memberCount * 8 >= count {
             result = [Int32](repeating: 0, count: memberCount)
             var written = 0
             bits.words.withUnsafeBufferPointer { words in
@@ -349,21 +465,34 @@ struct SlotSequence {
             result.removeLast(result.count - written)
             return result
         }
-        var marked = Bitset(capacity: blocks.count)
-        bits.forEach { slot in if contains(slot) { marked.insert(Int32(blockIndex(of: slot))) } }
-        result = [Int32](repeating: 0, count: memberCount)
-        var written = 0
-        bits.words.withUnsafeBufferPointer { words in
-            result.withUnsafeMutableBufferPointer { out in
-                marked.forEach { block in
-                    blocks[Int(block)].withUnsafeBufferPointer { slots in
-                        written += sift_select_in_order(
-                            slots.baseAddress!, slots.count, words.baseAddress!, words.count, out.baseAddress! + written)
+        // Sparse: the members' labels, sorted.
+        var labels: [UInt64] = []
+        labels.reserveCapacity(memberCount)
+        result.reserveCapacity(memberCount)
+        labelOfSlot.withUnsafeBufferPointer { labelOfSlot in
+            bits.forEach { slot in
+                guard Int(slot) < labelOfSlot.count else { return }
+                let label = labelOfSlot[Int(slot)]
+                if label != Self.absent {
+                    labels.append(label)
+                    result.append(slot)
+                }
+            }
+        }
+        var labelScratch = [UInt64](repeating: 0, count: labels.count)
+        var slotScratch = [Int32](repeating: 0, count: labels.count)
+        labels.withUnsafeMutableBufferPointer { labels in
+            result.withUnsafeMutableBufferPointer { slots in
+                labelScratch.withUnsafeMutableBufferPointer { labelScratch in
+                    slotScratch.withUnsafeMutableBufferPointer { slotScratch in
+                        guard labels.count > 1 else { return }
+                        sift_sort_by_key(
+                            labels.baseAddress!, slots.baseAddress!, labelScratch.baseAddress!, slotScratch.baseAddress!,
+                            labels.count)
                     }
                 }
             }
         }
-        result.removeLast(result.count - written)
         return result
     }
 }
