@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unicode/uchar.h>
 #include <unicode/uloc.h>
+#include <unicode/uscript.h>
 #include <unicode/ustring.h>
 #include <unicode/utf16.h>
 
@@ -369,14 +371,34 @@ static int mark_word_starts(sift_folder *f, UErrorCode *err) {
     return 1;
 }
 
-static int32_t fold_current_text(sift_folder *f, int32_t *status) {
+// Whether ICU's word break iterator would segment part of f->text with a dictionary: runs of
+// Complex_Context characters (Thai, Lao, Khmer, Myanmar, ...) and of Han and Kana. Those lookups
+// wander over a dictionary of megabytes and take 5-25 us per text when it is not in the cache.
+static int needs_word_dictionary(const sift_folder *f) {
+    for (int32_t i = 0; i < f->textLength;) {
+        UChar32 c;
+        U16_NEXT(f->text, i, f->textLength, c);
+        if (c < 0x0E00) continue;  // Thai is the first script ICU segments with a dictionary
+        if (u_getIntPropertyValue(c, UCHAR_LINE_BREAK) == U_LB_COMPLEX_CONTEXT) return 1;
+        UErrorCode err = U_ZERO_ERROR;
+        UScriptCode script = uscript_getScript(c, &err);
+        if (script == USCRIPT_HAN || script == USCRIPT_HIRAGANA || script == USCRIPT_KATAKANA) return 1;
+    }
+    return 0;
+}
+
+// Folds f->text. With deferDictionaryWords, a text that needs the word dictionary gets no word
+// starts and *deferred is set to 1.
+static int32_t fold_current_text(sift_folder *f, int deferDictionaryWords, int32_t *deferred, int32_t *status) {
     UErrorCode err = U_ZERO_ERROR;
     if (!collect_pces(f, &err) || !collect_bounds(f, &err)) {
         *status = err;
         return -1;
     }
     compute_match_flags(f);
-    if (!mark_word_starts(f, &err)) {
+    if (deferDictionaryWords && needs_word_dictionary(f)) {
+        *deferred = 1;
+    } else if (!mark_word_starts(f, &err)) {
         *status = err;
         return -1;
     }
@@ -390,7 +412,19 @@ int32_t sift_folder_fold(sift_folder *f, const char *utf8, int32_t length, int32
         *status = err;
         return -1;
     }
-    return fold_current_text(f, status);
+    int32_t deferred = 0;
+    return fold_current_text(f, 0, &deferred, status);
+}
+
+int32_t sift_folder_fold_deferring_dictionary_words(sift_folder *f, const char *utf8, int32_t length,
+                                                    int32_t *deferred, int32_t *status) {
+    UErrorCode err = U_ZERO_ERROR;
+    *deferred = 0;
+    if (!set_text_utf8(f, utf8, length, &err)) {
+        *status = err;
+        return -1;
+    }
+    return fold_current_text(f, 1, deferred, status);
 }
 
 int32_t sift_folder_fold_utf16(sift_folder *f, const uint16_t *utf16, int32_t length, int32_t *status) {
@@ -399,7 +433,8 @@ int32_t sift_folder_fold_utf16(sift_folder *f, const uint16_t *utf16, int32_t le
         *status = err;
         return -1;
     }
-    return fold_current_text(f, status);
+    int32_t deferred = 0;
+    return fold_current_text(f, 0, &deferred, status);
 }
 
 int32_t sift_folder_fold_pattern(sift_folder *f, const char *utf8, int32_t length, int32_t *status) {

@@ -39,8 +39,13 @@ struct BulkInsertEquivalenceTests {
             Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"])),
         ])
 
-    /// Checks that two indexes hold the same data, buffer by buffer (naming the first that differs).
+    /// Checks that two indexes hold the same data, buffer by buffer (naming the first that differs),
+    /// as reads see it: with the word starts that single-record edits deferred added.
     static func expectSame(_ a: SearchIndex, _ b: SearchIndex, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(throws: Never.self) {
+            try a.addDeferredWordStarts()
+            try b.addDeferredWordStarts()
+        }
         var differences: [String] = []
         func check(_ same: Bool, _ what: String) { if !same { differences.append(what) } }
         check(a.count == b.count, "count")
@@ -97,6 +102,8 @@ struct BulkInsertEquivalenceTests {
     @Test func bulkInsertEqualsOneByOne() throws {
         let single = try SearchIndex(configuration: Self.configuration)
         for record in Self.records { try single.insert(record) }
+        // Chinese, Japanese and Thai places: single inserts left their word starts for later.
+        #expect(single.slotsAwaitingWordStarts.count == SearchIndex.maximumSlotsAwaitingWordStarts)
         for batchSize in [65_536, 4_096, 1_000] {
             let bulk = try SearchIndex(configuration: Self.configuration)
             bulk.bulkBatchSize = batchSize

@@ -120,6 +120,30 @@ final class ICUFolder {
         let count = text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status) }
         }
+        try append(count: count, status: status, to: &batch)
+    }
+
+    /// Folds a field's text for a single-record edit and appends it to a batch, as
+    /// `fold(_:into:)` does, except that a text ICU segments into words with a dictionary (Thai,
+    /// Lao, Khmer, Myanmar, Chinese, Japanese) gets no word starts: that segmentation misses the
+    /// cache all over a large dictionary, 5–25 µs a text. Returns whether it was left out.
+    ///
+    /// - Complexity: O(*n*) where *n* is the length of the text.
+    func foldDeferringDictionaryWords(_ text: String, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
+        var text = text
+        var status: Int32 = 0
+        var deferred: Int32 = 0
+        let count = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                sift_folder_fold_deferring_dictionary_words(handle, $0.baseAddress, Int32($0.count), &deferred, &status)
+            }
+        }
+        try append(count: count, status: status, to: &batch)
+        return deferred != 0
+    }
+
+    /// Appends the folder's last folded text to a batch.
+    private func append(count: Int32, status: Int32, to batch: inout FoldedBatch) throws(SiftError) {
         guard count >= 0, status <= 0 else {
             throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
         }

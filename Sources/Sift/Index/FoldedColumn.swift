@@ -196,6 +196,21 @@ struct FoldedColumn {
         }
     }
 
+    /// Sets the word starts of `slot`'s segment from its folded text: the elements it was stored
+    /// from, now with word-start flags (for a text folded without them, see
+    /// `ICUFolder.foldDeferringDictionaryWords`).
+    ///
+    /// - Complexity: O(*n*) in the text's number of elements.
+    mutating func setWordStarts(slot: Int32, folded: FoldedSlice, codeBook: inout CodeBook) {
+        guard let segment = segment(ofSlot: slot) else { return }
+        var byte = start(ofSegment: segment)
+        for i in 0..<folded.elements.count {
+            if folded.flags[i] & FoldFlags.wordStart != 0 { setWordStart(at: byte) }
+            byte += CodeBook.length(of: codeBook.code(for: folded.elements[i]))
+        }
+        assert(byte == bounds(ofSegment: segment).end, "the segment holds other elements")
+    }
+
     private mutating func setWordStart(at byte: Int) {
         let word = byte >> 6
         if word >= wordStarts.count { wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count)) }

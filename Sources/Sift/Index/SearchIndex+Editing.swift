@@ -101,7 +101,7 @@ extension SearchIndex {
         registerFields(of: CollectionOfOne(record))
         // Everything that can fail comes first.
         var batch = FoldedBatch()
-        try fold(record, folders: foldings.map(\.folder), into: &batch)
+        let wordStartsDeferred = try foldForEdit(record, into: &batch)
         try checkTextFits(record, at: slot)
         withdrawFromDerivedSets(slot)
         generations.bump(slot)
@@ -117,6 +117,7 @@ extension SearchIndex {
             }
         }
         finishCommit(slot)
+        if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
         return handle(ofSlot: slot)
     }
 

@@ -46,6 +46,7 @@ extension SearchIndex {
     /// - Throws: `SiftError.snapshot` when the file cannot be written.
     /// - Complexity: O(*n*) in the size of the index.
     public func save(to path: String) throws(SiftError) {
+        try addDeferredWordStarts()
         var writer = SnapshotWriter()
         writer.write(icuVersion)
         Self.encode(configuration, into: &writer)

@@ -45,6 +45,10 @@ public final class SearchIndex {
     var foldings: [Folding] = []
     /// Per scope: its folding and the positions (in `searchFields`) of its fields.
     private(set) var scopePlans: [ScopePlan] = []
+    /// Slots whose folded texts still lack the word starts of dictionary-segmented text (left
+    /// out by single-record edits, see `ICUFolder.foldDeferringDictionaryWords`); every read of
+    /// the columns calls `addDeferredWordStarts()` first.
+    var slotsAwaitingWordStarts: [Int32] = []
 
     // MARK: Sorting and sections (built on first use, then kept current by edits)
     private let sortFolder: ICUFolder
@@ -320,10 +324,67 @@ public final class SearchIndex {
         registerFields(of: CollectionOfOne(record))
         // Fold first: an ICU failure must leave the index unchanged.
         var batch = FoldedBatch()
-        try fold(record, folders: foldings.map(\.folder), into: &batch)
-        return try batch.withView { view in
+        let wordStartsDeferred = try foldForEdit(record, into: &batch)
+        let slot = try batch.withView { view in
             Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0, idIsNew: true) }
         }.get()
+        if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
+        return slot
+    }
+
+    /// Folds a record's search fields for a single-record edit, as `fold(_:folders:into:)` does
+    /// with the index's folders, but leaving out the word starts of dictionary-segmented text.
+    /// Returns whether it left any out: the caller lists the slot in `slotsAwaitingWordStarts`.
+    /// Up to this many slots wait for word starts; edits past it fold in full, so that the
+    /// next read adds at most this many records' word starts (about 1–2 ms).
+    static let maximumSlotsAwaitingWordStarts = 64
+
+    func foldForEdit(_ record: Record, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
+        guard slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts else {
+            try fold(record, folders: foldings.map(\.folder), into: &batch)
+            return false
+        }
+        var deferred = false
+        for folding in foldings {
+            for field in configuration.searchFields {
+                if try folding.folder.foldDeferringDictionaryWords(record.fields[field] ?? "", into: &batch) {
+                    deferred = true
+                }
+            }
+        }
+        return deferred
+    }
+
+    /// Adds the word starts that single-record edits left out (Thai, Chinese, Japanese and other
+    /// dictionary-segmented text): an edit stays within its latency budget, and the reads that
+    /// follow (searches, highlights, snapshots) see every word start.
+    ///
+    /// - Throws: an ICU failure; the slots not done stay listed.
+    /// - Complexity: O(*s*) in the size of the listed records' search fields.
+    func addDeferredWordStarts() throws(SiftError) {
+        guard !slotsAwaitingWordStarts.isEmpty else { return }
+        var batch = FoldedBatch()
+        while let slot = slotsAwaitingWordStarts.last {
+            // A slot deleted since (or deleted and reused) needs nothing or is folded as it is now.
+            if live.contains(slot) {
+                batch.removeAll()
+                for folding in foldings {
+                    for position in configuration.searchFields.indices {
+                        try folding.folder.fold(value(at: position, slot: slot), into: &batch)
+                    }
+                }
+                batch.withView { view in
+                    var text = 0
+                    for folding in foldings {
+                        for position in configuration.searchFields.indices {
+                            folding.columns[position].setWordStarts(slot: slot, folded: view[text], codeBook: &folding.codeBook)
+                            text += 1
+                        }
+                    }
+                }
+            }
+            slotsAwaitingWordStarts.removeLast()
+        }
     }
 
     /// Stores a folded record in a free slot and indexes it everywhere but in the original order.

@@ -10,6 +10,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the record's searched fields.
     public func matchRanges(of handle: RecordHandle, for query: Query) throws -> [String: [Range<Int>]] {
+        try addDeferredWordStarts()
         let slot = try resolve(handle)
         guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)

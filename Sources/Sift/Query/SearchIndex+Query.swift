@@ -36,6 +36,7 @@ extension SearchIndex {
     ///   the size of the *k* candidate records when narrowing; O(1) per field on a cache hit; plus
     ///   O(*m* log *m*) to order *m* results.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
+        try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)
         }
@@ -91,6 +92,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the record's searched fields.
     public func matches(_ handle: RecordHandle, _ query: Query) throws -> Bool {
+        try addDeferredWordStarts()
         let slot = try resolve(handle)
         guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)
