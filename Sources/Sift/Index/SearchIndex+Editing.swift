@@ -3,6 +3,10 @@ internal import Glibc
 extension SearchIndex {
     /// Inserts a record at a position of the original list (at the end when `position` is nil).
     ///
+    /// The word starts of text ICU segments with a dictionary (Thai, Lao, Khmer, Myanmar,
+    /// Chinese, Japanese) are added by the next read (search, match check, highlight or
+    /// snapshot), up to 64 records; `update(_:)` does the same.
+    ///
     /// - Returns: The new record's handle.
     /// - Throws: `SiftError.duplicateID`, `.positionOutOfRange`, or an ICU failure; the index is
     ///   unchanged when it throws.

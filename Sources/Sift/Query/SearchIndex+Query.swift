@@ -34,7 +34,9 @@ extension SearchIndex {
     /// - Throws: `SiftError.unknownScope`, an ICU failure, or `CancellationError`.
     /// - Complexity: O(*n*) in the folded size of the searched fields for a full scan; O(*k*) in
     ///   the size of the *k* candidate records when narrowing; O(1) per field on a cache hit; plus
-    ///   O(*m* log *m*) to order *m* results.
+    ///   O(*m* log *m*) to order *m* results; plus, after single-record edits of Thai, Chinese,
+    ///   Japanese and other dictionary-segmented text, the word starts they left out (at most 64
+    ///   records').
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
