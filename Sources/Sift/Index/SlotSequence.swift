@@ -70,8 +70,8 @@ struct SlotSequence {
             ascending = RankedBitset(words: words)
             words = []
             convertToBlocks()
-            appendInBlocks(slot)
-            while let slot = iterator.next() { appendInBlocks(slot) }
+            append(slot, fillingBlocksTo: Self.bulkBlock)
+            while let slot = iterator.next() { append(slot, fillingBlocksTo: Self.bulkBlock) }
             return
         }
         ascending = RankedBitset(words: words)
@@ -122,16 +122,18 @@ struct SlotSequence {
         return block
     }
 
-    /// Appends a slot in blocks, filling the last block up to `bulkBlock` entries.
-    private mutating func appendInBlocks(_ slot: Int32) {
+    /// Appends a slot in blocks: to the last block while it holds fewer than `limit` entries (a
+    /// building sequence fills blocks to `bulkBlock`; appends fill them to `maximumBlock`, so that
+    /// appended runs do not leave every block split in half), else to a new block.
+    private mutating func append(_ slot: Int32, fillingBlocksTo limit: Int) {
         setLabel(of: slot, to: appendLabel())
-        if let last = blocks.indices.last, blocks[last].count < Self.bulkBlock {
+        if let last = blocks.indices.last, blocks[last].count < limit {
             blocks[last].append(slot)
             sizeTree.add(1, to: last)
             count += 1
         } else {
             var block: [Int32] = []
-            block.reserveCapacity(Self.bulkBlock)
+            block.reserveCapacity(limit)
             block.append(slot)
             appendBlock(block)
         }
@@ -339,7 +341,7 @@ struct SlotSequence {
             convertToBlocks()
         }
         if blocks.isEmpty || position == count {
-            insertAtEnd(slot)
+            append(slot, fillingBlocksTo: Self.maximumBlock)
             return
         }
         var (block, offset) = locate(position)
@@ -360,19 +362,6 @@ struct SlotSequence {
         } else {
             setLabel(of: slot, to: 0)  // grows the table; the relabel writes the real label
             relabel(block: block)
-        }
-    }
-
-    /// Appends a slot: to the last block, or to a new one when that is full (so that appended
-    /// runs fill their blocks instead of leaving every block split in half).
-    private mutating func insertAtEnd(_ slot: Int32) {
-        setLabel(of: slot, to: appendLabel())
-        if let last = blocks.indices.last, blocks[last].count < Self.maximumBlock {
-            blocks[last].append(slot)
-            sizeTree.add(1, to: last)
-            count += 1
-        } else {
-            appendBlock([slot])
         }
     }
 
