@@ -77,8 +77,12 @@ struct SlotSequence {
         ascending = RankedBitset(words: words)
     }
 
+    /// Where fresh labels start: a quarter of the space is left below them for prepends, as
+    /// half is above them for appends.
+    private var firstLabelBase: UInt64 { labelLimit / 4 > spacing ? labelLimit / 4 - spacing : 0 }
+
     /// The label gap that fits about `count` entries in a quarter of the label space (the rest
-    /// is room for appends): 2^42 for a million.
+    /// is room for prepends and appends): 2^42 for a million.
     private func spacing(for count: Int) -> UInt64 {
         let bits = Int.bitWidth - (count + 1).leadingZeroBitCount
         return max(16, (labelLimit >> 2) >> UInt64(bits))
@@ -99,7 +103,7 @@ struct SlotSequence {
         let headroom = max(1024, slotCount / 64)
         labelOfSlot = [UInt64](repeating: Self.absent, count: slotCount + headroom)
         labelOfSlot.removeLast(headroom)
-        var label: UInt64 = 0
+        var label = firstLabelBase
         for start in stride(from: 0, to: slots.count, by: Self.bulkBlock) {
             let block = slots[start..<min(slots.count, start + Self.bulkBlock)]
             for slot in block {
@@ -149,9 +153,9 @@ struct SlotSequence {
 
     // MARK: Labels
 
-    /// The label of the last entry, or 0 when there is none.
+    /// The label of the last entry, or where fresh labels start when there is none.
     private var lastLabel: UInt64 {
-        guard let last = blocks.last?.last else { return 0 }
+        guard let last = blocks.last?.last else { return firstLabelBase }
         return labelOfSlot[Int(last)]
     }
 
@@ -223,7 +227,7 @@ struct SlotSequence {
     /// - Complexity: O(*n*).
     private mutating func relabelAll(room: Int) {
         spacing = spacing(for: 2 * (count + room))
-        var label: UInt64 = 0
+        var label = firstLabelBase
         for index in blocks.indices {
             for slot in blocks[index] {
                 label += spacing
