@@ -83,13 +83,13 @@ int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_sc
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);
 
-/// Writes the members of `bits` (ascending) to `out`. Returns how many.
 /// Sorts `values` by `keys` (ascending; keys distinct or not, the sort is stable), both `count`
 /// long, with an LSD radix sort over the keys' bytes that skips bytes every key shares; the
 /// scratch buffers hold `count` entries each. For ordering a sparse result by order labels.
 void sift_sort_by_key(uint64_t *_Nonnull keys, int32_t *_Nonnull values, uint64_t *_Nonnull keyScratch,
                       int32_t *_Nonnull valueScratch, size_t count);
 
+/// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 
 /// Instruction-set levels of the kernels.

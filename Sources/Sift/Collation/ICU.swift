@@ -113,29 +113,25 @@ final class ICUFolder {
 
     /// Folds a field's text and appends the result to a batch (no per-text allocations).
     ///
-    /// - Complexity: O(*n*) where *n* is the length of the text.
-    func fold(_ text: String, into batch: inout FoldedBatch) throws(SiftError) {
-        var text = text
-        var status: Int32 = 0
-        let count = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status) }
-        }
-        try append(count: count, status: status, to: &batch)
-    }
-
-    /// Folds a field's text for a single-record edit and appends it to a batch, as
-    /// `fold(_:into:)` does, except that a text ICU segments into words with a dictionary (Thai,
-    /// Lao, Khmer, Myanmar, Chinese, Japanese) gets no word starts: that segmentation misses the
-    /// cache all over a large dictionary, 5–25 µs a text. Returns whether it was left out.
+    /// With `deferringDictionaryWords` (single-record edits), a text ICU segments into words with
+    /// a dictionary (Thai, Lao, Khmer, Myanmar, Chinese, Japanese) gets no word starts: that
+    /// segmentation misses the cache all over a large dictionary, 5–25 µs a text. Returns whether
+    /// they were left out.
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.
-    func foldDeferringDictionaryWords(_ text: String, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
+    @discardableResult
+    func fold(_ text: String, into batch: inout FoldedBatch, deferringDictionaryWords: Bool = false) throws(SiftError)
+        -> Bool
+    {
         var text = text
         var status: Int32 = 0
         var deferred: Int32 = 0
         let count = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) {
-                sift_folder_fold_deferring_dictionary_words(handle, $0.baseAddress, Int32($0.count), &deferred, &status)
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                deferringDictionaryWords
+                    ? sift_folder_fold_deferring_dictionary_words(
+                        handle, chars.baseAddress, Int32(chars.count), &deferred, &status)
+                    : sift_folder_fold(handle, chars.baseAddress, Int32(chars.count), &status)
             }
         }
         try append(count: count, status: status, to: &batch)

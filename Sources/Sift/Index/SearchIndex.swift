@@ -310,11 +310,22 @@ public final class SearchIndex {
 
     /// Folds a record's search fields with the given folders (one per folding), appending one
     /// folded text per (folding, field) to `batch`. Reads the index, changes nothing: safe to run on
-    /// several threads at once with distinct folders and batches.
-    func fold(_ record: Record, folders: [ICUFolder], into batch: inout FoldedBatch) throws(SiftError) {
+    /// several threads at once with distinct folders and batches. With `deferringDictionaryWords`
+    /// (see `ICUFolder.fold(_:into:deferringDictionaryWords:)`), returns whether any text's word
+    /// starts were left out.
+    @discardableResult
+    func fold(_ record: Record, folders: [ICUFolder], into batch: inout FoldedBatch, deferringDictionaryWords: Bool = false)
+        throws(SiftError) -> Bool
+    {
+        var deferred = false
         for folder in folders {
-            for field in configuration.searchFields { try folder.fold(record.fields[field] ?? "", into: &batch) }
+            for field in configuration.searchFields {
+                if try folder.fold(record.fields[field] ?? "", into: &batch, deferringDictionaryWords: deferringDictionaryWords) {
+                    deferred = true
+                }
+            }
         }
+        return deferred
     }
 
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
@@ -332,27 +343,18 @@ public final class SearchIndex {
         return slot
     }
 
-    /// Folds a record's search fields for a single-record edit, as `fold(_:folders:into:)` does
-    /// with the index's folders, but leaving out the word starts of dictionary-segmented text.
-    /// Returns whether it left any out: the caller lists the slot in `slotsAwaitingWordStarts`.
     /// Up to this many slots wait for word starts; edits past it fold in full, so that the
     /// next read adds at most this many records' word starts (about 1–2 ms).
     static let maximumSlotsAwaitingWordStarts = 64
 
+    /// Folds a record's search fields for a single-record edit with the index's folders, leaving
+    /// out the word starts of dictionary-segmented text while fewer than
+    /// `maximumSlotsAwaitingWordStarts` slots wait. Returns whether it left any out: the caller
+    /// lists the slot in `slotsAwaitingWordStarts`.
     func foldForEdit(_ record: Record, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
-        guard slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts else {
-            try fold(record, folders: foldings.map(\.folder), into: &batch)
-            return false
-        }
-        var deferred = false
-        for folding in foldings {
-            for field in configuration.searchFields {
-                if try folding.folder.foldDeferringDictionaryWords(record.fields[field] ?? "", into: &batch) {
-                    deferred = true
-                }
-            }
-        }
-        return deferred
+        try fold(
+            record, folders: foldings.map(\.folder), into: &batch,
+            deferringDictionaryWords: slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts)
     }
 
     /// Adds the word starts that single-record edits left out (Thai, Chinese, Japanese and other

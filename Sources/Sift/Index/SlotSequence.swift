@@ -205,11 +205,10 @@ struct SlotSequence {
     /// - Complexity: O(*k*) for a block of *k* entries (O(*n*) in the rare second case).
     private mutating func relabel(block: Int) {
         let low = label(before: block, 0)
-        let isLast = block + 1 == blocks.count
-        let room = (isLast ? labelLimit : firstLabels[block + 1]) - low
-        var step = room / UInt64(blocks[block].count + 1)
+        let high = label(at: block, blocks[block].count)
+        var step = (high - low) / UInt64(blocks[block].count + 1)
         // The last block keeps the usual gaps: the rest of the space is for appends.
-        if isLast { step = min(step, spacing) }
+        if high == labelLimit { step = min(step, spacing) }
         guard step >= 16 else {
             relabelAll(room: 0)
             return
