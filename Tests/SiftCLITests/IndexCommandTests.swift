@@ -3,38 +3,38 @@ import Testing
 
 @Suite("sift index and snapshots")
 struct IndexCommandTests {
-    @Test func aSnapshotAnswersLikeItsDataFile() throws {
+    @Test func aSnapshotAnswersLikeItsDataFile() async throws {
         let data = try Run.file("cities.csv", "id,name,continent\nb1,Straße,EU\nb2,Strasbourg,EU\nb3,São Paulo,SA\n")
         let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
-        let index = try Run.sift(["index", data, "--locale", "de", "--id", "id", "-o", snapshot])
+        let index = try await Run.sift(["index", data, "--locale", "de", "--id", "id", "-o", snapshot])
         #expect(index.status == 0)
         #expect(index.stdout.hasPrefix("indexed 3 records (name, continent)"))
         for query in ["strasse", "stras", "sa"] {
-            let fromSnapshot = try Run.sift(["query", snapshot, query, "--format", "json"])
-            let fromFile = try Run.sift(["query", data, query, "--locale", "de", "--id", "id", "--format", "json"])
+            let fromSnapshot = try await Run.sift(["query", snapshot, query, "--format", "json"])
+            let fromFile = try await Run.sift(["query", data, query, "--locale", "de", "--id", "id", "--format", "json"])
             #expect(fromSnapshot.status == 0)
             #expect(fromSnapshot.stdout == fromFile.stdout)
         }
-        let text = try Run.sift(["query", snapshot, "strasse"])
+        let text = try await Run.sift(["query", snapshot, "strasse"])
         #expect(text.stdout.contains("in \(data)"))  // reports the data file it was built from
     }
 
-    @Test func snapshotErrorsAreOneLine() throws {
+    @Test func snapshotErrorsAreOneLine() async throws {
         let data = try Run.file("c.tsv", "name\nParis\n")
         let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
-        #expect(try Run.sift(["index", data, "-o", snapshot]).status == 0)
-        let conflicting = try Run.sift(["query", snapshot, "p", "--locale", "es"])
+        #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)
+        let conflicting = try await Run.sift(["query", snapshot, "p", "--locale", "es"])
         #expect(conflicting.status == 1)
         #expect(conflicting.stderr.contains("--locale cannot change an index snapshot"))
         // Damage the snapshot: one clear line, no crash.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot))
         bytes[bytes.count - 3] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: snapshot))
-        let damaged = try Run.sift(["query", snapshot, "p"])
+        let damaged = try await Run.sift(["query", snapshot, "p"])
         #expect(damaged.status == 1)
         #expect(damaged.stderr.split(separator: "\n").count == 1)
         #expect(damaged.stderr.contains("corrupted: checksum mismatch"))
         try bytes.prefix(40).write(to: URL(fileURLWithPath: snapshot))
-        #expect(try Run.sift(["query", snapshot, "p"]).stderr.contains("truncated"))
+        #expect(try await Run.sift(["query", snapshot, "p"]).stderr.contains("truncated"))
     }
 }

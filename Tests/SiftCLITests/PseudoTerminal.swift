@@ -106,7 +106,7 @@ final class PseudoTerminal {
     /// arrives in several reads, and a half-read frame is not what the user sees.
     @discardableResult
     func waitForScreen(
-        _ what: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation,
         until condition: (Screen) -> Bool
     ) -> Screen {
         let deadline = Date().addingTimeInterval(timeout)
@@ -123,7 +123,7 @@ final class PseudoTerminal {
     }
 
     /// Waits for the process to exit (reading its last output meanwhile); nil on timeout.
-    func waitForExit(timeout: Double = 5) -> Int32? {
+    func waitForExit(timeout: Double = 120) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             var status: Int32 = 0

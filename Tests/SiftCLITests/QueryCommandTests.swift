@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `sift` executable and captures its output.
-struct Run {
+struct Run: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
@@ -13,12 +14,34 @@ struct Run {
         .deletingLastPathComponent()
     static let cities = packageRoot.appendingPathComponent("Data/cities.tsv").path
 
-    /// Runs `sift` with `arguments`, feeding it `stdin`; a run that takes longer than `timeout`
-    /// seconds is killed (and reported), so that a hang fails the test instead of the CI job.
+    /// Runs `sift` (or another executable) with `arguments`, feeding it `stdin`, and returns what
+    /// it printed.
+    ///
+    /// The process is waited for on a thread of its own, so a test waiting for it holds none of
+    /// Swift concurrency's cooperative threads (two on a 2-core machine) that other tests need.
+    /// Standard output and standard error are read at the same time, so neither pipe can fill up
+    /// and stall the process. A run still going after `timeout` seconds is killed and reported:
+    /// that limit only turns a hang into a failure, far above any real run.
     static func sift(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-        currentDirectory: String? = nil, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> Run {
+        currentDirectory: String? = nil, executable: URL = Run.executable, timeout: Double = 600,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Run {
+        let outcome = await onDedicatedThread { () -> Result<(Run, timedOut: Bool), any Error> in
+            Result { try runBlocking(arguments, stdin: stdin, environment: environment,
+                                     currentDirectory: currentDirectory, executable: executable, timeout: timeout) }
+        }
+        let (run, timedOut) = try outcome.get()
+        if timedOut {
+            Issue.record("sift \(arguments.joined(separator: " ")) did not finish in \(timeout) s", sourceLocation: sourceLocation)
+        }
+        return run
+    }
+
+    private static func runBlocking(
+        _ arguments: [String], stdin: String?, environment: [String: String], currentDirectory: String?,
+        executable: URL, timeout: Double
+    ) throws -> (Run, timedOut: Bool) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -32,20 +55,32 @@ struct Run {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        let killed = Mutex(false)
+        let watchdog = DispatchWorkItem {
+            if process.isRunning {
+                killed.withLock { $0 = true }
+                process.terminate()
+            }
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
+        let errData = Mutex(Data())
+        let errRead = DispatchSemaphore(value: 0)
+        Thread(block: {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+            errRead.signal()
+        }).start()
         // Scripts are far smaller than a pipe's buffer: written at once, then the output is read.
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        errRead.wait()
         process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM {
-            Issue.record("sift \(arguments.joined(separator: " ")) did not finish in \(timeout) s", sourceLocation: sourceLocation)
-        }
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        let run = Run(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        return (run, killed.withLock { $0 })
     }
 
     /// Writes a temporary data file and returns its path.
@@ -58,17 +93,17 @@ struct Run {
 
 @Suite("sift query")
 struct QueryCommandTests {
-    @Test func textOutputHighlightsMatches() throws {
-        let run = try Run.sift(["query", Run.cities, "strasse", "--locale", "de", "--field", "name"])
+    @Test func textOutputHighlightsMatches() async throws {
+        let run = try await Run.sift(["query", Run.cities, "strasse", "--locale", "de", "--field", "name"])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("3 matches for \"strasse\""))
         #expect(run.stdout.contains("Land[straße]"))
         #expect(run.stderr.isEmpty)
     }
 
-    @Test func jsonOutputHasRowsIdsAndUTF16Ranges() throws {
+    @Test func jsonOutputHasRowsIdsAndUTF16Ranges() async throws {
         let path = try Run.file("names.tsv", "name\tcode\n😀 Zürich\tCH\nZurich\tUS\nBern\tCH\n")
-        let run = try Run.sift(["query", path, "zurich", "--format", "json"])
+        let run = try await Run.sift(["query", path, "zurich", "--format", "json"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines == [
@@ -78,16 +113,16 @@ struct QueryCommandTests {
         for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
     }
 
-    @Test func localeDecidesWhetherNinoFindsNino() throws {
+    @Test func localeDecidesWhetherNinoFindsNino() async throws {
         let path = try Run.file("n.csv", "id,name\na,El niño\nb,Nino\n")
-        let spanish = try Run.sift(["query", path, "nino", "--locale", "es", "--id", "id", "--format", "json"])
+        let spanish = try await Run.sift(["query", path, "nino", "--locale", "es", "--id", "id", "--format", "json"])
         #expect(spanish.stdout.split(separator: "\n").count == 1)
-        let english = try Run.sift(["query", path, "nino", "--locale", "en", "--id", "id", "--format", "json"])
+        let english = try await Run.sift(["query", path, "nino", "--locale", "en", "--id", "id", "--format", "json"])
         #expect(english.stdout.split(separator: "\n").count == 2)
         #expect(english.stdout.contains(#""id": "a""#))
     }
 
-    @Test func jsonLinesInputSortModesAndScopes() throws {
+    @Test func jsonLinesInputSortModesAndScopes() async throws {
         let path = try Run.file("c.jsonl", """
             {"name": "Ñuñoa", "continent": "SA"}
             {"name": "Nuuk", "continent": "NA"}
@@ -98,14 +133,14 @@ struct QueryCommandTests {
             run.stdout.split(separator: "\n").map { String($0.split(separator: ",")[0]) }
         }
         // Spanish sorts Ñ after N; root sorts Ñuñoa with N (ñ ~ n) and so before Nuuk.
-        let spanish = try Run.sift(["query", path, "u", "--locale", "es", "--sort", "name", "--field", "name", "--format", "json"])
+        let spanish = try await Run.sift(["query", path, "u", "--locale", "es", "--sort", "name", "--field", "name", "--format", "json"])
         #expect(rows(spanish) == [#"{"row": 2"#, #"{"row": 1"#])
-        let root = try Run.sift(["query", path, "u", "--sort", "name", "--field", "name", "--format", "json"])
+        let root = try await Run.sift(["query", path, "u", "--sort", "name", "--field", "name", "--format", "json"])
         #expect(rows(root) == [#"{"row": 1"#, #"{"row": 2"#])
-        let europe = try Run.sift(["query", path, "n", "--field", "name", "--scope", "Europe=name:continent=EU", "--format", "json"])
+        let europe = try await Run.sift(["query", path, "n", "--field", "name", "--scope", "Europe=name:continent=EU", "--format", "json"])
         #expect(europe.stdout.split(separator: "\n").count == 1)
         #expect(europe.stdout.contains("\"row\": 4"))
-        let prefix = try Run.sift(["query", path, "os", "--mode", "prefix", "--format", "json"])
+        let prefix = try await Run.sift(["query", path, "os", "--mode", "prefix", "--format", "json"])
         #expect(prefix.stdout.split(separator: "\n").count == 1)
     }
 
@@ -118,20 +153,28 @@ struct QueryCommandTests {
         ("f.tsv", "name\nParis\n", ["--mode", "fuzzy"], "'fuzzy' is invalid"),
         ("f.tsv", "name\nParis\n", ["--scope", "name:nope=1"], "unknown category field 'nope'"),
     ])
-    func errorsAreOneClearLineAndExitNonZero(name: String, contents: String, options: [String], message: String) throws {
+    func errorsAreOneClearLineAndExitNonZero(name: String, contents: String, options: [String], message: String) async throws {
         let path = name == "missing.tsv" ? "/nonexistent/missing.tsv" : try Run.file(name, contents)
-        let run = try Run.sift(["query", path, "x"] + options)
+        let run = try await Run.sift(["query", path, "x"] + options)
         #expect(run.status != 0)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
-    @Test func invalidUTF8NamesLineAndField() throws {
+    @Test func invalidUTF8NamesLineAndField() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-bad-\(UUID().uuidString).tsv")
         try Data([0x6E, 0x61, 0x6D, 0x65, 0x0A, 0x50, 0xFF, 0x0A]).write(to: url)
-        let run = try Run.sift(["query", url.path, "p"])
+        let run = try await Run.sift(["query", url.path, "p"])
         #expect(run.status == 1)
         #expect(run.stderr.contains(":2: field 'name': invalid UTF-8"))
+    }
+}
+
+/// Runs `body` on a new thread of its own, off Swift concurrency's cooperative pool, and
+/// returns its result: for work that blocks, such as waiting for a process.
+func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread(block: { continuation.resume(returning: body()) }).start()
     }
 }

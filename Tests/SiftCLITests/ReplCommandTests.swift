@@ -5,8 +5,8 @@ import Testing
 /// scopes from the command line.
 @Suite("sift repl: line mode commands")
 struct ReplCommandTests {
-    @Test func statsHasTheOnlyTimingsHelpListsEveryCommandAndQuitStops() throws {
-        let output = try Repl.transcript(["zü", ":stats", ":help", ":quit", "pa"])
+    @Test func statsHasTheOnlyTimingsHelpListsEveryCommandAndQuitStops() async throws {
+        let output = try await Repl.transcript(["zü", ":stats", ":help", ":quit", "pa"])
         let lines = output.split(separator: "\n").map(String.init)
         let stats = try #require(lines.firstIndex(of: "> :stats"))
         #expect(lines[stats + 1] == "records: 10 · original table: 10 rows in 8 sections · results table: 1 row")
@@ -34,8 +34,8 @@ struct ReplCommandTests {
     /// The REPL keeps its own copy of the records, in original order, to re-index them when the
     /// configuration changes: after edits through both tables it must equal the controller's
     /// index, which the original table in file order shows.
-    @Test func reindexingAfterEditsKeepsEveryEdit() throws {
-        let run = try Repl.run([
+    @Test func reindexingAfterEditsKeepsEveryEdit() async throws {
+        let run = try await Repl.run([
             ":sort none", "pa", ":move 3 1", ":insert 2 name=Palma country=España", ":update 1 name=Lyon",
             ":delete 4", ":cancel", ":move 9 2", ":insert 1 name=Aachen", ":delete 10", ":insert name=Zwolle",
             ":original", ":strength primary", ":original",
@@ -54,8 +54,8 @@ struct ReplCommandTests {
         ])
     }
 
-    @Test func scopesFromTheCommandLineComeAfterAll() throws {
-        let output = try Repl.transcript(
+    @Test func scopesFromTheCommandLineComeAfterAll() async throws {
+        let output = try await Repl.transcript(
             [":scopes", "pa", ":scope 3"], files: ["cities.tsv": Repl.cities], file: "cities.tsv",
             options: [
                 "--id", "id", "--field", "name", "--field", "country", "--scope", "Name=name",
@@ -85,10 +85,10 @@ struct ReplCommandTests {
 /// Starting the REPL: the bundled dataset, description files, snapshots and startup errors.
 @Suite("sift repl: starting")
 struct ReplStartTests {
-    @Test func siftAloneOpensTheBundledCitiesFromAnyDirectory() throws {
+    @Test func siftAloneOpensTheBundledCitiesFromAnyDirectory() async throws {
         // From a directory without Data/: found beside the executable's build directory.
         let elsewhere = try Repl.directory([:])
-        let run = try Run.sift(["--line"], stdin: "zürich\n:scopes\n", environment: ["COLUMNS": "100"], currentDirectory: elsewhere)
+        let run = try await Run.sift(["--line"], stdin: "zürich\n:scopes\n", environment: ["COLUMNS": "100"], currentDirectory: elsewhere)
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix(
@@ -103,41 +103,32 @@ struct ReplStartTests {
         #expect(country.split(separator: " ") == ["3", "Country", "country_name,", "country_code", "-", "2", "0"])
     }
 
-    @Test func withoutTheBundledDataTheErrorSaysHowToGiveAFile() throws {
+    @Test func withoutTheBundledDataTheErrorSaysHowToGiveAFile() async throws {
         // A copy of the executable, away from the package.
         let directory = try Repl.directory([:])
         let copy = directory + "/sift"
         try FileManager.default.copyItem(atPath: Run.executable.path, toPath: copy)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: copy)
-        process.arguments = ["--line"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let error = Pipe()
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let run = try await Run.sift(["--line"], currentDirectory: directory, executable: URL(fileURLWithPath: copy))
+        let message = run.stderr
+        #expect(run.status == 1)
         #expect(message.split(separator: "\n").count == 1)
         #expect(message.hasPrefix("sift: cannot find the bundled dataset Data/cities.tsv"))
         #expect(message.hasSuffix("give a file: sift repl FILE\n"))
     }
 
-    @Test func theDescriptionFileIsReadAndOptionsOverrideIt() throws {
+    @Test func theDescriptionFileIsReadAndOptionsOverrideIt() async throws {
         // --locale overrides the description; --field replaces its fields and so its scopes.
-        let spanish = try Repl.transcript([":scopes", "ñ"], options: ["--locale", "es", "--show", "name"])
+        let spanish = try await Repl.transcript([":scopes", "ñ"], options: ["--locale", "es", "--show", "name"])
         #expect(spanish.hasPrefix(
             "10 records from cities.tsv · described by cities.sift.json · searching name, country · es, primary, contains"))
         #expect(spanish.hasSuffix("\"ñ\" in All: 2 results · All 2 · Name 1 · Country - · Europe 1 · Asia 0\n#  name\n1  [Ñ]u[ñ]oa\n2  Pamplona\n"))
-        let fields = try Repl.transcript([":scopes"], options: ["--field", "name"])
+        let fields = try await Repl.transcript([":scopes"], options: ["--field", "name"])
         #expect(fields.contains("searching name · root"))
         #expect(fields.hasSuffix("> :scopes\n   #  scope  searches  category  min  count\n*  1  All    name      -         1    -\n"))
         // --no-description ignores it; --description names another one.
-        let plain = try Repl.transcript([], options: ["--no-description"])
+        let plain = try await Repl.transcript([], options: ["--no-description"])
         #expect(plain == "10 records from cities.tsv · searching name, country, continent · root, primary, contains · type a search, or :help\n")
-        let other = try Repl.transcript(
+        let other = try await Repl.transcript(
             [], files: ["cities.tsv": Repl.cities, "other.json": #"{"fields": ["country"], "mode": "prefix"}"#],
             options: ["--description", "other.json"])
         #expect(other == "10 records from cities.tsv · described by other.json · searching country · root, primary, prefix · type a search, or :help\n")
@@ -164,8 +155,8 @@ struct ReplStartTests {
         (#"["name"]"#, "expected a JSON object"),
         (#"{"fields": "#, "invalid JSON in the description file"),
     ])
-    func descriptionErrorsNameTheFileAndTheKey(description: String, message: String) throws {
-        let run = try Repl.run([], files: ["cities.tsv": Repl.cities, "cities.sift.json": description])
+    func descriptionErrorsNameTheFileAndTheKey(description: String, message: String) async throws {
+        let run = try await Repl.run([], files: ["cities.tsv": Repl.cities, "cities.sift.json": description])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.split(separator: "\n").count == 1)
@@ -183,23 +174,23 @@ struct ReplStartTests {
         (["cities.tsv", "--min-length", "0"], "sift: --min-length must be at least 1"),
         (["cities.tsv", "--mode", "fuzzy"], "sift: The value 'fuzzy' is invalid for '--mode <mode>'"),
     ])
-    func startupErrorsAreOneLine(arguments: [String], message: String) throws {
+    func startupErrorsAreOneLine(arguments: [String], message: String) async throws {
         let directory = try Repl.directory(["cities.tsv": Repl.cities])
-        let run = try Run.sift(["repl", "--line"] + arguments, stdin: "", currentDirectory: directory)
+        let run = try await Run.sift(["repl", "--line"] + arguments, stdin: "", currentDirectory: directory)
         #expect(run.status != 0)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(run.stderr.hasPrefix(message), "\(run.stderr)")
     }
 
-    @Test func aSnapshotOpensInPlaceOfTheFile() throws {
+    @Test func aSnapshotOpensInPlaceOfTheFile() async throws {
         let directory = try Repl.directory(["cities.tsv": Repl.cities])
-        let index = try Run.sift(
+        let index = try await Run.sift(
             ["index", "cities.tsv", "--id", "id", "--field", "name", "--field", "country", "--sort", "name", "-o", "cities.siftidx"],
             currentDirectory: directory)
         #expect(index.status == 0)
         let script = "pa\n:original\n:locale es\nñ\n:insert name=Pasto country=Colombia\n:original\n"
-        let run = try Run.sift(
+        let run = try await Run.sift(
             ["repl", "cities.siftidx", "--line", "--show", "name", "--page-size", "3"], stdin: script,
             environment: ["COLUMNS": "80"], currentDirectory: directory)
         #expect(run.stderr.isEmpty)
@@ -244,7 +235,7 @@ struct ReplStartTests {
             Ñ  3  [Ñ]u[ñ]oa
             """)
         // Options that would change the snapshot's index are refused, as with sift query.
-        let refused = try Run.sift(["repl", "cities.siftidx", "--line", "--locale", "de"], stdin: "", currentDirectory: directory)
+        let refused = try await Run.sift(["repl", "cities.siftidx", "--line", "--locale", "de"], stdin: "", currentDirectory: directory)
         #expect(refused.status == 1)
         #expect(refused.stderr == "sift: cities.siftidx: --locale cannot change an index snapshot (rebuild it with 'sift index')\n")
     }

@@ -7,8 +7,8 @@ import Testing
 @Suite("sift repl: line mode transcripts")
 struct ReplLineModeTests {
     /// Plain lines search; :scopes lists the scopes with their badges; :scope selects by name, number or any case; below a scope's minimum length the state is "too short" and the results table holds every record; "::" searches for a leading colon; an empty line shows every record of the scope.
-    @Test func searchingScopesAndTheTooShortState() throws {
-        let transcript = try Repl.transcript(
+    @Test func searchingScopesAndTheTooShortState() async throws {
+        let transcript = try await Repl.transcript(
             ["pa", "quebec", "日本", ":scopes", ":scope Country", "p", "fr", ":scope 4", ":scope asia", "::x", ""], options: ["--page-size", "3"])
         expectTranscript(
             transcript,
@@ -69,8 +69,8 @@ struct ReplLineModeTests {
     }
 
     /// :type appends keystrokes one at a time and :back removes them, printing the state after each, through the too-short threshold of the Country scope.
-    @Test func typeAndBackspaceOneKeystrokeAtATime() throws {
-        let transcript = try Repl.transcript(
+    @Test func typeAndBackspaceOneKeystrokeAtATime() async throws {
+        let transcript = try await Repl.transcript(
             [":type zür", ":back", ":back 5", ":scope Country", ":type fra", ":back 2", ":cancel"], options: ["--page-size", "2"])
         expectTranscript(
             transcript,
@@ -104,8 +104,8 @@ struct ReplLineModeTests {
     }
 
     /// :original shows the sorted original table with its section titles and section index; :results shows the results table; both page through with PAGE.
-    @Test func originalAndResultsTablesPageByPage() throws {
-        let transcript = try Repl.transcript(
+    @Test func originalAndResultsTablesPageByPage() async throws {
+        let transcript = try await Repl.transcript(
             [":original", ":original 3", "a", ":results 2", ":cancel", ":results"], options: ["--page-size", "4"])
         expectTranscript(
             transcript,
@@ -148,8 +148,8 @@ struct ReplLineModeTests {
     }
 
     /// With --on-submit typing waits for :submit (the results table keeps the previous answer); :cancel ends the search and keeps the scope; :trigger switches back to searching as you type.
-    @Test func submitOnlyModeAndCancel() throws {
-        let transcript = try Repl.transcript(
+    @Test func submitOnlyModeAndCancel() async throws {
+        let transcript = try await Repl.transcript(
             ["pa", ":submit", "zü", ":scope Europe", ":submit", ":cancel", ":trigger as-you-type", "zü"], options: ["--on-submit", "--page-size", "3"])
         expectTranscript(
             transcript,
@@ -192,8 +192,8 @@ struct ReplLineModeTests {
     }
 
     /// :min, :mode, :locale, :strength, :sort and :order re-index the records and put the search back: Spanish ñ is its own letter, secondary strength keeps accents, prefix and words modes, ranked results.
-    @Test func configurationCommandsReindex() throws {
-        let transcript = try Repl.transcript(
+    @Test func configurationCommandsReindex() async throws {
+        let transcript = try await Repl.transcript(
             ["n", ":min 2", ":scope Name", ":mode prefix", ":mode words", "pau s", ":mode contains", ":min 1", ":locale es", "n", ":locale root", ":strength secondary", "sao", ":strength primary", "sao", ":sort country", ":cancel", ":original", ":sort none", ":original", ":order ranked", "p"], options: ["--page-size", "4"])
         expectTranscript(
             transcript,
@@ -314,8 +314,8 @@ struct ReplLineModeTests {
     }
 
     /// In 40 columns, cells are cut by display width with the match kept in sight: CJK and emoji take two columns, a decomposed é one.
-    @Test func wideCharactersLineUpInNarrowColumns() throws {
-        let transcript = try Repl.transcript(
+    @Test func wideCharactersLineUpInNarrowColumns() async throws {
+        let transcript = try await Repl.transcript(
             [":insert name=\"Rivière-des-Prairies–Pointe-aux-Trembles\" country=Canada", ":insert name=\"東京都千代田区丸の内一丁目\" country=日本", ":insert name=\"🍕🍝🍷 Trattoria della Nonna\" country=Italia", "tre", "千代田", ":cancel", ":original"], options: ["--show", "name", "--show", "country"], columns: 40)
         expectTranscript(
             transcript,
@@ -361,8 +361,8 @@ struct ReplLineModeTests {
     }
 
     /// :insert, :delete, :move and :update act on the row numbers of the table on display: the original table with no search, the results table during one. Each reports where the record was and is, and the badges follow.
-    @Test func editsThroughTheVisibleTable() throws {
-        let transcript = try Repl.transcript(
+    @Test func editsThroughTheVisibleTable() async throws {
+        let transcript = try await Repl.transcript(
             [":insert name=\"Puebla de Zaragoza\" country=México continent=NA", ":insert 1 id=99 name=Aachen country=Deutschland continent=EU", ":delete 3", ":original", "pa", ":update 1 name=Lyon", ":update 1 population=", ":move 3 1", ":insert 2 name=Palma country=España continent=EU", ":delete 1", ":results", ":cancel", ":original"], options: ["--page-size", "12"])
         expectTranscript(
             transcript,
@@ -440,8 +440,8 @@ struct ReplLineModeTests {
     }
 
     /// Every bad command or argument prints one error line; nothing changes and the next input works.
-    @Test func badCommandsPrintOneErrorLineAndTheReplGoesOn() throws {
-        let transcript = try Repl.transcript(
+    @Test func badCommandsPrintOneErrorLineAndTheReplGoesOn() async throws {
+        let transcript = try await Repl.transcript(
             [":", ":bogus", ":type", ":back", ":back x", ":scope", ":scope Mars", ":scope 0", ":scopes x", ":min 0", ":min", ":mode fuzzy", ":locale", ":locale klingon", ":strength loud", ":sort nope", ":order random", ":trigger sometimes", ":original x", ":original 9", ":insert", ":insert name", ":insert nope=1", ":insert id=1 name=Dup", ":insert name=A name=B", ":insert 50 name=X", ":delete", ":delete 0", ":delete 11", ":move 1", ":move 1 99", ":update 1", ":update 1 nope=2", ":update 1 id=7", ":update x name=y", ":stats now", "zü"])
         expectTranscript(
             transcript,

@@ -4,7 +4,7 @@ import Testing
 @testable import SiftTool
 
 /// Live mode, through a pseudo-terminal: keys in, screens out.
-@Suite("sift repl: live mode on a terminal", .timeLimit(.minutes(1)))
+@Suite("sift repl: live mode on a terminal", .timeLimit(.minutes(10)))
 struct ReplLiveTests {
     static let escape = "\u{1B}"
     static let highlight = "\u{1B}[1;7m"

@@ -53,9 +53,9 @@ enum Repl {
         _ script: [String], files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
         file: String = "cities.tsv", options: [String] = [], columns: Int = 80,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> Run {
+    ) async throws -> Run {
         let directory = try directory(files)
-        return try Run.sift(
+        return try await Run.sift(
             ["repl", file, "--line"] + options, stdin: script.map { $0 + "\n" }.joined(),
             environment: ["COLUMNS": String(columns)], currentDirectory: directory, sourceLocation: sourceLocation)
     }
@@ -65,8 +65,8 @@ enum Repl {
         _ script: [String], files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
         file: String = "cities.tsv", options: [String] = [], columns: Int = 80,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws -> String {
-        let run = try run(script, files: files, file: file, options: options, columns: columns, sourceLocation: sourceLocation)
+    ) async throws -> String {
+        let run = try await run(script, files: files, file: file, options: options, columns: columns, sourceLocation: sourceLocation)
         #expect(run.status == 0, sourceLocation: sourceLocation)
         #expect(run.stderr.isEmpty, "\(run.stderr)", sourceLocation: sourceLocation)
         return run.stdout

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Sift
 
-@Suite("Controller: edits through either table, with exact change sets")
+@Suite("Controller: edits through either table, with exact change sets", .timeLimit(.minutes(10)))
 struct ControllerEditingTests {
     let configuration = ControllerFixtures.indexConfiguration()
 
@@ -136,7 +136,7 @@ struct ControllerEditingTests {
         let controller = try SearchController(configuration: configuration, records: ControllerFixtures.records, source: source)
         let recorder = await UpdateRecorder(controller)
         let generation = controller.setText("pa")
-        try await waitUntil("the answer was computed") { source.log.count == 1 }
+        try await source.log.wait("the answer was computed") { $0.count == 1 }
         let pamplona = Record(id: "new", fields: ["name": "Pamplona"])
         try await controller.insert(pamplona, atOriginalPosition: 0)  // the actor is free: the source waits
         source.gate.open()

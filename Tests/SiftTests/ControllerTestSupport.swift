@@ -1,4 +1,4 @@
-import Clocks
+import Foundation
 import Synchronization
 import Testing
 
@@ -33,13 +33,98 @@ enum ControllerFixtures {
 
 // MARK: - Recording updates
 
-/// A thread-safe list, for logs written by sources and consumers.
+/// What a registering waiter does: wait, go on at once, or stop (cancelled before it registered).
+enum WaitOutcome { case wait, ready, cancelled }
+
+/// A thread-safe list, for logs written by sources and consumers, that a test can wait on.
+///
+/// Waiting suspends until the list grows; it never polls and has no deadline of its own, so a
+/// long parallel test run that starves the writer only delays the wait. A hang is caught by the
+/// suite's time limit, which cancels the waiting task.
 final class SharedList<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private struct State {
+        var elements: [Element] = []
+        var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var nextTicket = 0
+        var cancelled: Set<Int> = []
+    }
+
+    private let state = Mutex(State())
     init() {}
-    func append(_ element: Element) { storage.withLock { $0.append(element) } }
-    var elements: [Element] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
+
+    func append(_ element: Element) {
+        let waiters = state.withLock { state in
+            state.elements.append(element)
+            defer { state.waiters = [:] }
+            return state.waiters.values
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var elements: [Element] { state.withLock { $0.elements } }
+    var count: Int { state.withLock { $0.elements.count } }
+
+    /// Suspends until the list holds more than `count` elements.
+    private func grown(beyond count: Int) async throws {
+        let ticket = state.withLock { state in
+            defer { state.nextTicket += 1 }
+            return state.nextTicket
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> WaitOutcome in
+                    if state.cancelled.remove(ticket) != nil { return .cancelled }
+                    if state.elements.count > count { return .ready }
+                    state.waiters[ticket] = continuation
+                    return .wait
+                }
+                switch outcome {
+                case .wait: break
+                case .ready: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                let waiter = state.waiters.removeValue(forKey: ticket)
+                if waiter == nil { state.cancelled.insert(ticket) }
+                return waiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Waits until `condition` holds for the whole list, and returns the list then.
+    @discardableResult
+    func wait(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Element]) -> Bool
+    ) async throws -> [Element] {
+        while true {
+            let elements = self.elements
+            if condition(elements) { return elements }
+            do { try await grown(beyond: elements.count) } catch {
+                Issue.record("cancelled while waiting: \(what) never happened", sourceLocation: sourceLocation)
+                throw error
+            }
+        }
+    }
+
+    /// Waits for the first element at or after position `start` that satisfies `predicate`.
+    func first(
+        from start: Int = 0, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        where predicate: (Element) -> Bool
+    ) async throws -> Element {
+        var checked = start
+        while true {
+            let elements = self.elements
+            if checked < elements.count, let found = elements[checked...].first(where: predicate) { return found }
+            checked = max(checked, elements.count)
+            do { try await grown(beyond: elements.count) } catch {
+                Issue.record("cancelled while waiting: no \(what) arrived", sourceLocation: sourceLocation)
+                throw error
+            }
+        }
+    }
 }
 
 /// Collects every update of a controller, in the order the stream delivers them.
@@ -58,39 +143,22 @@ final class UpdateRecorder: Sendable {
     var all: [SearchUpdate] { updates.elements }
     var last: SearchUpdate? { updates.elements.last }
 
-    /// Waits for the first update at or after position `start` that satisfies `predicate`, without
-    /// letting real time matter: it only yields (and, with a test clock, re-runs its due sleepers,
-    /// for sleeps that registered right after an advance). A wall-clock limit only turns a hang
-    /// into a failure; it is generous (2 minutes) because on a 2-core machine the whole parallel
-    /// test run can starve these tasks for tens of seconds.
-    ///
-    /// - Parameter step: how far to advance the clock between looks (zero: only run due sleepers).
+    /// Waits for the first update at or after position `start` that satisfies `predicate`. It
+    /// suspends until updates arrive: no polling, no clock.
     @discardableResult
     func wait(
-        from start: Int = 0, sweeping clock: TestClock<Duration>? = nil, advancingBy step: Duration = .zero,
-        _ what: String = "update", sourceLocation: SourceLocation = #_sourceLocation,
+        from start: Int = 0, _ what: String = "update", sourceLocation: SourceLocation = #_sourceLocation,
         until predicate: (SearchUpdate) -> Bool
     ) async throws -> SearchUpdate {
-        let limit = ContinuousClock.now.advanced(by: .seconds(120))
-        while ContinuousClock.now < limit {
-            let updates = self.updates.elements
-            if start < updates.count, let found = updates[start...].first(where: predicate) { return found }
-            if let clock { await clock.advance(by: step) } else { await Task.yield() }
-        }
-        Issue.record("no \(what) arrived", sourceLocation: sourceLocation)
-        throw CancellationError()
+        try await updates.first(from: start, what, sourceLocation: sourceLocation, where: predicate)
     }
 
     /// Waits for the answer (or any settled state) of generation `generation`.
     @discardableResult
-    func settled(
-        _ generation: UInt64, sweeping clock: TestClock<Duration>? = nil, advancingBy step: Duration = .zero,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> SearchUpdate {
-        try await wait(
-            sweeping: clock, advancingBy: step, "settled update of generation \(generation)",
-            sourceLocation: sourceLocation
-        ) { $0.generation == generation && $0.state.isSettled }
+    func settled(_ generation: UInt64, sourceLocation: SourceLocation = #_sourceLocation) async throws -> SearchUpdate {
+        try await wait("settled update of generation \(generation)", sourceLocation: sourceLocation) {
+            $0.generation == generation && $0.state.isSettled
+        }
     }
 
     /// Waits until the recorder holds the controller's latest update.
@@ -98,19 +166,6 @@ final class UpdateRecorder: Sendable {
         let sequence = await controller.currentUpdate.sequence
         try await wait(from: 0, "update \(sequence)", sourceLocation: sourceLocation) { $0.sequence == sequence }
     }
-}
-
-/// Waits until a condition holds (polled with yields only).
-func waitUntil(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
-) async throws {
-    let limit = ContinuousClock.now.advanced(by: .seconds(120))
-    while ContinuousClock.now < limit {
-        if condition() { return }
-        await Task.yield()
-    }
-    Issue.record("\(what) never happened", sourceLocation: sourceLocation)
-    throw CancellationError()
 }
 
 // MARK: - Sources
@@ -128,11 +183,11 @@ struct RecordingSource: SearchSource {
     }
 }
 
-/// A "remote" source: answers from the index after a latency measured on a test clock, with the
-/// deadline fixed when the query arrives. It either stops when cancelled or (stubbornly) keeps
+/// A "remote" source: answers from the index after a latency measured on a manual clock, with
+/// the deadline fixed when the query arrives (before it logs "start"). It either stops when cancelled or (stubbornly) keeps
 /// going and answers anyway, late.
 struct LatencySource: SearchSource {
-    let clock: TestClock<Duration>
+    let clock: ManualClock
     let latency: @Sendable (Query) -> Duration
     var honoursCancellation = true
     var reportsProgress = false
@@ -163,26 +218,44 @@ struct LatencySource: SearchSource {
 }
 
 /// Spins synchronously on the controller's actor for one query text, until that query is
-/// superseded: a stand-in for a long scan of a big index.
+/// superseded: a stand-in for a long scan of a big index. It holds one of the cooperative pool's
+/// threads (two on a 2-core machine) until it sees a newer generation, so whatever supersedes it
+/// must not need a pool thread: `supersede(_:)` waits for the spin and types on a thread of its
+/// own.
 struct SpinningSource: SearchSource {
     let spinningText: String
     let log = SharedList<String>()
+    private let started = Gate()
+
+    init(spinningText: String) { self.spinningText = spinningText }
 
     func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
         -> SearchAnswer
     {
         if request.query.text == spinningText {
             log.append("spinning")
-            var spins = 0
-            let limit = ContinuousClock.now.advanced(by: .seconds(120))
-            while !request.isCancelled() {
-                spins += 1
-                if spins & 0xFFFF == 0 && ContinuousClock.now > limit { break }
-            }
-            log.append(request.isCancelled() ? "cancelled" : "gave up")
+            started.open()
+            while !request.isCancelled() {}
+            log.append("cancelled")
             try request.checkCancellation()
         }
         return SearchAnswer(try index.search(request.query, isCancelled: request.isCancelled))
+    }
+
+    /// Once the spin has started, runs `input` (a keystroke) on a dedicated thread, off the
+    /// cooperative pool, and returns its generation.
+    func supersede(_ input: @escaping @Sendable () -> UInt64) async -> UInt64 {
+        await started.wait()
+        return await onDedicatedThread(input)
+    }
+}
+
+/// Runs `body` on a new thread of its own, off Swift concurrency's cooperative pool, and
+/// returns its result: for work that blocks, or that must happen while every pool thread is busy.
+func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread(block: { continuation.resume(returning: body()) })
+        thread.start()
     }
 }
 

@@ -1,25 +1,24 @@
-import Clocks
 import Testing
 
 @testable import Sift
 
-/// Ordering, cancellation and debounce, made deterministic with an injected `TestClock`: time
+/// Ordering, cancellation and debounce, made deterministic with an injected `ManualClock`: time
 /// moves only when a test advances it, and tests wait for events (updates, log entries), never
 /// for real time.
-@Suite("Controller: debounce, cancellation and ordering on a test clock")
+@Suite("Controller: debounce, cancellation and ordering on a test clock", .timeLimit(.minutes(10)))
 struct ControllerTimingTests {
     let configuration = ControllerFixtures.indexConfiguration()
     let records = ControllerFixtures.records
 
     func controller(
         _ options: SearchController.Options = .init(), source: any SearchSource = LocalIndexSource(),
-        clock: TestClock<Duration>
+        clock: ManualClock
     ) throws -> SearchController {
         try SearchController(configuration: configuration, records: records, options: options, source: source, clock: clock)
     }
 
     @Test func debounceQueriesOnlyTheLastKeystrokeOnceTheIntervalHasPassed() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let source = RecordingSource()
         let controller = try controller(.init(debounce: .milliseconds(300)), source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
@@ -33,7 +32,7 @@ struct ControllerTimingTests {
         await clock.advance(by: .milliseconds(99))
         #expect(source.log.elements.isEmpty)  // 299 ms after the last keystroke: nothing ran
         await clock.advance(by: .milliseconds(1))
-        let answer = try await recorder.settled(generation, sweeping: clock)
+        let answer = try await recorder.settled(generation)
         #expect(answer.resultTitles == ["São Paulo"])
         #expect(source.log.elements == ["sao"])
         #expect(answer.timing == SearchTiming(waited: .milliseconds(300), searched: .zero, total: .milliseconds(300)))
@@ -44,7 +43,7 @@ struct ControllerTimingTests {
     }
 
     @Test func scopeChangesAndSubmitDoNotWaitForTheDebounce() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let source = RecordingSource()
         let controller = try controller(.init(debounce: .seconds(1)), source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
@@ -60,18 +59,18 @@ struct ControllerTimingTests {
 
     /// A remote query still waiting for its answer is cancelled by the next keystroke.
     @Test func aSupersededRemoteQueryIsCancelled() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let source = LatencySource(clock: clock, latency: { _ in .milliseconds(500) })
         let controller = try controller(source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
         let first = controller.setText("pa")
-        try await waitUntil("the first query started") { source.log.elements == ["start pa"] }
+        try await source.log.wait("the first query started") { $0 == ["start pa"] }
         let second = controller.setText("par")
-        try await waitUntil("the first query stopped and the second started") {
-            Set(source.log.elements) == ["start pa", "cancelled pa", "start par"]
+        try await source.log.wait("the first query stopped and the second started") {
+            Set($0) == ["start pa", "cancelled pa", "start par"]
         }
         await clock.advance(by: .milliseconds(500))
-        let answer = try await recorder.settled(second, sweeping: clock)
+        let answer = try await recorder.settled(second)
         #expect(answer.resultTitles == ["Paris", "Parma"])
         #expect(answer.timing?.searched == .milliseconds(500))
         #expect(source.log.count == 4 && source.log.elements.last == "answer par")
@@ -83,21 +82,21 @@ struct ControllerTimingTests {
     /// A stubborn remote source answers superseded queries anyway, and out of order: the newer
     /// query's answer first, the older one's later. The late answer is dropped.
     @Test func lateAnswersToSupersededQueriesNeverReachTheTables() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let source = LatencySource(
             clock: clock, latency: { $0.text == "pa" ? .milliseconds(300) : .milliseconds(100) },
             honoursCancellation: false)
         let controller = try controller(source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
         let first = controller.setText("pa")
-        try await waitUntil("the first query started") { source.log.elements == ["start pa"] }
+        try await source.log.wait("the first query started") { $0 == ["start pa"] }
         let second = controller.setText("pau")
-        try await waitUntil("the second query started") { source.log.elements.contains("start pau") }
+        try await source.log.wait("the second query started") { $0.contains("start pau") }
         await clock.advance(by: .milliseconds(100))
-        let answer = try await recorder.settled(second, sweeping: clock)
+        let answer = try await recorder.settled(second)
         #expect(answer.resultTitles == ["São Paulo", "Saint-Paul", "Pau"])
         await clock.advance(by: .milliseconds(200))
-        try await waitUntil("the first query answered, late") { source.log.elements.contains("answer pa") }
+        try await source.log.wait("the first query answered, late") { $0.contains("answer pa") }
         let latest = await controller.currentUpdate  // after the actor has dealt with the late answer
         #expect(latest.generation == second && latest.resultsQuery == Query("pau"))
         try await recorder.caughtUp(with: controller)
@@ -110,11 +109,12 @@ struct ControllerTimingTests {
     /// new keystroke arrives, although the keystroke cannot reach the busy actor.
     @Test func aRunningScanStopsWhenTheNextKeystrokeArrives() async throws {
         let source = SpinningSource(spinningText: "pa")
-        let controller = try controller(source: source, clock: TestClock())
+        let controller = try controller(source: source, clock: ManualClock())
         let recorder = await UpdateRecorder(controller)
         let first = controller.setText("pa")
-        try await waitUntil("the scan started") { source.log.elements == ["spinning"] }
-        let second = controller.setText("par")  // returns at once, with the actor still busy
+        // Typed on a thread of its own: the spin holds one of the pool's threads, and a busy
+        // parallel test run may hold the other.
+        let second = await source.supersede { controller.setText("par") }  // returns at once, with the actor still busy
         #expect(second == first + 1)
         let answer = try await recorder.settled(second)
         #expect(source.log.elements == ["spinning", "cancelled"])
@@ -130,24 +130,24 @@ struct ControllerTimingTests {
     }
 
     @Test func progressAndTimingComeFromTheSourceAndTheClock() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let source = LatencySource(clock: clock, latency: { _ in .milliseconds(250) }, reportsProgress: true)
         let controller = try controller(.init(debounce: .milliseconds(100)), source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
         let generation = controller.setText("pa")
         try await recorder.wait { $0.generation == generation }
         await clock.advance(by: .milliseconds(100))
-        let halfway = try await recorder.wait(sweeping: clock) { $0.state == .searching(SearchProgress(stage: .running, fractionCompleted: 0.5)) }
+        let halfway = try await recorder.wait { $0.state == .searching(SearchProgress(stage: .running, fractionCompleted: 0.5)) }
         #expect(halfway.generation == generation && halfway.reason == .progress)
         await clock.advance(by: .milliseconds(250))
-        let answer = try await recorder.settled(generation, sweeping: clock)
+        let answer = try await recorder.settled(generation)
         #expect(answer.timing == SearchTiming(waited: .milliseconds(100), searched: .milliseconds(250), total: .milliseconds(350)))
     }
 
     /// Updates reach callbacks on the chosen actor and on the main actor in publishing order,
     /// with no gaps, while keystrokes arrive faster than queries finish.
     @Test func callbacksDeliverEveryUpdateInOrderOnTheirActor() async throws {
-        let controller = try controller(clock: TestClock())
+        let controller = try controller(clock: ManualClock())
         let recorder = await UpdateRecorder(controller)
         let collector = UpdateCollector()
         await controller.deliverUpdates(to: collector) { collector, update in collector.updates.append(update) }
@@ -157,10 +157,10 @@ struct ControllerTimingTests {
         for text in ["p", "pa", "par", "pa", "p", "", "o", "os"] { last = controller.setText(text) }
         last = try controller.selectScope("Name")
         let final = try await recorder.settled(last)
-        for _ in 0..<1000 where await collector.updates.last?.sequence != final.sequence { await Task.yield() }
-        for _ in 0..<1000 where await mainCollector.updates.last?.sequence != final.sequence { await Task.yield() }
-        let onActor = await collector.updates
-        let onMain = await mainCollector.updates
+        let onActor = try await collector.updates.wait("the final update on the actor") { $0.last?.sequence == final.sequence }
+        let onMain = try await mainCollector.updates.wait("the final update on the main actor") {
+            $0.last?.sequence == final.sequence
+        }
         #expect(onActor.last?.sequence == final.sequence && onMain.last?.sequence == final.sequence)
         #expect(onActor.map(\.sequence) == recorder.all.map(\.sequence))
         #expect(onMain.map(\.sequence) == recorder.all.map(\.sequence))
@@ -169,7 +169,7 @@ struct ControllerTimingTests {
     }
 
     @Test func aSlowSubscriberWithANewestBufferGetsTheNewestUpdate() async throws {
-        let controller = try controller(clock: TestClock())
+        let controller = try controller(clock: ManualClock())
         let recorder = await UpdateRecorder(controller)
         let newest = await controller.updates(buffering: .newest(1))
         var last: UInt64 = 0
@@ -193,9 +193,9 @@ actor SourceHost {
 }
 
 actor UpdateCollector {
-    var updates: [SearchUpdate] = []
+    let updates = SharedList<SearchUpdate>()
 }
 
 @MainActor final class MainActorCollector {
-    var updates: [SearchUpdate] = []
+    let updates = SharedList<SearchUpdate>()
 }

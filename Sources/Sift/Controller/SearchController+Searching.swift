@@ -41,11 +41,13 @@ extension SearchController {
             return
         }
         let debounced = options.trigger == .asYouType && input.lastChange == .text && options.debounce > .zero
+        // The deadline is fixed before the update goes out, so that whoever reads the update and
+        // then moves a clock on finds the deadline already set.
+        let debounce = debounced ? clock.sleep(for: options.debounce) : nil
         state = .searching(SearchProgress(stage: debounced ? .debouncing : .running))
         publish(.input)
         let generation = input.generation
         let query = self.query
-        let debounce = debounced ? clock.sleep(for: options.debounce) : nil
         searchTask = Task { await self.runSearch(generation, query, after: debounce) }
     }
 

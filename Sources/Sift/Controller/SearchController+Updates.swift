@@ -84,5 +84,6 @@ extension SearchController {
         for (id, continuation) in subscribers {
             if case .terminated = continuation.yield(update) { subscribers[id] = nil }
         }
+        if update.state.isSettled { resumeSettleWaiters(with: update) }
     }
 }

@@ -69,6 +69,9 @@ public actor SearchController {
     var subscribers: [Int: AsyncStream<SearchUpdate>.Continuation] = [:]
     var nextSubscriber = 0
     var searchTask: Task<Void, Never>?
+    /// Callers of `settledUpdate(for:)` still waiting, by ticket.
+    var settleWaiters: [Int: SettleWaiter] = [:]
+    var nextSettleTicket = 0
     /// When the latest processed input was processed.
     var inputMark: ControllerClock.Mark
 
