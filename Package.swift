@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SiftDatasetTests",
-            dependencies: ["SiftDataset"],
+            dependencies: ["SiftDataset", "Sift"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

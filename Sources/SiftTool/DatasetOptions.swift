@@ -174,35 +174,23 @@ enum DatasetFile {
     /// but the id, when none is text).
     static func searchFields(_ given: [String], table: DataTable, idField: String?, file: String) throws -> [String] {
         guard given.isEmpty else { return given }
-        var fields = table.textColumns.filter { $0 != idField }
-        if fields.isEmpty { fields = table.columns.filter { $0 != idField } }
+        let fields = table.defaultSearchFields(idField: idField)
         if fields.isEmpty { throw ToolError("\(file): no column to search") }
         return fields
     }
 
     /// The table's records, in file order, with ids from `idField` (or the 1-based data row),
-    /// checked here so that an error can name the line; and the data row of each id.
+    /// checked so that an error can name the line; and the data row of each id.
     static func records(of table: DataTable, idField: String?, file: String) throws -> ([Record], [String: Int]) {
-        let idColumn = idField.flatMap { table.column(named: $0) }
-        var records: [Record] = []
-        records.reserveCapacity(table.rows.count)
-        var lineOfID: [String: Int] = [:]
-        var rowOfID: [String: Int] = [:]
-        for row in table.rows {
-            let id = idColumn.map { row.values[$0] } ?? String(row.number)
-            if let idColumn, id.isEmpty {
-                throw ToolError("\(file):\(row.line): field '\(table.columns[idColumn])': empty id")
-            }
-            if let first = lineOfID[id] {
-                throw ToolError(
-                    "\(file):\(row.line): field '\(idField ?? "id")': duplicate id '\(id)' (first on line \(first))")
-            }
-            lineOfID[id] = row.line
-            rowOfID[id] = row.number
-            var fields: [String: String] = [:]
-            for (column, value) in zip(table.columns, row.values) where !value.isEmpty { fields[column] = value }
-            records.append(Record(id: id, fields: fields))
+        let records: [Record]
+        do {
+            records = try table.records(idField: idField)
+        } catch {
+            throw ToolError(error.description)
         }
+        var rowOfID: [String: Int] = [:]
+        rowOfID.reserveCapacity(records.count)
+        for (record, row) in zip(records, table.rows) { rowOfID[record.id] = row.number }
         return (records, rowOfID)
     }
 }

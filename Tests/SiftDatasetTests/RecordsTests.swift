@@ -1,0 +1,77 @@
+import Sift
+import SiftDataset
+import Testing
+
+/// `DataTable.records(idField:fields:categories:)`: a data file into records, as `sift` does.
+@Suite("Records from a data table")
+struct RecordsTests {
+    let table = try! Support.parse(
+        """
+        id\tname\tcountry\tcontinent\tpopulation
+        7\tZürich\tSwitzerland\tEU\t415367
+        3\tSão Paulo\t\tSA\t12325232
+        9\tNuuk\tGreenland\tNA\t
+        """, .tsv, source: "cities.tsv")
+
+    @Test func idsFromAColumnAndOnlyTheNamedColumns() throws {
+        let records = try table.records(idField: "id", fields: ["name", "country"], categories: ["continent"])
+        #expect(records.map(\.id) == ["7", "3", "9"])
+        #expect(records[0].fields == ["name": "Zürich", "country": "Switzerland", "continent": "EU"])
+        #expect(records[1].fields == ["name": "São Paulo", "continent": "SA"])  // an empty value is no field
+    }
+
+    @Test func withoutAnIdFieldRecordsAreNumberedByDataRowAndKeepEveryColumn() throws {
+        let records = try table.records()
+        #expect(records.map(\.id) == ["1", "2", "3"])
+        #expect(records[2].fields == ["id": "9", "name": "Nuuk", "country": "Greenland", "continent": "NA"])
+    }
+
+    @Test func theDefaultSearchFieldsAreTheTextColumnsButTheId() {
+        #expect(table.defaultSearchFields(idField: "id") == ["name", "country", "continent"])
+        #expect(table.defaultSearchFields() == ["name", "country", "continent"])  // "id" holds numbers
+        let numbers = try! Support.parse("a\tb\n1\t2\n", .tsv)
+        #expect(numbers.defaultSearchFields(idField: "a") == ["b"])
+    }
+
+    @Test func theRecordsIndexAndSearchAsTheToolDoes() throws {
+        let fields = table.defaultSearchFields(idField: "id")
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(
+                searchFields: fields,
+                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]),
+            records: try table.records(idField: "id", fields: fields))
+        let result = try index.search(Query("zurich"))
+        #expect(try result.rows.map { try index.id(of: $0) } == ["7"])
+        #expect(result.scopeCounts.map(\.count) == [1, 1])
+    }
+
+    @Test(arguments: [
+        ("id\tname\n1\tA\n\tB\n", "id", "cities.tsv:3: field 'id': empty id"),
+        ("id\tname\n1\tA\n2\tB\n1\tC\n", "id", "cities.tsv:4: field 'id': duplicate id '1' (first on line 2)"),
+        ("id\tname\n1\tA\n", "key", "cities.tsv: unknown id field 'key' (columns: id, name)"),
+    ])
+    func badIdsAreErrorsNamingFileLineAndField(text: String, idField: String, message: String) throws {
+        let table = try Support.parse(text, .tsv, source: "cities.tsv")
+        #expect(throws: DataFileError.self) { try table.records(idField: idField) }
+        do {
+            _ = try table.records(idField: idField)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func unknownFieldsAndCategoriesAreErrors() throws {
+        do {
+            _ = try table.records(fields: ["name", "nope"])
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.hasPrefix("cities.tsv: unknown field 'nope'"))
+        }
+        do {
+            _ = try table.records(categories: ["region"])
+            Issue.record("no error")
+        } catch {
+            #expect(error.description.hasPrefix("cities.tsv: unknown category field 'region'"))
+        }
+    }
+}
