@@ -6,7 +6,7 @@ extension DataTable {
     ///
     /// ```swift
     /// let table = try DataLoader.load(path: "cities.tsv")
-    /// let fields = table.defaultSearchFields(idField: "geonameid")    // the text columns
+    /// let fields = table.defaultSearchFields                        // the text columns
     /// let records = try table.records(idField: "geonameid", fields: fields, categories: ["continent"])
     /// let index = try SearchIndex(
     ///     configuration: IndexConfiguration(
@@ -70,13 +70,14 @@ extension DataTable {
         return records
     }
 
-    /// The columns to search when none are named: the text columns (``textColumns``) but the id
-    /// column, or, when no column holds text, every column but the id column.
+    /// The columns to search when none are named: the text columns (``textColumns``), or, when
+    /// no column holds text, every column. An id column that holds text is searched too (a
+    /// package name, say); one of numbers is not.
     ///
     /// - Complexity: O(*n*) in the size of the table.
-    public func defaultSearchFields(idField: String? = nil) -> [String] {
-        let text = textColumns.filter { $0 != idField }
-        return text.isEmpty ? columns.filter { $0 != idField } : text
+    public var defaultSearchFields: [String] {
+        let text = textColumns
+        return text.isEmpty ? columns : text
     }
 
     private func requireColumn(_ name: String, role: String) throws(DataFileError) -> Int {

@@ -170,11 +170,11 @@ enum DatasetFile {
         }
     }
 
-    /// The fields to search: those given, or else every text column but the id (or every column
-    /// but the id, when none is text).
+    /// The fields to search: those given, or else every text column (or every column, when none
+    /// is text), the id column included when it holds text.
     static func searchFields(_ given: [String], table: DataTable, idField: String?, file: String) throws -> [String] {
         guard given.isEmpty else { return given }
-        let fields = table.defaultSearchFields(idField: idField)
+        let fields = table.defaultSearchFields
         if fields.isEmpty { throw ToolError("\(file): no column to search") }
         return fields
     }

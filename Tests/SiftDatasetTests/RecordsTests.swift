@@ -26,15 +26,16 @@ struct RecordsTests {
         #expect(records[2].fields == ["id": "9", "name": "Nuuk", "country": "Greenland", "continent": "NA"])
     }
 
-    @Test func theDefaultSearchFieldsAreTheTextColumnsButTheId() {
-        #expect(table.defaultSearchFields(idField: "id") == ["name", "country", "continent"])
-        #expect(table.defaultSearchFields() == ["name", "country", "continent"])  // "id" holds numbers
-        let numbers = try! Support.parse("a\tb\n1\t2\n", .tsv)
-        #expect(numbers.defaultSearchFields(idField: "a") == ["b"])
+    @Test func theDefaultSearchFieldsAreTheTextColumns() throws {
+        #expect(table.defaultSearchFields == ["name", "country", "continent"])  // "id" holds numbers
+        let packages = try Support.parse("package\tsummary\tsize\nripgrep\tsearch tool\t12\n", .tsv)
+        #expect(packages.defaultSearchFields == ["package", "summary"])  // a text id is searched
+        let numbers = try Support.parse("a\tb\n1\t2\n", .tsv)
+        #expect(numbers.defaultSearchFields == ["a", "b"])
     }
 
     @Test func theRecordsIndexAndSearchAsTheToolDoes() throws {
-        let fields = table.defaultSearchFields(idField: "id")
+        let fields = table.defaultSearchFields
         let index = try SearchIndex(
             configuration: IndexConfiguration(
                 searchFields: fields,
