@@ -21,17 +21,43 @@ struct ReadmeExampleTests {
                 Record(id: "2", fields: ["name": "Niño Jesús", "country": "España", "continent": "EU"]),
                 Record(id: "3", fields: ["name": "Nino", "country": "Italia", "continent": "EU"]),
             ])
+        // What the README's print lines print.
         let result = try index.search(Query("nino"))
-        #expect(try result.rows.map { try index.id(of: $0) } == ["3"])
-        #expect(result.scopeCounts.map(\.count) == [1, 1, 1])
-        #expect(try index.search(Query("n", scope: "Name")).state == .tooShort(needed: 2))
+        #expect(String(describing: try result.rows.map { try index.id(of: $0) }) == #"["3"]"#)
+        #expect(String(describing: result.scopeCounts.map { "\($0.scope) \($0.count ?? 0)" }) == #"["All 1", "Name 1", "Europe 1"]"#)
+        #expect(String(describing: try index.search(Query("n", scope: "Name")).state) == "tooShort(needed: 2)")
         let paulo = try index.search(Query("PAULO")).rows[0]
         let name = try index.value(of: "name", for: paulo)
-        #expect(try index.highlights(of: paulo, for: Query("PAULO"))["name"]!.map { String(name[$0]) } == ["Paulo"])
+        #expect(name == "São Paulo")
+        #expect(String(describing: try index.highlights(of: paulo, for: Query("PAULO"))["name"]!.map { name[$0] }) == #"["Paulo"]"#)
         try index.insert(Record(id: "4", fields: ["name": "Niño", "country": "Perú", "continent": "SA"]), at: 0)
         try index.update(Record(id: "3", fields: ["name": "Nino Bixio", "country": "Italia", "continent": "EU"]))
         try index.move(from: 0, to: 2)
         try index.remove(id: "1")
         #expect(try index.handles().map { try index.id(of: $0) } == ["2", "4", "3"])
+    }
+
+    /// The README's example of reading rows and fields out of a controller's tables.
+    @Test func readingRowsAndFieldsOutOfARecordTable() async throws {
+        let controller = try SearchController(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es"), sortField: "name"),
+            records: [
+                Record(id: "1", fields: ["name": "São Paulo", "country": "Brasil"]),
+                Record(id: "2", fields: ["name": "Paris", "country": "France"]),
+                Record(id: "3", fields: ["name": "Lapa", "country": "Brasil"]),
+            ],
+            options: .init(resultsTable: TableLayout(order: .sorted, isSectioned: true)))
+        let update = try await controller.settledUpdate(for: controller.setText("pa"))
+        let results = update.tables.results
+        var printed: [String] = []
+        for section in results.sections {
+            for row in section.rows {
+                let record = try await controller.record(row)
+                printed.append([section.title ?? "-", row.title, record.fields["country"] ?? ""].joined(separator: " "))
+            }
+        }
+        #expect(printed == ["L Lapa Brasil", "P Paris France", "S São Paulo Brasil"])
+        let first = results[TableIndexPath(section: 0, row: 0)]
+        #expect("\(results.sections.count) \(results.rowCount) \(first.id)" == "3 3 3")
     }
 }

@@ -42,3 +42,17 @@ extension SearchIndex {
     /// Ids of a result's rows.
     func ids(_ result: SearchResult) throws -> [String] { try result.rows.map { try id(of: $0) } }
 }
+
+/// How much random data the differential tests use. `.ci/run` sets `SIFT_FULL_TESTS=1` for the
+/// full sizes; a local `swift test` runs every assertion on less data, to stay short on two cores.
+enum TestScale {
+    static let isFull = ProcessInfo.processInfo.environment["SIFT_FULL_TESTS"] == "1"
+
+    static func size(full: Int, default small: Int) -> Int { isFull ? full : small }
+}
+
+/// A seed derived from `text` that is the same in every run (`hashValue` is randomized per
+/// process, so a failure seeded by it could not be reproduced).
+func stableSeed(_ text: String) -> UInt64 {
+    text.utf8.reduce(14_695_981_039_346_656_037 as UInt64) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+}
