@@ -116,7 +116,8 @@ struct SlotSequenceTests {
     }
 
     /// Runs `operations` random edits, spot-checking after each and checking everything every
-    /// 50; with `keepingAscending`, also expects the sequence to stay ascending throughout.
+    /// 50 (every 250 unless `SIFT_FULL_TESTS=1`); with `keepingAscending`, also expects the
+    /// sequence to stay ascending throughout.
     static func run(_ model: inout Model, operations: Int, keepingAscending: Bool, _ generator: inout SeededGenerator) {
         for operation in 1...operations {
             model.edit(&generator, keepingAscending: keepingAscending)
@@ -125,7 +126,7 @@ struct SlotSequenceTests {
                 Issue.record("went to blocks at operation \(operation)")
                 return
             }
-            if operation % 50 == 0 { model.fullCheck(&generator) }
+            if operation % TestScale.size(full: 50, default: 250) == 0 { model.fullCheck(&generator) }
         }
         model.fullCheck(&generator)
     }
