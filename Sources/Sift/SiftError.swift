@@ -25,6 +25,7 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     /// 4 GiB a column addresses. The index is unchanged.
     case capacityExceeded(String)
 
+    /// One line saying what went wrong, e.g. `unknown scope 'Europe'`.
     public var description: String {
         switch self {
         case .icu(let operation, let locale, let status):

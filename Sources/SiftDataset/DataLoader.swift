@@ -45,6 +45,7 @@ public struct DataLoader {
     ///   - format: The format to read; `nil` detects it from the extension (``DataFormat/detect(path:)``).
     /// - Throws: ``DataFileError`` if the file cannot be read, the format is unknown, or the
     ///   contents are bad (see ``parse(bytes:source:format:)``).
+    /// - Complexity: O(*n*) in the size of the file.
     public static func load(path: String, format: DataFormat? = nil) throws(DataFileError) -> DataTable {
         guard let format = format ?? DataFormat.detect(path: path) else {
             let ext = DataFormat.fileExtension(of: path).map { "'.\($0)'" } ?? "none"
@@ -64,6 +65,7 @@ public struct DataLoader {
     ///   - source: The name to report in errors and to store in ``DataTable/source``.
     ///   - format: How to read the bytes.
     /// - Throws: ``DataFileError`` for the first problem in the file, in file order.
+    /// - Complexity: O(*n*) in the number of bytes.
     public static func parse(bytes: [UInt8], source: String, format: DataFormat) throws(DataFileError) -> DataTable {
         try bytes.withUnsafeBufferPointer { (buffer) throws(DataFileError) -> DataTable in
             if let delimiter = format.delimiter {

@@ -1,7 +1,7 @@
 public import Sift
 
 extension DataTable {
-    /// The table's records, ready for a ``Sift/SearchIndex`` or a ``Sift/SearchController``: what
+    /// The table's records, ready for a Sift `SearchIndex` or `SearchController`: what
     /// the `sift` tool does with a data file, for an app that loads one itself.
     ///
     /// ```swift

@@ -20,6 +20,8 @@ public struct DataTable: Sendable, Equatable {
     /// The index of the column called `named`, or `nil` if there is none.
     ///
     /// Names are compared with `String` equality (exact up to Unicode canonical equivalence).
+    ///
+    /// - Complexity: O(*c*) for *c* columns.
     public func column(named: String) -> Int? {
         columns.firstIndex(of: named)
     }
@@ -30,7 +32,9 @@ public struct DataTable: Sendable, Equatable {
     /// leading `+` or `-` and an optional exponent: `42`, `-7`, `3.25`, `.5`, `1e6`, `-1.5E-3`.
     /// Anything else (including surrounding spaces, `NaN`, `inf`, `1,000`) is text.
     /// A column whose values are all empty (or a table without rows) has no text, so it is
-    /// not a text column. Computed on each access; the cost is linear in the table size.
+    /// not a text column. Computed on each access.
+    ///
+    /// - Complexity: O(*n*) in the size of the table.
     public var textColumns: [String] {
         columns.indices.compactMap { column in
             let hasText = rows.contains { row in

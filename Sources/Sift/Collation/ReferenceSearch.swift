@@ -8,9 +8,14 @@
 ///
 /// Not thread-safe: use one instance per task.
 public final class ReferenceSearch {
+    /// The collation the searches use.
     public let collation: Collation
     private let folder: ICUFolder
 
+    /// Opens an ICU collator and string search for a collation.
+    ///
+    /// - Throws: `SiftError.unknownLocale` for a locale ICU does not know, or `SiftError.icu`
+    ///   when ICU rejects the collation (custom rules that do not parse, say).
     public init(collation: Collation) throws(SiftError) {
         self.collation = collation
         folder = try ICUFolder(ICUCollator(collation))

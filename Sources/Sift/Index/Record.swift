@@ -8,12 +8,19 @@ public struct Record: Hashable, Sendable {
     /// Field values by field name. A missing field reads as the empty string.
     public var fields: [String: String]
 
+    /// A record with an id and its field values.
+    ///
+    /// ```swift
+    /// let city = Record(id: "1796236", fields: ["name": "Shanghai", "country": "China"])
+    /// ```
     public init(id: String, fields: [String: String]) {
         self.id = id
         self.fields = fields
     }
 
     /// The value of a field, or "" when the record has none.
+    ///
+    /// - Complexity: O(1) expected.
     public subscript(field: String) -> String { fields[field] ?? "" }
 }
 
@@ -24,6 +31,10 @@ public struct RecordHandle: Hashable, Sendable, Comparable {
     let slot: Int32
     let generation: UInt32
 
+    /// An arbitrary but stable order (by slot, then generation), for sorting and sets of
+    /// handles; it is not the order of records in any list.
+    ///
+    /// - Complexity: O(1).
     public static func < (a: RecordHandle, b: RecordHandle) -> Bool {
         (a.slot, a.generation) < (b.slot, b.generation)
     }

@@ -83,6 +83,7 @@ extension SearchIndex {
     /// Deletes the record with this id.
     ///
     /// - Throws: `SiftError.unknownRecord` when there is none.
+    /// - Complexity: that of `remove(_:)`, plus an O(1) expected id lookup.
     public func remove(id: String) throws(SiftError) {
         guard let handle = handle(forID: id) else { throw .unknownRecord(id: id) }
         try remove(handle)

@@ -26,10 +26,12 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Every per-record table: `segmentTables` + `slotTables`.
     public var recordTables: Int { segmentTables + slotTables }
 
+    /// Every part: the bytes the index holds in all.
     public var total: Int {
         foldedCodes + foldedAuxiliary + segmentTables + slotTables + recordText + recordTextTables + caches
     }
 
+    /// Every part in megabytes (10^6 bytes), on one line: `total 94.7 MB: folded codes …`.
     public var description: String {
         func mb(_ bytes: Int) -> String {
             let tenths = (bytes + 50_000) / 100_000

@@ -26,9 +26,16 @@ public struct Query: Hashable, Sendable {
     public var text: String
     /// Name of the scope (see `IndexConfiguration.scopes`).
     public var scope: String
+    /// How the text must occur in a field; `.contains` by default.
     public var mode: MatchMode
+    /// The order of the results; `.original` by default.
     public var order: ResultOrder
 
+    /// A query of `text` in a scope ("All" by default).
+    ///
+    /// ```swift
+    /// let query = Query("san jo", scope: "Name", mode: .words, order: .ranked)
+    /// ```
     public init(_ text: String, scope: String = "All", mode: MatchMode = .contains, order: ResultOrder = .original) {
         self.text = text
         self.scope = scope
@@ -51,12 +58,15 @@ public struct SearchResult: Sendable {
 
     /// The number of records a scope matches for the same text and mode (a scope-button badge).
     public struct ScopeCount: Hashable, Sendable {
+        /// The scope's name.
         public var scope: String
         /// nil when the text is too short for that scope.
         public var count: Int?
     }
 
+    /// The query this answers.
     public var query: Query
+    /// Whether `rows` are matches, every record of the scope, or nothing (too short).
     public var state: State
     /// Matching records in result order.
     public var rows: [RecordHandle]
@@ -79,5 +89,6 @@ public struct QueryStatistics: Hashable, Sendable {
     /// Records examined by narrowed scans.
     public var candidatesExamined = 0
 
+    /// No work yet: every count is 0.
     public init() {}
 }

@@ -12,9 +12,12 @@ public struct Scope: Hashable, Sendable {
     /// A category restriction: the record's value of `field` must be one of `values` (exact,
     /// case-sensitive string equality, as categories are codes rather than text).
     public struct Filter: Hashable, Sendable {
+        /// The field holding the category (searched or not).
         public var field: String
+        /// The values a record's `field` may have to be in the scope.
         public var values: Set<String>
 
+        /// A filter that keeps the records whose `field` is one of `values`.
         public init(field: String, values: Set<String>) {
             self.field = field
             self.values = values
@@ -33,6 +36,8 @@ public struct Scope: Hashable, Sendable {
     /// non-empty query answers `.tooShort(needed:)` instead of searching.
     public var minimumLength: Int
 
+    /// A scope; by default it searches every search field of the index, with the index's
+    /// collation, from the first character typed.
     public init(
         name: String, fields: [String]? = nil, filter: Filter? = nil, collation: Collation? = nil,
         minimumLength: Int = 1
