@@ -1,5 +1,11 @@
 // ICU AlphabeticIndex, which has only a C++ API: the section labels of a locale (es has
 // "N Ñ O", sv ends "Z Å Ä Ö", ja has kana rows) and the bucket of any name.
+//
+// The index is built on the locale's collator with alternate handling "shifted", so that spaces
+// and punctuation before a name's first letter do not decide its bucket: "'s-Hertogenbosch" is
+// under S and "‘Abasān" under A, not in the underflow bucket "…" before A. The labels are the
+// locale's own either way (AlphabeticIndex compares at primary strength, where letters are not
+// variable).
 
 #include "internal.h"
 
@@ -8,7 +14,9 @@
 #include <string>
 
 #include <unicode/alphaindex.h>
+#include <unicode/coll.h>
 #include <unicode/locid.h>
+#include <unicode/tblcoll.h>
 #include <unicode/unistr.h>
 
 static_assert(U_ALPHAINDEX_NORMAL == 0 && U_ALPHAINDEX_UNDERFLOW == 1 && U_ALPHAINDEX_INFLOW == 2 &&
@@ -26,7 +34,17 @@ extern "C" sift_alphabetic_index *sift_alphabetic_index_open(const char *locale,
         *status = U_ILLEGAL_ARGUMENT_ERROR;
         return nullptr;
     }
-    icu::AlphabeticIndex builder(loc, err);
+    icu::Collator *collator = icu::Collator::createInstance(loc, err);
+    auto *ruleBased = dynamic_cast<icu::RuleBasedCollator *>(collator);
+    if (U_FAILURE(err) || ruleBased == nullptr) {
+        delete collator;
+        *status = U_FAILURE(err) ? err : U_UNSUPPORTED_ERROR;
+        return nullptr;
+    }
+    ruleBased->setAttribute(UCOL_ALTERNATE_HANDLING, UCOL_SHIFTED, err);
+    // The builder adopts the collator (and deletes it, also when it fails).
+    icu::AlphabeticIndex builder(ruleBased, err);
+    builder.addLabels(loc, err);
     if (U_FAILURE(err)) {
         *status = err;
         return nullptr;

@@ -93,6 +93,7 @@ sift_collator *sift_collator_open(const sift_collator_options *options, int32_t 
                       &err);
     ucol_setAttribute(coll, UCOL_NORMALIZATION_MODE, options->normalization ? UCOL_ON : UCOL_OFF, &err);
     ucol_setAttribute(coll, UCOL_CASE_LEVEL, options->caseLevel ? UCOL_ON : UCOL_OFF, &err);
+    if (options->numeric) ucol_setAttribute(coll, UCOL_NUMERIC_COLLATION, UCOL_ON, &err);
     if (U_FAILURE(err)) {
         ucol_close(coll);
         *status = err;

@@ -50,6 +50,8 @@ typedef struct sift_collator_options {
     int32_t alternateShifted;  // 1: shifted (ignore punctuation and spaces), 0: non-ignorable
     int32_t normalization;     // 1: on (NFC and NFD text match each other)
     int32_t caseLevel;         // 1: on
+    int32_t numeric;           // 1: digit runs compare as numbers (UCOL_NUMERIC_COLLATION), for sorting;
+                               // 0: the locale's default (off unless it says colNumeric/kn)
 } sift_collator_options;
 
 typedef struct sift_collator sift_collator;
@@ -168,6 +170,8 @@ int32_t sift_reference_search_utf16(sift_folder *_Nonnull folder, const uint16_t
 typedef struct sift_alphabetic_index sift_alphabetic_index;
 
 /// Opens ICU's immutable alphabetic index for a locale (its bucket labels, e.g. "… N Ñ O …" for es).
+/// Names are put in buckets with the locale's collator set to ignore spaces and punctuation
+/// (alternate shifted), so that "'s-Hertogenbosch" is under S rather than before A.
 sift_alphabetic_index *_Nullable sift_alphabetic_index_open(const char *_Nonnull locale,
                                                             int32_t *_Nonnull status);
 void sift_alphabetic_index_close(sift_alphabetic_index *_Nullable index);

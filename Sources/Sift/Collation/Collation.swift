@@ -72,13 +72,44 @@ public struct Collation: Hashable, Sendable, CustomStringConvertible {
         return parts.joined(separator: "/")
     }
 
+    /// The sort options of the index this collation belongs to: `IndexConfiguration.collation`
+    /// hands them over (its `sortOptions`), for `sortingCollation`. Not part of equality: it is
+    /// how a configuration's sort options reach the sort collator, not a property of matching.
+    var sortOptions = SortOptions()
+
+    /// True for the collation `sortingCollation` makes: its collator turns ICU's numeric
+    /// collation on when `sortOptions.numeric` says so. Not part of equality.
+    var isSortingCollation = false
+
     /// The options for sorting and sectioning with the same locale: tertiary strength, so that
-    /// case and accents order equal base letters deterministically.
+    /// case and accents order equal base letters deterministically; with `sortOptions.alternate`
+    /// `.shifted`, spaces and punctuation are ignored at the first three levels and order ties
+    /// at the quaternary level.
     var sortingCollation: Collation {
         var copy = self
-        copy.strength = .tertiary
-        copy.alternate = .nonIgnorable
+        copy.strength = sortOptions.alternate == .shifted ? .quaternary : .tertiary
+        copy.alternate = sortOptions.alternate
         copy.normalization = true
+        copy.isSortingCollation = true
         return copy
+    }
+}
+
+extension Collation {
+    /// Collations are equal when their locale and attributes are; the sort options an index
+    /// configuration hands over are not compared (`IndexConfiguration` compares its own).
+    public static func == (a: Collation, b: Collation) -> Bool {
+        a.locale == b.locale && a.strength == b.strength && a.alternate == b.alternate
+            && a.normalization == b.normalization && a.caseLevel == b.caseLevel && a.rules == b.rules
+    }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(locale)
+        hasher.combine(strength)
+        hasher.combine(alternate)
+        hasher.combine(normalization)
+        hasher.combine(caseLevel)
+        hasher.combine(rules)
     }
 }

@@ -17,6 +17,8 @@ final class ICUCollator {
             options.alternateShifted = collation.alternate == .shifted ? 1 : 0
             options.normalization = collation.normalization ? 1 : 0
             options.caseLevel = collation.caseLevel ? 1 : 0
+            // Numeric collation is for sorting only: ICU string search does not support it.
+            options.numeric = collation.isSortingCollation && collation.sortOptions.numeric ? 1 : 0
             guard var rules = collation.rules else {
                 return sift_collator_open(&options, &status)
             }
@@ -338,7 +340,8 @@ final class ICUFolder {
     }
 }
 
-/// ICU's AlphabeticIndex for a locale: section labels and the section of a name.
+/// ICU's AlphabeticIndex for a locale: section labels and the section of a name. Spaces and
+/// punctuation before the first letter do not count: `'s-Hertogenbosch` is in section S.
 final class ICUAlphabeticIndex {
     private let handle: OpaquePointer
     let labels: [String]

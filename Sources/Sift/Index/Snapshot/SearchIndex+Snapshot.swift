@@ -11,7 +11,8 @@ internal import Glibc
 ///       24   UInt64 checksum     `sift_checksum` of the payload
 ///       32   payload             ICU version, configuration, metadata, field names, ids and
 ///                                values (records in original order), then per collation its
-///                                collator version, code book and folded columns
+///                                collator version, code book and folded columns, then
+///                                optionally the sort options (below)
 /// ```
 ///
 /// Ids and each field's values are one byte array each: the `TextColumn` layout of the records
@@ -19,12 +20,21 @@ internal import Glibc
 /// checks it. Version 1 stored them as text plus a `UInt32` start and length per value; version 2
 /// also stored each folded segment's UTF-16 offsets and a slot-to-segment table, which the index no
 /// longer keeps (offsets are folded again for the rows shown; slots follow from owners).
+///
+/// A configuration whose `SortOptions` are not the defaults ends the payload with them: the tag
+/// "SORT", then numeric as a bool and the alternate as a string. Without the tag
+/// the file is byte for byte what Sift wrote before sort options existed, so older snapshots load
+/// (with the default options) and snapshots without sort options still open in older Sift; a
+/// Sift that predates the options refuses a snapshot that has them ("unexpected data after the
+/// last column") rather than sorting it another way.
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
     static let version: UInt32 = 3
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let headerSize = 32
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
+    /// Starts the optional sort options at the end of the payload.
+    static let sortOptionsTag: [UInt8] = Array("SORT".utf8)
 
     /// The payload checksum.
     static func checksum(_ payload: UnsafeRawBufferPointer) -> UInt64 {
@@ -74,6 +84,11 @@ extension SearchIndex {
                 writer.write(array: s.segmentFlags)
                 writer.write(array: s.flags)
             }
+        }
+        if configuration.sortOptions != SortOptions() {
+            for byte in SnapshotFile.sortOptionsTag { writer.write(byte) }
+            writer.write(configuration.sortOptions.numeric)
+            writer.write(configuration.sortOptions.alternate.rawValue)
         }
         let payload = writer.bytes
         var header = SnapshotWriter()
@@ -125,7 +140,7 @@ extension SearchIndex {
         var reader = SnapshotReader(bytes, from: SnapshotFile.headerSize)
         do throws(SnapshotFormatError) {
             let storedICU = try reader.readString("ICU version")
-            let configuration = try decodeConfiguration(&reader)
+            var configuration = try decodeConfiguration(&reader)
             let keys = try reader.readStrings("metadata keys")
             let metadataValues = try reader.readStrings("metadata values")
             guard keys.count == metadataValues.count else { throw .init("metadata") }
@@ -138,24 +153,14 @@ extension SearchIndex {
             }
             let ids = textColumns.removeFirst()
             let values = textColumns
-            let index: SearchIndex
-            do {
-                index = try SearchIndex(configuration: configuration)
-            } catch {
-                throw .init("configuration cannot be opened: \(error)")
-            }
+            // The foldings as stored; the index is opened once the sort options at the end are read.
             let foldingCount = try reader.read(UInt32.self, "collations")
-            guard Int(foldingCount) == index.foldings.count else { throw .init("collations") }
-            for folding in index.foldings {
-                guard try decodeCollation(&reader) == folding.collation else { throw .init("collations") }
-                let storedVersion = try reader.readString("collator version")
-                let currentVersion = folding.folder.collator.version
-                guard storedVersion == currentVersion else {
-                    throw .init(
-                        "built with ICU \(storedICU) (collator \(storedVersion)); this is ICU \(icuVersion) "
-                            + "(collator \(currentVersion)): rebuild the snapshot from the data")
-                }
-                folding.codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
+            guard foldingCount <= UInt32(configuration.scopes.count + 1) else { throw .init("collations") }
+            var stored: [(collation: Collation, version: String, codeBook: CodeBook, columns: [FoldedColumn])] = []
+            for _ in 0..<foldingCount {
+                let collation = try decodeCollation(&reader)
+                let version = try reader.readString("collator version")
+                let codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
                 var columns: [FoldedColumn] = []
@@ -169,9 +174,28 @@ extension SearchIndex {
                         flags: try reader.readArray(UInt8.self, "flags"))
                     columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
-                folding.columns = columns
+                stored.append((collation, version, codeBook, columns))
             }
+            if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
+            let index: SearchIndex
+            do {
+                index = try SearchIndex(configuration: configuration)
+            } catch {
+                throw .init("configuration cannot be opened: \(error)")
+            }
+            guard stored.count == index.foldings.count else { throw .init("collations") }
+            for (folding, stored) in zip(index.foldings, stored) {
+                guard stored.collation == folding.collation else { throw .init("collations") }
+                let currentVersion = folding.folder.collator.version
+                guard stored.version == currentVersion else {
+                    throw .init(
+                        "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
+                            + "(collator \(currentVersion)): rebuild the snapshot from the data")
+                }
+                folding.codeBook = stored.codeBook
+                folding.columns = stored.columns
+            }
             try index.restore(fieldNames: fieldNames, ids: ids, values: values)
             index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
             return index
@@ -211,6 +235,22 @@ extension SearchIndex {
         writer.write(collation.normalization)
         writer.write(collation.caseLevel)
         writer.write(collation.rules)
+    }
+
+    /// The optional sort options at the end of the payload (see `SnapshotFile`).
+    private static func decodeSortOptions(_ reader: inout SnapshotReader) throws(SnapshotFormatError) -> SortOptions {
+        for byte in SnapshotFile.sortOptionsTag {
+            guard try reader.read(UInt8.self, "sort options") == byte else {
+                throw .init("unexpected data after the last column")
+            }
+        }
+        var options = SortOptions()
+        options.numeric = try reader.readBool("sort numeric")
+        guard let alternate = Collation.Alternate(rawValue: try reader.readString("sort alternate")) else {
+            throw .init("sort options")
+        }
+        options.alternate = alternate
+        return options
     }
 
     private static func decodeCollation(_ reader: inout SnapshotReader) throws(SnapshotFormatError) -> Collation {
