@@ -3,162 +3,211 @@ import Foundation
 import Sift
 import SiftDataset
 
-/// Options shared by the commands that open a data file: what to search and how.
-struct DatasetOptions: ParsableArguments {
-    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'.")
-    var file: String
-
-    @Option(name: .customLong("field"), help: "A field to search (repeatable). Default: every text column.")
+/// What an index is built from: the options `sift query`, `sift repl` and `sift index` share,
+/// with one syntax and the same defaults. Every one of them may also come from the dataset's
+/// description file (`NAME.sift.json` beside the data file); the command line wins.
+struct IndexOptions: ParsableArguments {
+    @Option(
+        name: .customLong("field"),
+        help: "A field to search (repeatable). Default: the description's fields, else every text column.")
     var fields: [String] = []
 
     @Option(
+        name: .customLong("scope"),
         help: ArgumentHelp(
-            "Restrict the search: FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]], optionally NAME= first.",
+            "A scope (repeatable): [NAME=]FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]]. An All scope comes first; they replace the description's scopes.",
             valueName: "scope"))
-    var scope: String?
+    var scopes: [String] = []
 
     @Option(help: "ICU locale: root (the default), en, es, de, da, sv, es@collation=traditional, ...")
     var locale: String?
 
-    @Option(help: "primary (the default: ignore case and accents), secondary (ignore case), tertiary, quaternary or identical.")
+    @Option(help: "Which differences count: primary (the default) ignores case and accents, secondary ignores case.")
     var strength: Collation.Strength?
 
-    @Option(help: "non-ignorable (the default), or shifted (ignore spaces and punctuation).")
+    @Option(help: "Matching: shifted ignores spaces and punctuation (default: non-ignorable).")
     var alternate: Collation.Alternate?
 
-    @Option(help: "contains, prefix or words.")
-    var mode: MatchMode = .contains
+    @Option(help: "Minimum query length of every scope. Default: the description's, else 1.")
+    var minLength: Int?
 
-    @Option(help: "Sort results in collation order of this field.")
+    @Option(help: "Sort field: sorted results (and the REPL's original table) follow its collation order.")
     var sort: String?
 
-    @Flag(help: "Rank results: prefix matches, then word starts, then inner matches.")
-    var ranked = false
+    @Flag(exclusivity: .chooseLast, help: "Direction of the sort (default: ascending).")
+    var direction: SortDirection?
 
-    @Option(help: "The field holding record ids. Default: the 1-based data row.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Sort runs of digits by their value (ICU numeric collation: 15114 before 136455), or not (the default: as text).")
+    var numeric: Bool?
+
+    @Option(help: "Sorting: shifted ignores spaces and punctuation (default: non-ignorable, they sort first).")
+    var sortAlternate: Collation.Alternate?
+
+    @Option(help: "The field holding record ids. Default: the description's, else the 1-based data row.")
     var id: String?
 
-    var collation: Collation {
-        Collation(locale: locale ?? "root", strength: strength ?? .primary, alternate: alternate ?? .nonIgnorable)
+    @Option(help: "The data file's format, for a file whose extension does not tell.")
+    var inputFormat: InputFormat?
+
+    @Option(name: .customLong("description"), help: "A description file to read instead of NAME.sift.json beside FILE.")
+    var descriptionFile: String?
+
+    @Flag(help: "Read no description file.")
+    var noDescription = false
+
+    func validate() throws {
+        if let minLength, minLength < 1 { throw ValidationError("--min-length must be at least 1") }
+        if descriptionFile != nil && noDescription {
+            throw ValidationError("--description and --no-description exclude each other")
+        }
+    }
+}
+
+/// How a search runs and what it shows: the options `sift query` and `sift repl` share.
+struct SearchOptions: ParsableArguments {
+    @Option(help: "Where the text must occur (default: contains).")
+    var mode: MatchMode?
+
+    @Option(help: "Order of the results (default: sorted with a sort field, else original); ranked: prefix matches, then word starts, then inner matches.")
+    var order: ResultOrder?
+
+    @Flag(help: "Deprecated: use --order ranked.")
+    var ranked = false
+
+    @Option(
+        name: .customLong("show"),
+        help: "A column to show (repeatable). Default: the description's columns, else the searched fields.")
+    var show: [String] = []
+
+    func validate() throws {
+        if ranked, let order, order != .ranked { throw ValidationError("--ranked and --order \(order.rawValue) exclude each other") }
+    }
+
+    /// `--order`, or `--ranked`.
+    var resultOrder: ResultOrder? { order ?? (ranked ? .ranked : nil) }
+}
+
+/// `--ascending` or `--descending`.
+enum SortDirection: String, EnumerableFlag {
+    case ascending, descending
+
+    static func help(for value: SortDirection) -> ArgumentHelp? {
+        value == .ascending ? "Sort ascending (the default)." : "Sort descending: Z to A, largest number first."
+    }
+}
+
+/// `--input-format`: the data file's format when its extension does not tell.
+enum InputFormat: String, ExpressibleByArgument, CaseIterable {
+    case tsv, csv, jsonl
+
+    var dataFormat: DataFormat {
+        switch self {
+        case .tsv: .tsv
+        case .csv: .csv
+        case .jsonl: .jsonLines
+        }
+    }
+}
+
+extension Collation.Strength: ExpressibleByArgument {}
+extension Collation.Alternate: ExpressibleByArgument {}
+extension MatchMode: ExpressibleByArgument {}
+extension ResultOrder: ExpressibleByArgument {}
+
+/// A command's dataset options as plain values (an `IndexOptions` or `SearchOptions` that was not
+/// parsed cannot be read): what `DatasetLoader` opens.
+struct DatasetRequest {
+    var file: String
+    var fields: [String] = []
+    var scopes: [String] = []
+    var locale: String?
+    var strength: Collation.Strength?
+    var alternate: Collation.Alternate?
+    var minLength: Int?
+    var sort: String?
+    var descending: Bool?
+    var numeric: Bool?
+    var sortAlternate: Collation.Alternate?
+    var id: String?
+    var inputFormat: InputFormat?
+    /// An explicit description file; nil: the one beside the data file, if any.
+    var description: String?
+    var readsDescription = true
+
+    var mode: MatchMode?
+    var order: ResultOrder?
+    var show: [String] = []
+    var trigger: SearchTrigger?
+
+    /// The scope a query runs in (`sift query --in`).
+    var selectedScope: String?
+    /// Whether `--scope NAME` selects a snapshot's scope (what `sift query` has always done)
+    /// rather than being refused as a change to the snapshot.
+    var scopeSelectsInSnapshot = false
+
+    init(file: String) { self.file = file }
+
+    init(file: String, index: IndexOptions) {
+        self.file = file
+        fields = index.fields
+        scopes = index.scopes
+        locale = index.locale
+        strength = index.strength
+        alternate = index.alternate
+        minLength = index.minLength
+        sort = index.sort
+        descending = index.direction.map { $0 == .descending }
+        numeric = index.numeric
+        sortAlternate = index.sortAlternate
+        id = index.id
+        inputFormat = index.inputFormat
+        description = index.descriptionFile
+        readsDescription = !index.noDescription
+    }
+
+    init(file: String, index: IndexOptions, search: SearchOptions) {
+        self.init(file: file, index: index)
+        mode = search.mode
+        order = search.resultOrder
+        show = search.show
     }
 
     /// Options that configure an index, which a snapshot already fixes.
     var configuringOptions: [String] {
         var given: [String] = []
         if !fields.isEmpty { given.append("--field") }
+        if !scopes.isEmpty && !scopeSelectsInSnapshot { given.append("--scope") }
         if locale != nil { given.append("--locale") }
         if strength != nil { given.append("--strength") }
         if alternate != nil { given.append("--alternate") }
+        if minLength != nil { given.append("--min-length") }
         if id != nil { given.append("--id") }
         if sort != nil { given.append("--sort") }
+        if numeric != nil { given.append(numeric! ? "--numeric" : "--no-numeric") }
+        if sortAlternate != nil { given.append("--sort-alternate") }
+        if inputFormat != nil { given.append("--input-format") }
+        if description != nil { given.append("--description") }
         return given
-    }
-
-    var order: ResultOrder { ranked ? .ranked : sort != nil ? .sorted : .original }
-}
-
-extension Collation.Strength: ExpressibleByArgument {}
-extension Collation.Alternate: ExpressibleByArgument {}
-extension MatchMode: ExpressibleByArgument {}
-
-/// A data file loaded into an index, with the row numbers needed to report results.
-struct LoadedDataset {
-    /// The file the records came from (for a snapshot: the file it was built from).
-    let source: String
-    let index: SearchIndex
-    let searchFields: [String]
-    /// Scope name the query runs in.
-    let scopeName: String
-    /// Data row number (1-based) per record id.
-    let rowOfID: [String: Int]
-    /// Whether ids come from a field (`--id`) rather than from row numbers.
-    var hasIDField: Bool
-
-    /// Metadata keys `sift index` stores in snapshots.
-    enum MetadataKey {
-        static let source = "sift.source"
-        static let idField = "sift.idField"
-    }
-
-    init(_ options: DatasetOptions) throws {
-        if SnapshotDetection.isSnapshot(options.file) {
-            try self.init(snapshot: options)
-        } else {
-            try self.init(dataFile: options)
-        }
-    }
-
-    /// Loads a data file and builds its index.
-    private init(dataFile options: DatasetOptions) throws {
-        let table = try DatasetFile.loadTable(options.file)
-        source = table.source
-        hasIDField = options.id != nil
-        let file = options.file
-        for field in options.fields { try DatasetFile.requireColumn(field, role: "field", in: table, file: file) }
-        if let id = options.id { try DatasetFile.requireColumn(id, role: "id field", in: table, file: file) }
-        if let sort = options.sort { try DatasetFile.requireColumn(sort, role: "sort field", in: table, file: file) }
-
-        let searchFields = try DatasetFile.searchFields(options.fields, table: table, idField: options.id, file: file)
-        self.searchFields = searchFields
-
-        var scope = Scope(name: "All")
-        if let spec = options.scope {
-            scope = try ScopeSpecification.parse(spec, file: file, columns: table.columns, searchFields: searchFields)
-        }
-        scopeName = scope.name
-
-        let (records, rowOfID) = try DatasetFile.records(of: table, idField: options.id, file: file)
-        self.rowOfID = rowOfID
-        do {
-            index = try SearchIndex(
-                configuration: IndexConfiguration(
-                    searchFields: searchFields, collation: options.collation, scopes: [scope],
-                    sortField: options.sort),
-                records: records)
-        } catch {
-            throw ToolError(error.description)
-        }
-        index.metadata = [MetadataKey.source: options.file, MetadataKey.idField: options.id ?? ""]
-    }
-
-    /// Opens an index snapshot. Its configuration is fixed, so options that would change it are
-    /// refused; `--scope NAME` selects one of its scopes.
-    private init(snapshot options: DatasetOptions) throws {
-        let given = options.configuringOptions
-        guard given.isEmpty else {
-            throw ToolError(
-                "\(options.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')")
-        }
-        do {
-            index = try SearchIndex.load(from: options.file)
-        } catch {
-            throw ToolError("\(error)")
-        }
-        source = index.metadata[MetadataKey.source] ?? options.file
-        hasIDField = !(index.metadata[MetadataKey.idField] ?? "").isEmpty
-        searchFields = index.configuration.searchFields
-        if let name = options.scope {
-            guard index.scopes.contains(where: { $0.name == name }) else {
-                throw ToolError(
-                    "\(options.file): unknown scope '\(name)' (scopes: \(index.scopes.map(\.name).joined(separator: ", ")))")
-            }
-            scopeName = name
-        } else {
-            scopeName = index.scopes[0].name
-        }
-        // Records are stored in original order: the data row of a record is its position + 1.
-        var rows: [String: Int] = [:]
-        for (position, handle) in index.handles().enumerated() { rows[try index.id(of: handle)] = position + 1 }
-        rowOfID = rows
     }
 }
 
 /// Reading a data file into records, with errors that name the file, line and field; shared by
 /// `sift query`, `sift index` and the REPL.
 enum DatasetFile {
-    static func loadTable(_ file: String) throws -> DataTable {
+    static func loadTable(_ file: String, format: InputFormat?) throws -> DataTable {
+        let dataFormat = format?.dataFormat ?? DataFormat.detect(path: file)
+        guard let dataFormat else {
+            let name = (file as NSString).lastPathComponent
+            let hasExtension = name.dropFirst().contains(".") && !name.hasSuffix(".")
+            let ext = hasExtension ? "'.\((name as NSString).pathExtension)'" : "none"
+            throw ToolError(
+                "\(file): cannot tell the data format from the file extension (\(ext)); "
+                    + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl")
+        }
         do {
-            return try DataLoader.load(path: file)
+            return try DataLoader.load(path: file, format: dataFormat)
         } catch {
             throw ToolError(error.description)
         }
@@ -172,7 +221,7 @@ enum DatasetFile {
 
     /// The fields to search: those given, or else every text column (or every column, when none
     /// is text), the id column included when it holds text.
-    static func searchFields(_ given: [String], table: DataTable, idField: String?, file: String) throws -> [String] {
+    static func searchFields(_ given: [String], table: DataTable, file: String) throws -> [String] {
         guard given.isEmpty else { return given }
         let fields = table.defaultSearchFields
         if fields.isEmpty { throw ToolError("\(file): no column to search") }
@@ -181,7 +230,7 @@ enum DatasetFile {
 
     /// The table's records, in file order, with ids from `idField` (or the 1-based data row),
     /// checked so that an error can name the line; and the data row of each id.
-    static func records(of table: DataTable, idField: String?, file: String) throws -> ([Record], [String: Int]) {
+    static func records(of table: DataTable, idField: String?) throws -> ([Record], [String: Int]) {
         let records: [Record]
         do {
             records = try table.records(idField: idField)
@@ -207,7 +256,11 @@ enum SnapshotDetection {
 
 /// Parses `--scope` values: `[NAME=]FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]]`.
 enum ScopeSpecification {
-    static func parse(_ spec: String, file: String, columns: [String], searchFields: [String]) throws -> Scope {
+    /// - Parameter described: the description file's scope names, for a hint when a value names
+    ///   one of them rather than fields.
+    static func parse(
+        _ spec: String, file: String, columns: [String], searchFields: [String], described: [String] = []
+    ) throws -> Scope {
         var rest = Substring(spec)
         var name: String? = nil
         // An '=' before any ':' ends the scope's name; an '=' after ':' belongs to the category.
@@ -232,10 +285,14 @@ enum ScopeSpecification {
         }
         let fields = rest.split(separator: ",").map(String.init)
         for field in fields where !searchFields.contains(field) {
-            throw ToolError(
-                columns.contains(field)
-                    ? "--scope '\(spec)': field '\(field)' is not searched (add --field \(field))"
-                    : "\(file): unknown field '\(field)' in --scope '\(spec)'")
+            if columns.contains(field) {
+                throw ToolError("--scope '\(spec)': field '\(field)' is not searched (add --field \(field))")
+            }
+            var message = "\(file): unknown field '\(field)' in --scope '\(spec)'"
+            if name == nil && filter == nil && described.contains(spec) {
+                message += " (to search the description's scope '\(spec)', use --in \(spec))"
+            }
+            throw ToolError(message)
         }
         return Scope(name: name ?? (fields.isEmpty ? "All" : fields.joined(separator: ",")),
                      fields: fields.isEmpty ? nil : fields, filter: filter)

@@ -8,31 +8,45 @@ struct IndexCommand: ParsableCommand {
         commandName: "index",
         abstract: "Index a data file and save the index as a snapshot.",
         discussion: """
-            The snapshot opens much faster than rebuilding the index, and can be given to
-            'sift query' (and the REPL) in place of the data file. It keeps the options it was
-            built with (fields, collation, id, sort field, scope).
+            FILE is read as 'sift repl' and 'sift query' read it: with its description file \
+            (NAME.sift.json beside NAME.tsv), so that the snapshot searches what the REPL searches. \
+            The snapshot opens much faster than rebuilding the index, and can be given to 'sift \
+            query' and 'sift repl' in place of the data file. It keeps the options it was built \
+            with (fields, scopes, collation, id, sort) and what the description says about \
+            display (columns to show, match mode, results order).
             """)
 
-    @OptionGroup var dataset: DatasetOptions
+    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys).")
+    var file: String
+
+    @OptionGroup(title: "Index options (shared with 'sift query' and 'sift repl')")
+    var index: IndexOptions
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the snapshot.")
     var output: String
 
     func run() throws {
+        guard !SnapshotDetection.isSnapshot(file) else {
+            throw ToolError("\(file): is already an index snapshot (index the data file it was built from)")
+        }
         let clock = ContinuousClock()
         let start = clock.now
-        let loaded = try LoadedDataset(dataset)
+        let opened = try DatasetLoader.open(DatasetRequest(file: file, index: index))
+        let index = try opened.makeIndex()
+        index.metadata = DatasetLoader.metadata(opened)
         let built = clock.now
         do {
-            try loaded.index.save(to: output)
+            try index.save(to: output)
         } catch {
             throw ToolError(error.description)
         }
         let saved = clock.now
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-        print(
-            "indexed \(loaded.index.count) records (\(loaded.searchFields.joined(separator: ", "))) in "
-                + "\(Self.seconds(built - start)), saved \(output) (\(size / 1_000_000) MB) in \(Self.seconds(saved - built))")
+        var line =
+            "indexed \(index.count) records (\(opened.settings.searchFields.joined(separator: ", "))) in "
+            + "\(Self.seconds(built - start)), saved \(output) (\(size / 1_000_000) MB) in \(Self.seconds(saved - built))"
+        if let description = opened.descriptionFile { line += " · described by \((description as NSString).lastPathComponent)" }
+        print(line)
     }
 
     static func seconds(_ duration: Duration) -> String {

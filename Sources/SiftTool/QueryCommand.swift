@@ -8,65 +8,97 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Search a data file once and print the matching records.",
         discussion: """
+            FILE is read as 'sift repl' reads it: with its description file (NAME.sift.json beside \
+            NAME.tsv) for the fields, id, collation, scopes, sort and columns to show, so both \
+            search the same fields. Options given here override the description.
+
+            --format is the output's format; --input-format is the data file's (for a file whose \
+            extension does not tell).
+
             JSON output (--format json) is one object per matching record, in result order:
-              {"row": 17, "id": "2950159", "matches": {"name": [[0, 6]], "ascii_name": []}}
-            where row is the 1-based data row in FILE and each match is [start, length] in
-            UTF-16 code units of that field (as ICU and NSRange count), for every searched field.
+              {"row": 17, "id": "2950159", "values": {"name": "Berlin", ...}, "matches": {"name": [[0, 6]], "ascii_name": []}}
+            where row is the 1-based data row in FILE; values holds the record's value of every \
+            column to show (--show or the description's show), or of every column; and each match \
+            is [start, length] in UTF-16 code units of that field (as ICU and NSRange count), for \
+            every field the scope searches. No matching record prints nothing on standard output \
+            and says so on standard error.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
     enum Color: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
 
-    @OptionGroup var dataset: DatasetOptions
+    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'.")
+    var file: String
 
     @Argument(help: "The search text.")
     var query: String
 
-    @Option(help: "text (a table with the matches highlighted) or json (one object per line).")
+    @OptionGroup(title: "Index options (shared with 'sift repl' and 'sift index')")
+    var index: IndexOptions
+
+    @OptionGroup(title: "Search options (shared with 'sift repl')")
+    var search: SearchOptions
+
+    @Option(
+        name: .customLong("in"),
+        help: ArgumentHelp(
+            "The scope to search, by name. Default: the first scope --scope gives, else the first scope (All).",
+            valueName: "scope"))
+    var scopeName: String?
+
+    @Option(help: "Output: text (a table with the matches highlighted) or json (one object per line).")
     var format: Format = .text
 
     @Option(help: "Print at most this many records (0: all). Default: 50 for text, all for json.")
     var limit: Int?
+
+    @Option(help: "Skip this many matching records first (with --limit: pages of results).")
+    var offset: Int = 0
 
     @Option(help: "Highlight with terminal colours: auto (when standard output is a terminal), always or never.")
     var color: Color = .auto
 
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        if offset < 0 { throw ValidationError("--offset must be 0 or more") }
     }
 
     func run() throws {
-        let loaded = try LoadedDataset(dataset)
-        let query = Query(query, scope: loaded.scopeName, mode: dataset.mode, order: dataset.order)
+        var request = DatasetRequest(file: file, index: index, search: search)
+        request.selectedScope = scopeName
+        request.scopeSelectsInSnapshot = SnapshotDetection.isSnapshot(file) && !index.scopes.isEmpty
+        let opened = try DatasetLoader.open(request)
+        let index = try opened.makeIndex()
+        let settings = opened.settings
+        let query = Query(query, scope: opened.selectedScope, mode: settings.mode, order: settings.order)
         let result: SearchResult
         do {
-            result = try loaded.index.search(query)
+            result = try index.search(query)
         } catch {
             throw ToolError("\(error)")
         }
+        // Sorted results read backwards for --descending.
+        var all = result.rows
+        if settings.descending && query.order == .sorted { all.reverse() }
         let limit = self.limit ?? (format == .json ? 0 : 50)
-        let rows = limit == 0 ? result.rows[...] : result.rows.prefix(limit)
-        var output = ""
+        let skipped = all.dropFirst(offset)
+        let rows = Array(limit == 0 ? skipped : skipped.prefix(limit))
+        let page = QueryPage(
+            opened: opened, index: index, query: query, result: result, rows: rows, offset: offset, total: all.count)
         switch format {
         case .json:
-            for row in rows { output += try jsonLine(row, loaded: loaded, query: query) + "\n" }
+            var output = ""
+            for row in rows { output += try page.jsonLine(row) + "\n" }
+            FileHandle.standardOutput.write(Data(output.utf8))
+            if rows.isEmpty {
+                // JSON Lines has no summary line: say on standard error why nothing was printed.
+                FileHandle.standardError.write(Data("sift: \(page.emptyReason())\n".utf8))
+            }
         case .text:
             let useColor = color == .always || (color == .auto && isatty(STDOUT_FILENO) == 1)
-            output = try TextReport(loaded: loaded, query: query, result: result, rows: Array(rows), color: useColor)
-                .render(width: terminalWidth())
+            let output = try TextReport(page: page, color: useColor).render(width: terminalWidth())
+            FileHandle.standardOutput.write(Data(output.utf8))
         }
-        FileHandle.standardOutput.write(Data(output.utf8))
-    }
-
-    private func jsonLine(_ row: RecordHandle, loaded: LoadedDataset, query: Query) throws -> String {
-        let id = try loaded.index.id(of: row)
-        let ranges = try loaded.index.matchRanges(of: row, for: query)
-        let scopeFields = loaded.index.scopes.first { $0.name == query.scope }?.fields ?? loaded.searchFields
-        let matches = scopeFields.map { field in
-            let pairs = (ranges[field] ?? []).map { "[\($0.lowerBound), \($0.count)]" }.joined(separator: ", ")
-            return "\(JSON.string(field)): [\(pairs)]"
-        }
-        return "{\"row\": \(loaded.rowOfID[id] ?? 0), \"id\": \(JSON.string(id)), \"matches\": {\(matches.joined(separator: ", "))}}"
     }
 
     private func terminalWidth() -> Int {
@@ -76,6 +108,60 @@ struct QueryCommand: ParsableCommand {
             return Int(size.ws_col)
         }
         return 120
+    }
+}
+
+/// The records a query prints, with what the text and JSON forms need to describe them.
+struct QueryPage {
+    let opened: DatasetLoader.Opened
+    let index: SearchIndex
+    let query: Query
+    let result: SearchResult
+    /// The records to print, in result order.
+    let rows: [RecordHandle]
+    /// How many matching records come before `rows`.
+    let offset: Int
+    /// How many records the query found (all of them for an empty query).
+    let total: Int
+
+    var settings: DatasetSettings { opened.settings }
+
+    /// The fields the query's scope searches.
+    var searchedFields: [String] {
+        index.scopes.first { $0.name == query.scope }?.fields ?? settings.searchFields
+    }
+
+    /// The data row (1-based) of a record.
+    func dataRow(of id: String) -> Int { opened.dataset.rowOfID[id] ?? 0 }
+
+    /// `{"row": 1, "id": "1", "values": {...}, "matches": {...}}`
+    func jsonLine(_ row: RecordHandle) throws -> String {
+        let record = try index.record(row)
+        let ranges = try index.matchRanges(of: row, for: query)
+        let valueFields = settings.showIsGiven ? settings.show : opened.dataset.columns
+        let values = valueFields.map { "\(JSON.string($0)): \(JSON.string(record.fields[$0] ?? ""))" }
+        let matches = searchedFields.map { field in
+            let pairs = (ranges[field] ?? []).map { "[\($0.lowerBound), \($0.count)]" }.joined(separator: ", ")
+            return "\(JSON.string(field)): [\(pairs)]"
+        }
+        return "{\"row\": \(dataRow(of: record.id)), \"id\": \(JSON.string(record.id)), "
+            + "\"values\": {\(values.joined(separator: ", "))}, \"matches\": {\(matches.joined(separator: ", "))}}"
+    }
+
+    /// Why no record was printed, in one line naming the file and the searched fields.
+    func emptyReason() -> String {
+        let searched = "searched \(searchedFields.joined(separator: ", "))"
+        switch result.state {
+        case .tooShort(let needed):
+            return "query too short in scope \(query.scope) (needs \(needed) characters); nothing printed"
+        case .all, .matches:
+            if total > 0 {
+                return "\(total) \(total == 1 ? "match" : "matches") for \"\(query.text)\" in \(opened.dataset.source), "
+                    + "none from --offset \(offset)"
+            }
+            return "no match for \"\(query.text)\" in \(opened.dataset.source) (\(searched)"
+                + (query.scope == "All" ? "" : " in scope \(query.scope)") + ")"
+        }
     }
 }
 

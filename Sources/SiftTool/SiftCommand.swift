@@ -15,6 +15,12 @@ struct SiftCommand: ParsableCommand {
               sift query Data/cities.tsv zurich
               sift query Data/cities.tsv strasse --locale de --field name --format json
               sift query Data/cities.tsv nino --locale es --mode words --sort name
+              sift query Data/cities.tsv "" --sort population --numeric --descending --limit 5
+              sift index Data/cities.tsv -o cities.siftidx
+
+            The three commands share their options (sift help query lists them) and read the \
+            same description file beside the data file (Data/cities.sift.json for \
+            Data/cities.tsv), so they search the same fields.
             """,
         subcommands: [ReplCommand.self, QueryCommand.self, IndexCommand.self],
         defaultSubcommand: ReplCommand.self)
@@ -45,9 +51,19 @@ enum Main {
                 exit(0)
             }
             let message = SiftCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("sift: \(message) (see 'sift help')\n".utf8))
+            FileHandle.standardError.write(Data("sift: \(message) (see '\(helpCommand(CommandLine.arguments))')\n".utf8))
             exit(code.rawValue)
         }
+    }
+
+    /// The help that covers a command line: `sift SUBCOMMAND --help` for the subcommand it runs
+    /// (the REPL when none is named).
+    static func helpCommand(_ arguments: [String]) -> String {
+        let first = arguments.dropFirst().first
+        if first == "help" { return "sift help" }
+        let names = SiftCommand.configuration.subcommands.map { $0._commandName }
+        let named = first.flatMap { names.contains($0) ? $0 : nil }
+        return "sift \(named ?? ReplCommand._commandName) --help"
     }
 
     static func fail(_ message: String) -> Never {

@@ -1,34 +1,30 @@
 import Sift
 
-/// The readable form of a query's results: a header line and a table whose cells show the
-/// matched ranges highlighted (terminal colours, or [brackets] when not a terminal), with
-/// columns sized by display width so CJK, emoji and accents line up.
+/// The readable form of a query's results: a header line and a table of the columns to show,
+/// whose cells show the matched ranges highlighted (terminal colours, or [brackets] when not a
+/// terminal), with columns sized by display width so CJK, emoji and accents line up.
 struct TextReport {
-    let loaded: LoadedDataset
-    let query: Query
-    let result: SearchResult
-    let rows: [RecordHandle]
+    let page: QueryPage
     let color: Bool
 
     private var style: HighlightStyle { color ? .terminal : .brackets }
 
     func render(width: Int) throws -> String {
-        let index = loaded.index
-        let fields = index.scopes.first { $0.name == query.scope }?.fields ?? loaded.searchFields
-        let showID = loaded.hasIDField
+        let index = page.index
+        let fields = page.settings.show
+        let showID = page.opened.dataset.idField != nil
 
         var header: [Cell] = [plain("row")]
         if showID { header.append(plain("id")) }
         header += fields.map(plain)
         var table: [[Cell]] = []
-        for row in rows {
-            let id = try index.id(of: row)
-            var cells: [Cell] = [plain(String(loaded.rowOfID[id] ?? 0))]
-            if showID { cells.append(plain(id)) }
-            let highlights = try index.highlights(of: row, for: query)
+        for row in page.rows {
+            let record = try index.record(row)
+            var cells: [Cell] = [plain(String(page.dataRow(of: record.id)))]
+            if showID { cells.append(plain(record.id)) }
+            let highlights = try index.highlights(of: row, for: page.query)
             for field in fields {
-                let value = try index.value(of: field, for: row)
-                cells.append(highlighted(value, highlights[field] ?? []))
+                cells.append(highlighted(record.fields[field] ?? "", highlights[field] ?? []))
             }
             table.append(cells)
         }
@@ -41,23 +37,32 @@ struct TextReport {
             out += Cells.line(header, widths, bold: true, style: style) + "\n"
             for cells in table { out += Cells.line(cells, widths, bold: false, style: style) + "\n" }
         }
-        if rows.count < result.rows.count {
-            out += "… \(result.rows.count - rows.count) more (use --limit 0 to print all)\n"
+        let after = page.offset + page.rows.count
+        if after < page.total {
+            out += "… \(page.total - after) more (--offset \(after) for the next ones, --limit 0 to print all)\n"
         }
         return out
     }
 
     private func summary() -> String {
-        let index = loaded.index
-        let collation = index.configuration.collation
-        let what: String
-        switch result.state {
-        case .all: what = "\(result.rows.count) records (empty query)"
+        let collation = page.index.configuration.collation
+        let query = page.query
+        let count = page.total
+        var what: String
+        switch page.result.state {
+        case .all: what = "\(count) records (empty query)"
         case .tooShort(let needed): what = "query too short (needs \(needed) characters)"
-        case .matches: what = "\(result.rows.count) \(result.rows.count == 1 ? "match" : "matches") for \"\(query.text)\""
+        case .matches: what = "\(count) \(count == 1 ? "match" : "matches") for \"\(query.text)\""
         }
-        return "\(what) in \(loaded.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
-            + (query.scope == "All" ? "" : " · scope \(query.scope)")
+        if page.offset > 0 {
+            what += page.rows.isEmpty
+                ? ", none from --offset \(page.offset)"
+                : ", \(page.offset + 1)–\(page.offset + page.rows.count) shown"
+        }
+        var line = "\(what) in \(page.opened.dataset.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
+        if query.scope != "All" { line += " · scope \(query.scope)" }
+        if query.order == .sorted, page.settings.sort != nil { line += " · sorted by \(page.settings.sortDescription)" }
+        return line
     }
 
     private func plain(_ text: String) -> Cell { Cells.plain(text) }

@@ -83,6 +83,25 @@ struct Run: Sendable {
         return (run, killed.withLock { $0 })
     }
 
+    /// Copies an executable through a descriptor that is closed on exec: a descriptor open for
+    /// writing that a process started meanwhile (by a test running in parallel) inherited would
+    /// make running the copy fail with ETXTBSY ("Text file busy").
+    static func copyExecutable(_ source: String, to destination: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        var written = 0
+        try bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let n = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                written += n
+            }
+        }
+    }
+
     /// Writes a temporary data file and returns its path.
     static func file(_ name: String, _ contents: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-cli-\(UUID().uuidString)-\(name)")
@@ -107,8 +126,8 @@ struct QueryCommandTests {
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines == [
-            #"{"row": 1, "id": "1", "matches": {"name": [[3, 6]], "code": []}}"#,
-            #"{"row": 2, "id": "2", "matches": {"name": [[0, 6]], "code": []}}"#,
+            #"{"row": 1, "id": "1", "values": {"name": "😀 Zürich", "code": "CH"}, "matches": {"name": [[3, 6]], "code": []}}"#,
+            #"{"row": 2, "id": "2", "values": {"name": "Zurich", "code": "US"}, "matches": {"name": [[0, 6]], "code": []}}"#,
         ])
         for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
     }

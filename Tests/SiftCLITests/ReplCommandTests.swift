@@ -107,7 +107,7 @@ struct ReplStartTests {
         // A copy of the executable, away from the package.
         let directory = try Repl.directory([:])
         let copy = directory + "/sift"
-        try FileManager.default.copyItem(atPath: Run.executable.path, toPath: copy)
+        try Run.copyExecutable(Run.executable.path, to: copy)
         let run = try await Run.sift(["--line"], currentDirectory: directory, executable: URL(fileURLWithPath: copy))
         let message = run.stderr
         #expect(run.status == 1)
@@ -152,6 +152,10 @@ struct ReplStartTests {
         (#"{"show": ["name", 3]}"#, "key 'show': expected a list of strings"),
         (#"{"trigger": "never"}"#, "key 'trigger': 'never' is not one of as-you-type, submit"),
         (#"{"scopes": []}"#, "key 'scopes': expected at least one scope"),
+        (#"{"sort": "population", "numeric": "yes"}"#, "key 'numeric': expected true or false"),
+        (#"{"sort": "population", "descending": 1}"#, "key 'descending': expected true or false"),
+        (#"{"sort": "name", "sortAlternate": "loose"}"#, "key 'sortAlternate': 'loose' is not one of non-ignorable, shifted"),
+        (#"{"descending": true}"#, "key 'descending': needs a sort field (key 'sort', or --sort FIELD)"),
         (#"["name"]"#, "expected a JSON object"),
         (#"{"fields": "#, "invalid JSON in the description file"),
     ])
@@ -173,6 +177,9 @@ struct ReplStartTests {
         (["cities.tsv", "--locale", "klingon"], "sift: unknown locale 'klingon'"),
         (["cities.tsv", "--min-length", "0"], "sift: --min-length must be at least 1"),
         (["cities.tsv", "--mode", "fuzzy"], "sift: The value 'fuzzy' is invalid for '--mode <mode>'"),
+        (["cities.tsv", "--numeric"], "sift: --numeric needs a sort field (--sort FIELD)"),
+        (["cities.tsv", "--input-format", "xml"], "sift: The value 'xml' is invalid for '--input-format <input-format>'"),
+        (["cities.tsv", "--description", "d.json", "--no-description"], "sift: --description and --no-description exclude each other (see 'sift repl --help')"),
     ])
     func startupErrorsAreOneLine(arguments: [String], message: String) async throws {
         let directory = try Repl.directory(["cities.tsv": Repl.cities])

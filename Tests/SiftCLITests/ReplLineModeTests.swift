@@ -6,7 +6,7 @@ import Testing
 /// feeds a script and compares the whole standard output.
 @Suite("sift repl: line mode transcripts")
 struct ReplLineModeTests {
-    /// Plain lines search; :scopes lists the scopes with their badges; :scope selects by name, number or any case; below a scope's minimum length the state is "too short" and the results table holds every record; "::" searches for a leading colon; an empty line shows every record of the scope.
+    /// Plain lines search; :scopes lists the scopes with their badges; :scope selects by name, number or any case; below a scope's minimum length the state is "too short" and the original table shows, in its order and sections; "::" searches for a leading colon; an empty line shows every record of the scope.
     @Test func searchingScopesAndTheTooShortState() async throws {
         let transcript = try await Repl.transcript(
             ["pa", "quebec", "日本", ":scopes", ":scope Country", "p", "fr", ":scope 4", ":scope asia", "::x", ""], options: ["--page-size", "3"])
@@ -42,12 +42,12 @@ struct ReplLineModeTests {
             1  大阪  [日本]   2691000
             2  東京  [日本]   13960000
             > p
-            "p" in Country: too short, needs 2 characters (results table: all 10 rows)
-            #  name       country  population
-            1  🍕 Napoli  Italia   914758
-            2  Kraków     Polska   779115
-            3  Ñuñoa      Chile    208237
-            rows 1–3 of 10 · :results 2 for the next page
+            "p" in Country: too short, needs 2 characters (showing the original table: 10 rows)
+               #  name       country  population
+            …  1  🍕 Napoli  Italia   914758
+            K  2  Kraków     Polska   779115
+            N  3  Ñuñoa      Chile    208237
+            rows 1–3 of 10 · :original 2 for the next page
             > fr
             "fr" in Country: 1 result · All 1 · Name 0 · Country 1 · Europe 1 · Asia 0
             #  name   country   population
@@ -92,12 +92,12 @@ struct ReplLineModeTests {
             2  Kraków     Polska   779115
             rows 1–2 of 10 · :results 2 for the next page
             > :type fra
-            "f" in Country: too short, needs 2 characters (results table: all 10 rows)
+            "f" in Country: too short, needs 2 characters (showing the original table: 10 rows)
             "fr" in Country: 1 result
             "fra" in Country: 1 result
             > :back 2
             "fr" in Country: 1 result
-            "f" in Country: too short, needs 2 characters (results table: all 10 rows)
+            "f" in Country: too short, needs 2 characters (showing the original table: 10 rows)
             > :cancel
             no search · original table: 10 rows · scope Country
             """)
@@ -209,13 +209,13 @@ struct ReplLineModeTests {
             rows 1–4 of 6 · :results 2 for the next page
             > :min 2
             minimum length of All: 2 · re-indexed 10 records
-            "n" in All: too short, needs 2 characters (results table: all 10 rows)
-            #  name       country  population
-            1  🍕 Napoli  Italia   914758
-            2  Kraków     Polska   779115
-            3  Ñuñoa      Chile    208237
-            4  Pamplona   España   203944
-            rows 1–4 of 10 · :results 2 for the next page
+            "n" in All: too short, needs 2 characters (showing the original table: 10 rows)
+               #  name       country  population
+            …  1  🍕 Napoli  Italia   914758
+            K  2  Kraków     Polska   779115
+            N  3  Ñuñoa      Chile    208237
+            P  4  Pamplona   España   203944
+            rows 1–4 of 10 · :original 2 for the next page
             > :scope Name
             "n" in Name: 3 results · All - · Name 3 · Country - · Europe 4 · Asia 0
             #  name         country  population

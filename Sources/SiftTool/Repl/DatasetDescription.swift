@@ -1,17 +1,18 @@
 import Foundation
 import Sift
 
-/// A dataset's description file: how the REPL opens it (fields, id, collation, scopes, sort
-/// field, columns to show). It lives next to the data file, named after it with `.sift.json` in
-/// place of the extension (`cities.tsv` → `cities.sift.json`). Every key is optional; options on
-/// the command line override it.
+/// A dataset's description file: how `sift repl`, `sift query` and `sift index` open it (fields,
+/// id, collation, scopes, sort field, columns to show). It lives next to the data file, named
+/// after it with `.sift.json` in place of the extension (`cities.tsv` → `cities.sift.json`).
+/// Every key is optional; options on the command line override it.
 ///
 /// ```json
 /// {
 ///   "fields": ["name", "ascii_name", "country_name", "country_code"],
 ///   "id": "geonameid",
 ///   "locale": "root", "strength": "primary", "alternate": "non-ignorable",
-///   "mode": "contains", "sort": "name", "order": "ranked", "trigger": "as-you-type",
+///   "mode": "contains", "sort": "name", "sortAlternate": "shifted", "order": "ranked",
+///   "trigger": "as-you-type",
 ///   "minLength": 1,
 ///   "show": ["name", "country_name", "population"],
 ///   "scopes": [
@@ -32,6 +33,9 @@ struct DatasetDescription: Equatable {
     var alternate: Collation.Alternate?
     var mode: MatchMode?
     var sort: String?
+    var descending: Bool?
+    var numeric: Bool?
+    var sortAlternate: Collation.Alternate?
     var order: ResultOrder?
     var trigger: SearchTrigger?
     var minLength: Int?
@@ -91,6 +95,9 @@ struct DatasetDescription: Equatable {
         alternate = try object.choice("alternate")
         mode = try object.choice("mode")
         sort = try object.string("sort")
+        descending = try object.bool("descending")
+        numeric = try object.bool("numeric")
+        sortAlternate = try object.choice("sortAlternate")
         order = try object.choice("order")
         trigger = try object.string("trigger").map { value throws(DescriptionError) in
             guard let trigger = SearchTrigger(argument: value) else {
@@ -176,6 +183,18 @@ private struct JSONObject {
         return strings
     }
 
+    /// Whether a value JSONSerialization read is `true` or `false` (on Linux, `1 is Bool` holds
+    /// too: only the boolean's class tells them apart).
+    private static func isBoolean(_ value: Any) -> Bool { type(of: value) == type(of: NSNumber(value: true)) }
+
+    mutating func bool(_ key: String) throws(DescriptionError) -> Bool? {
+        guard let value = take(key) else { return nil }
+        guard let number = value as? NSNumber, Self.isBoolean(value) else {
+            throw DescriptionError(path: keyPath(key), message: "expected true or false")
+        }
+        return number.boolValue
+    }
+
     mutating func array(_ key: String) throws(DescriptionError) -> [Any]? {
         guard let value = take(key) else { return nil }
         guard let list = value as? [Any] else { throw DescriptionError(path: keyPath(key), message: "expected a list") }
@@ -185,7 +204,7 @@ private struct JSONObject {
     /// A whole number of at least 1.
     mutating func count(_ key: String) throws(DescriptionError) -> Int? {
         guard let value = take(key) else { return nil }
-        guard let number = value as? NSNumber, !(value is Bool), let int = Int(exactly: number.doubleValue), int >= 1 else {
+        guard let number = value as? NSNumber, !Self.isBoolean(value), let int = Int(exactly: number.doubleValue), int >= 1 else {
             throw DescriptionError(path: keyPath(key), message: "expected a whole number of at least 1")
         }
         return int

@@ -46,7 +46,7 @@ final class LineMode {
             let text = line.hasPrefix("::") ? String(line.dropFirst()) : line
             let update = await session.settled(session.setText(text))
             emit(status(update))
-            try await printPage(of: update, kind: .results, page: 1, title: false)
+            try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
             return .proceed
         }
         let body = line.dropFirst()
@@ -80,7 +80,7 @@ final class LineMode {
             try noArgument(name, argument)
             let update = await session.settled(session.submit())
             emit(status(update))
-            try await printPage(of: update, kind: .results, page: 1, title: false)
+            try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
         case "cancel":
             try noArgument(name, argument)
             emit(status(await session.settled(session.cancel())))
@@ -149,7 +149,7 @@ final class LineMode {
         }
         let update = await session.settled(try session.selectScope(name))
         emit(status(update))
-        try await printPage(of: update, kind: .results, page: 1, title: false)
+        try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
     }
 
     // MARK: - Configuration (re-indexes)
@@ -163,28 +163,55 @@ final class LineMode {
         }
     }
 
+    /// `:sort FIELD [ascending|descending] [numeric|text]` or `:sort none`. Words left out keep
+    /// their current setting.
     private func setSort(_ argument: String) async throws {
-        guard !argument.isEmpty else { throw usage("sort") }
-        if argument == "none" {
+        let words = Self.words(argument)
+        guard let field = words.first else { throw usage("sort") }
+        if field == "none" {
+            guard words.count == 1 else { throw usage("sort") }
             try await reconfigure("no sort field: the original table is in file order") { settings in
                 settings.sort = nil
+                settings.descending = false
+                settings.sortOptions.numeric = false
                 if settings.order == .sorted { settings.order = .original }
             }
             return
         }
         let columns = session.dataset.columns
-        guard columns.contains(argument) else {
-            throw ToolError("unknown field '\(argument)' (fields: \(columns.joined(separator: ", ")))")
+        guard columns.contains(field) else {
+            throw ToolError("unknown field '\(field)' (fields: \(columns.joined(separator: ", ")))")
         }
-        try await reconfigure("sort field \(argument)") { $0.sort = argument }
+        var descending = session.settings.descending
+        var numeric = session.settings.sortOptions.numeric
+        for word in words.dropFirst() {
+            switch word {
+            case "ascending": descending = false
+            case "descending": descending = true
+            case "numeric": numeric = true
+            case "text": numeric = false
+            default: throw ToolError("expected ascending, descending, numeric or text, got '\(word)' (usage: \(Self.usage["sort"]!))")
+            }
+        }
+        var settings = session.settings
+        settings.sort = field
+        settings.descending = descending
+        settings.sortOptions.numeric = numeric
+        try await reconfigure("sort field \(settings.sortDescription)") {
+            $0.sort = field
+            $0.descending = descending
+            $0.sortOptions.numeric = numeric
+        }
     }
 
-    private func reconfigure(_ what: String, _ change: (inout ReplSettings) throws -> Void) async throws {
+    private func reconfigure(_ what: String, _ change: (inout DatasetSettings) throws -> Void) async throws {
         try await session.reconfigure(change)
         emit("\(what) · re-indexed \(Self.records(session.dataset.records.count))")
         let update = session.latest
         emit(status(update))
-        if update.state != .inactive { try await printPage(of: update, kind: .results, page: 1, title: false) }
+        if update.state != .inactive {
+            try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
+        }
     }
 
     // MARK: - Edits
@@ -222,8 +249,8 @@ final class LineMode {
         var parts = ["\(verb) id \(record.id) \"\(Cells.sanitize(title, .allControls))\""]
         if verb == "moved", let position = outcome.position { parts.append("position \(position) of the original order") }
         for kind in TableKind.allCases {
-            let old = ReplSession.rowNumber(ofID: record.id, in: before.tables[kind])
-            let new = verb == "deleted" ? nil : ReplSession.rowNumber(ofID: record.id, in: after.tables[kind])
+            let old = session.shown(kind, of: before).rowNumber(ofID: record.id)
+            let new = verb == "deleted" ? nil : session.shown(kind, of: after).rowNumber(ofID: record.id)
             let place: String
             switch (old, new) {
             case (nil, nil): continue
@@ -263,7 +290,7 @@ final class LineMode {
             if update.query.scope != session.settings.scopes[0].name { line += " · scope \(update.query.scope)" }
             return line
         case .tooShort(let needed):
-            state = "too short, needs \(needed) characters (results table: all \(ReplSession.rows(results)))"
+            state = "too short, needs \(needed) characters (showing the original table: \(ReplSession.rows(original)))"
         case .awaitingSubmit:
             state = "waiting for :submit"
             if let shown = update.resultsQuery, shown.text != update.query.text || shown.scope != update.query.scope {
@@ -282,30 +309,32 @@ final class LineMode {
 
     /// A page of a table. With `title`, a line about the table first (and its section index).
     private func printPage(of update: SearchUpdate, kind: TableKind, page: Int, title: Bool) async throws {
-        let table = update.tables[kind]
+        let table = session.shown(kind, of: update)
         let pages = max(1, (table.rowCount + pageSize - 1) / pageSize)
         guard page <= pages else { throw ToolError("page \(page) is out of range (the \(kind.name) table has \(pages == 1 ? "1 page" : "\(pages) pages"))") }
         if title {
             var line = "\(kind.name) table: \(ReplSession.rows(table.rowCount))"
-            if table.layout.isSectioned {
-                line += " in \(table.sections.count == 1 ? "1 section" : "\(table.sections.count) sections")"
+            if table.isSectioned {
+                line += " in \(table.sectionCount == 1 ? "1 section" : "\(table.sectionCount) sections")"
             }
-            switch table.layout.order {
+            switch table.order {
             case .original: line += ", in original order"
-            case .sorted: line += ", sorted by \(session.settings.sort ?? session.settings.searchFields[0])"
+            case .sorted:
+                line += ", sorted by "
+                    + (session.settings.sort == nil ? session.settings.searchFields[0] : session.settings.sortDescription)
             case .ranked: line += ", ranked"
             }
             if kind == .results && update.state == .inactive { line += " (no search)" }
             if pages > 1 { line += " · page \(page) of \(pages)" }
             emit(line)
-            if table.layout.isSectioned && !table.sectionIndexTitles.isEmpty {
+            if table.isSectioned && !table.sectionIndexTitles.isEmpty {
                 emit("index: " + table.sectionIndexTitles.joined(separator: " "))
             }
         }
         guard table.rowCount > 0 else { return }
-        let slice = ReplTable.slice(of: table, from: (page - 1) * pageSize, count: pageSize)
+        let slice = table.slice(from: (page - 1) * pageSize, count: pageSize)
         let contents = await session.contents(of: slice.map(\.row))
-        let renderer = ReplTable(columns: session.settings.show, style: style, sectioned: table.layout.isSectioned)
+        let renderer = ReplTable(columns: session.settings.show, style: style, sectioned: table.isSectioned)
         let rows = zip(slice, contents).map { ReplTable.Row(number: $0.number, section: $0.section, content: $1) }
         emit(renderer.lines(rows, width: Self.width()).joined(separator: "\n"))
         if !title && pages > 1 {
@@ -344,7 +373,7 @@ final class LineMode {
                 + (original.layout.isSectioned ? " in \(original.sections.count) sections" : "")
                 + " · results table: \(ReplSession.rows(update.tables.results.rowCount))")
         lines.append(
-            "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sort ?? "none")"
+            "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sortDescription)"
                 + " · \(settings.scopes.count) scopes")
         lines.append(
             "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)")
@@ -378,7 +407,8 @@ final class LineMode {
     static let usage: [String: String] = [
         "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
         "mode": ":mode contains|prefix|words", "locale": ":locale L",
-        "strength": ":strength primary|secondary|tertiary|quaternary|identical", "sort": ":sort FIELD|none",
+        "strength": ":strength primary|secondary|tertiary|quaternary|identical",
+        "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
         "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
         "insert": ":insert [ROW] field=value ...", "delete": ":delete ROW", "move": ":move FROM TO",
         "update": ":update ROW field=value ...",
@@ -401,14 +431,16 @@ final class LineMode {
         :min N                     minimum query length of the selected scope     (these re-index
         :mode contains|prefix|words                                                 the records,
         :locale L   :strength S    ICU collation locale and strength               edits included)
-        :sort FIELD|none           sort field of the original table and its sections
+        :sort FIELD|none           sort field of the original table and its sections; after FIELD,
+                                   ascending|descending and numeric|text (default: as they are)
         :order original|sorted|ranked   order of the results table
         :trigger as-you-type|submit     search on every keystroke, or on :submit
         :stats                     sizes, settings and timings
         :help                      this list
         :quit                      leave (so does end of input)
         ROW is a row number of the table on display: the results table while a search is active,
-        else the original table. Values with spaces go in quotes: name="New York".
+        else (and while the text is too short) the original table. Values with spaces go in
+        quotes: name="New York".
         """
 
     // MARK: - Arguments

@@ -82,7 +82,7 @@ final class LiveMode {
     private func view(for update: SearchUpdate, from current: View, previous: SearchUpdate) -> View {
         var view = current
         if update.resultsQuery != previous.resultsQuery || update.query.scope != previous.query.scope
-            || update.state == .inactive
+            || ReplSession.visibleKind(update) == .original
         {
             view.selected[.results] = 0
             view.top[.results] = 0
@@ -228,8 +228,8 @@ final class LiveMode {
     }
 
     private func selectedRow() -> TableRow? {
-        let table = shown.tables[shownKind]
-        return ReplSession.path(ofRow: (view.selected[shownKind] ?? 0) + 1, in: table).map { table[$0] }
+        let table = session.shown(shownKind, of: shown)
+        return table.path(ofRow: (view.selected[shownKind] ?? 0) + 1).map { table.table[$0] }
     }
 
     /// The rows each pane shows.
@@ -238,13 +238,12 @@ final class LiveMode {
         let main = (kind, view.top[kind] ?? 0, Optional(view.selected[kind] ?? 0))
         guard sideBySide && kind == .results else { return [main] }
         // The original pane follows the selected result.
-        let results = update.tables.results
+        let results = session.shown(.results, of: update)
         var originalSelected: Int? = nil
-        if let path = ReplSession.path(ofRow: (view.selected[.results] ?? 0) + 1, in: results),
+        if let path = results.path(ofRow: (view.selected[.results] ?? 0) + 1),
             let original = update.tables.originalIndexPath(ofResultsRowAt: path)
         {
-            originalSelected = update.tables.original.sections[..<original.section].reduce(0) { $0 + $1.rows.count }
-                + original.row
+            originalSelected = session.shown(.original, of: update).rowNumber(of: original) - 1
         }
         let count = update.tables.original.rowCount
         let height = rowsInSight(update)
@@ -254,7 +253,7 @@ final class LiveMode {
 
     private func visibleRows(of update: SearchUpdate, view: View) -> [TableRow] {
         panes(of: update, view: view).flatMap { pane in
-            ReplTable.slice(of: update.tables[pane.kind], from: pane.top, count: rowsInSight(update)).map(\.row)
+            session.shown(pane.kind, of: update).slice(from: pane.top, count: rowsInSight(update)).map(\.row)
         }
     }
 
@@ -326,8 +325,8 @@ final class LiveMode {
         case _ where pending: left = "searching…"
         case .inactive:
             left = "original table · \(LineMode.records(table.rowCount))"
-            if let sort = session.settings.sort { left += " · sorted by \(sort)" }
-        case .tooShort(let needed): left = "too short: type at least \(needed) characters"
+            if session.settings.sort != nil { left += " · sorted by \(session.settings.sortDescription)" }
+        case .tooShort(let needed): left = "too short: type at least \(needed) characters · original table"
         case .awaitingSubmit: left = "press Enter to search"
         case .searching: left = "searching…"
         case .results: left = table.rowCount == 1 ? "1 result" : "\(table.rowCount) results"
@@ -347,10 +346,10 @@ final class LiveMode {
         let paneWidth = panes.count == 1 ? columns : (columns - separator.count) / 2
         var columnsOfLines: [[String]] = []
         for pane in panes {
-            let table = shown.tables[pane.kind]
-            let slice = ReplTable.slice(of: table, from: pane.top, count: rowsInSight(shown))
+            let table = session.shown(pane.kind, of: shown)
+            let slice = table.slice(from: pane.top, count: rowsInSight(shown))
             let renderer = ReplTable(
-                columns: session.settings.show, style: .terminal, sectioned: table.layout.isSectioned, marksSelection: true)
+                columns: session.settings.show, style: .terminal, sectioned: table.isSectioned, marksSelection: true)
             let rows = slice.map { item in
                 ReplTable.Row(
                     number: item.number, section: item.section, content: content(of: item.row),
@@ -359,7 +358,7 @@ final class LiveMode {
             var lines = renderer.lines(rows, width: paneWidth)
             if panes.count > 1 { lines.insert("\u{1B}[1m\(pane.kind.name) table\u{1B}[0m", at: 0) }
             if table.rowCount == 0 {
-                lines.append(shown.state == .inactive ? "  (no records)" : "  (no results)")
+                lines.append(pane.kind == .original ? "  (no records)" : "  (no results)")
             }
             columnsOfLines.append(lines)
         }
@@ -392,13 +391,11 @@ final class LiveMode {
 
     /// The original table's section index, with the section in sight highlighted.
     private func indexLine() -> String {
-        let original = shown.tables.original
-        guard original.layout.isSectioned, !original.sectionIndexTitles.isEmpty else { return "" }
+        let original = session.shown(.original, of: shown)
+        guard original.isSectioned, !original.sectionIndexTitles.isEmpty else { return "" }
         var current: Int? = nil
         let number = isSideBySide ? panes(of: shown, view: view)[0].selected : shownKind == .original ? view.selected[.original] : nil
-        if let number, let path = ReplSession.path(ofRow: number + 1, in: original) {
-            current = original.sections[path.section].sectionIndexTitlePosition
-        }
+        if let number { current = original.sectionIndexTitlePosition(ofRow: number + 1) }
         let titles = original.sectionIndexTitles.enumerated().map { i, title in
             let title = Cells.sanitize(title, .allControls)
             return i == current ? "\u{1B}[7m\(title)\u{1B}[0m" : title

@@ -10,57 +10,20 @@ struct ReplCommand: AsyncParsableCommand {
         discussion: """
             On a terminal, every keystroke searches (live mode). Otherwise, or with --line, lines are read from standard input (line mode, for scripts): a plain line searches, and a line starting with ':' is a command (:help lists them).
 
-            Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file beside FILE (NAME.sift.json for NAME.tsv) may set the fields, scopes, locale, sort field and columns to show; options given here override it.
+            Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file beside FILE (NAME.sift.json for NAME.tsv) may set the fields, scopes, locale, sort and columns to show; 'sift query' and 'sift index' read it too, and options given here override it.
             """)
 
     @Argument(help: "A TSV, CSV or JSON Lines file, or a snapshot from 'sift index'. Default: Data/cities.tsv.")
     var file: String?
 
-    @Option(name: .customLong("field"), help: "A field to search (repeatable). Default: every text column.")
-    var fields: [String] = []
+    @OptionGroup(title: "Index options (shared with 'sift query' and 'sift index')")
+    var index: IndexOptions
 
-    @Option(
-        name: .customLong("scope"),
-        help: ArgumentHelp(
-            "A scope button (repeatable): NAME=FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]]; an All scope comes first.",
-            valueName: "scope"))
-    var scopes: [String] = []
-
-    @Option(help: "ICU locale: root (the default), en, es, de, da, sv, ...")
-    var locale: String?
-
-    @Option(help: "primary (the default: ignore case and accents), secondary, tertiary, quaternary or identical.")
-    var strength: Collation.Strength?
-
-    @Option(help: "non-ignorable (the default), or shifted (ignore spaces and punctuation).")
-    var alternate: Collation.Alternate?
-
-    @Option(help: "contains (the default), prefix or words.")
-    var mode: MatchMode?
-
-    @Option(help: "Minimum query length of every scope.")
-    var minLength: Int?
-
-    @Option(help: "Sort field: the original table is in its collation order, with alphabetic sections.")
-    var sort: String?
-
-    @Option(help: "Order of the results table: original, sorted or ranked.")
-    var order: ResultOrder?
-
-    @Option(help: "The field holding record ids. Default: the 1-based data row.")
-    var id: String?
-
-    @Option(name: .customLong("show"), help: "A column to show in the tables (repeatable). Default: the searched fields.")
-    var show: [String] = []
+    @OptionGroup(title: "Search options (shared with 'sift query')")
+    var search: SearchOptions
 
     @Flag(help: "Search only on Enter (:submit in line mode), not on every keystroke.")
     var onSubmit = false
-
-    @Option(name: .customLong("description"), help: "A description file to use instead of the one beside FILE.")
-    var descriptionFile: String?
-
-    @Flag(help: "Ignore the description file beside FILE.")
-    var noDescription = false
 
     @Flag(help: "Line mode even on a terminal.")
     var line = false
@@ -72,18 +35,14 @@ struct ReplCommand: AsyncParsableCommand {
     var color: QueryCommand.Color = .auto
 
     func validate() throws {
-        if let minLength, minLength < 1 { throw ValidationError("--min-length must be at least 1") }
         if pageSize < 1 { throw ValidationError("--page-size must be at least 1") }
-        if descriptionFile != nil && noDescription { throw ValidationError("--description and --no-description exclude each other") }
     }
 
     func run() async throws {
         let file = try file ?? DefaultDataset.locate()
-        let options = ReplOptionValues(
-            file: file, fields: fields, scopes: scopes, locale: locale, strength: strength, alternate: alternate,
-            mode: mode, minLength: minLength, sort: sort, order: order, id: id, show: show,
-            trigger: onSubmit ? .onSubmit : nil, description: descriptionFile, readsDescription: !noDescription)
-        let opened = try ReplLoader.open(options)
+        var request = DatasetRequest(file: file, index: index, search: search)
+        if onSubmit { request.trigger = .onSubmit }
+        let opened = try ReplLoader.open(request)
         let inputIsTerminal = isatty(STDIN_FILENO) == 1
         let live = !line && inputIsTerminal && isatty(STDOUT_FILENO) == 1
         let session = await ReplSession(opened, buffering: live ? .newest(1) : .all)
@@ -96,7 +55,43 @@ struct ReplCommand: AsyncParsableCommand {
     }
 }
 
-extension ResultOrder: ExpressibleByArgument {}
+/// Opens a dataset for the REPL: its records, settings and search controller.
+enum ReplLoader {
+    struct Opened {
+        var dataset: Dataset
+        var settings: DatasetSettings
+        var controller: SearchController
+        /// How long indexing (or loading the snapshot) took.
+        var indexDuration: Duration
+        var descriptionFile: String?
+    }
+
+    static func open(_ request: DatasetRequest) throws -> Opened {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let opened = try DatasetLoader.open(request)
+        let (dataset, settings, descriptionFile) = (opened.dataset, opened.settings, opened.descriptionFile)
+        let indexStart = clock.now
+        let controller: SearchController
+        let duration: Duration
+        do {
+            if let snapshot = opened.snapshot {
+                // `opened` is not read again: its index goes to the controller's actor.
+                controller = try SearchController(index: snapshot, options: settings.controllerOptions)
+                duration = start.duration(to: clock.now)
+            } else {
+                controller = try SearchController(
+                    configuration: settings.configuration, records: dataset.records, options: settings.controllerOptions)
+                duration = indexStart.duration(to: clock.now)
+            }
+        } catch {
+            throw ToolError("\(error)")
+        }
+        return Opened(
+            dataset: dataset, settings: settings, controller: controller, indexDuration: duration,
+            descriptionFile: descriptionFile)
+    }
+}
 
 /// Finds the bundled dataset, `Data/cities.tsv`: in the current directory (`swift run sift`
 /// from the package root), else beside the build directory of the executable

@@ -10,8 +10,8 @@ import Sift
 /// so that a configuration change can re-index them.
 @MainActor
 final class ReplSession {
-    private(set) var dataset: ReplDataset
-    private(set) var settings: ReplSettings
+    private(set) var dataset: Dataset
+    private(set) var settings: DatasetSettings
     private(set) var controller: SearchController
     let descriptionFile: String?
     private let buffering: UpdateBuffering
@@ -128,41 +128,31 @@ final class ReplSession {
     // MARK: - Tables
 
     /// Which table the display shows for an update: the results while a search is active, else
-    /// the original table. Row numbers in edit commands refer to this table.
-    static func visibleKind(_ update: SearchUpdate) -> TableKind { update.state == .inactive ? .original : .results }
+    /// the original table; and the original table too while the text is too short for the scope
+    /// (the controller's results then hold every record, in the results table's order, which is
+    /// not the order a person expects of the whole list). Row numbers in edit commands refer to
+    /// this table.
+    static func visibleKind(_ update: SearchUpdate) -> TableKind {
+        switch update.state {
+        case .inactive, .tooShort: .original
+        default: .results
+        }
+    }
 
     var visibleKind: TableKind { Self.visibleKind(latest) }
 
-    /// The path of a 1-based row number of a table (rows counted across sections).
-    static func path(ofRow number: Int, in table: RecordTable) -> TableIndexPath? {
-        guard number >= 1 else { return nil }
-        var remaining = number - 1
-        for (s, section) in table.sections.enumerated() {
-            if remaining < section.rows.count { return TableIndexPath(section: s, row: remaining) }
-            remaining -= section.rows.count
-        }
-        return nil
-    }
-
-    /// The 1-based row number of a record in a table (by id), or nil when the table does not show it.
-    static func rowNumber(ofID id: String, in table: RecordTable) -> Int? {
-        var number = 0
-        for section in table.sections {
-            for row in section.rows {
-                number += 1
-                if row.id == id { return number }
-            }
-        }
-        return nil
+    /// A table of an update as the display shows it (sorted tables backwards for a descending sort).
+    func shown(_ kind: TableKind, of update: SearchUpdate) -> ShownTable {
+        ShownTable(update.tables[kind], descending: settings.descending)
     }
 
     private func visiblePath(_ number: Int) throws -> (TableKind, TableIndexPath, TableRow) {
         let kind = visibleKind
-        let table = latest.tables[kind]
-        guard let path = Self.path(ofRow: number, in: table) else {
+        let table = shown(kind, of: latest)
+        guard let path = table.path(ofRow: number) else {
             throw ToolError("row \(number) is out of range: the \(kind.name) table has \(Self.rows(table.rowCount))")
         }
-        return (kind, path, table[path])
+        return (kind, path, table.table[path])
     }
 
     static func rows(_ count: Int) -> String { count == 1 ? "1 row" : "\(count) rows" }
@@ -206,11 +196,16 @@ final class ReplSession {
         do {
             if let number {
                 let kind = visibleKind
-                let table = latest.tables[kind]
+                let shown = shown(kind, of: latest)
+                let table = shown.table
                 let path: TableIndexPath
-                if let found = Self.path(ofRow: number, in: table) {
+                if let found = shown.path(ofRow: number) {
                     path = found
                     position = try mirrorPosition(of: table[found].id)
+                } else if number == table.rowCount + 1, shown.isReversed, let first = shown.path(ofRow: table.rowCount) {
+                    // After the last row shown: before the table's first row.
+                    path = first
+                    position = try mirrorPosition(of: table[first].id)
                 } else if number == table.rowCount + 1, let last = table.sections.last, let lastRow = last.rows.last {
                     path = TableIndexPath(section: table.sections.count - 1, row: last.rows.count)
                     position = try mirrorPosition(of: lastRow.id) + 1
@@ -326,7 +321,7 @@ final class ReplSession {
     ///
     /// - Returns: how long indexing took.
     @discardableResult
-    func reconfigure(_ change: (inout ReplSettings) throws -> Void) async throws -> Duration {
+    func reconfigure(_ change: (inout DatasetSettings) throws -> Void) async throws -> Duration {
         var settings = self.settings
         try change(&settings)
         let start = clock.now

@@ -70,3 +70,84 @@ struct ReplTable {
         return result
     }
 }
+
+/// A table as the REPL shows it: the controller's table, read backwards when the sort is
+/// descending and the table is in sorted order (the index sorts ascending). Row numbers are
+/// 1-based, counted across sections, in the order shown; paths are the controller's.
+struct ShownTable {
+    let table: RecordTable
+    /// Whether the rows are shown last first.
+    let isReversed: Bool
+    private let sections: [TableSection]
+
+    init(_ table: RecordTable, descending: Bool) {
+        self.table = table
+        isReversed = descending && table.layout.order == .sorted
+        sections = table.sections
+    }
+
+    var rowCount: Int { table.rowCount }
+    var isSectioned: Bool { table.layout.isSectioned }
+    var order: ResultOrder { table.layout.order }
+    var sectionCount: Int { sections.count }
+
+    /// The section index titles in the order shown.
+    var sectionIndexTitles: [String] { isReversed ? table.sectionIndexTitles.reversed() : table.sectionIndexTitles }
+
+    /// The controller's row number (1-based, across sections) of a row number shown.
+    private func underlying(_ number: Int) -> Int { isReversed ? rowCount + 1 - number : number }
+
+    /// The path of a row number shown, or nil when out of range.
+    func path(ofRow number: Int) -> TableIndexPath? {
+        guard number >= 1, number <= rowCount else { return nil }
+        var remaining = underlying(number) - 1
+        for (s, section) in sections.enumerated() {
+            if remaining < section.rows.count { return TableIndexPath(section: s, row: remaining) }
+            remaining -= section.rows.count
+        }
+        return nil
+    }
+
+    /// The row number shown for a path.
+    func rowNumber(of path: TableIndexPath) -> Int {
+        let number = sections[..<path.section].reduce(0) { $0 + $1.rows.count } + path.row + 1
+        return underlying(number)
+    }
+
+    /// The row number shown for a record (by id), or nil when the table does not show it.
+    func rowNumber(ofID id: String) -> Int? {
+        var number = 0
+        for section in sections {
+            for row in section.rows {
+                number += 1
+                if row.id == id { return underlying(number) }
+            }
+        }
+        return nil
+    }
+
+    /// The position, in `sectionIndexTitles`, of the section of a row number shown.
+    func sectionIndexTitlePosition(ofRow number: Int) -> Int? {
+        guard let path = path(ofRow: number), let position = sections[path.section].sectionIndexTitlePosition else {
+            return nil
+        }
+        return isReversed ? table.sectionIndexTitles.count - 1 - position : position
+    }
+
+    /// The rows shown from `start` (0-based), at most `count` of them, numbered, with the section
+    /// title on the first row of each section and on the first row.
+    func slice(from start: Int, count: Int) -> [(number: Int, row: TableRow, section: String?)] {
+        guard !isReversed else {
+            var result: [(number: Int, row: TableRow, section: String?)] = []
+            var number = start
+            while result.count < count, number < rowCount, let path = path(ofRow: number + 1) {
+                number += 1
+                let section = sections[path.section]
+                let startsSection = path.row == section.rows.count - 1  // shown first in its section
+                result.append((number, section.rows[path.row], startsSection || result.isEmpty ? section.title : nil))
+            }
+            return result
+        }
+        return ReplTable.slice(of: table, from: start, count: count)
+    }
+}

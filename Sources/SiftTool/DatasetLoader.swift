@@ -1,0 +1,385 @@
+import Foundation
+import Sift
+import SiftDataset
+
+/// Everything a dataset is opened with, after the description file and the command line have
+/// been merged and checked against the data: what to index, how to search, what to show. The
+/// same for `sift query`, `sift index` and the REPL, so that they search the same fields.
+struct DatasetSettings: Equatable {
+    // MARK: The index (changing these re-indexes)
+    var searchFields: [String]
+    var scopes: [Scope]
+    var collation: Collation
+    /// The sort field: sorted results and the REPL's original table follow its collation order;
+    /// nil: the original table is in file order, one section.
+    var sort: String?
+    /// How the sort field compares (numbers, punctuation).
+    var sortOptions = SortOptions()
+
+    // MARK: Reading and display
+    /// Whether sorted tables and results are read backwards (largest first).
+    var descending = false
+    var mode: MatchMode
+    /// The results table's order.
+    var order: ResultOrder
+    var trigger: SearchTrigger
+    /// Columns the tables show.
+    var show: [String]
+    /// Whether `show` was given (command line or description) rather than the searched fields:
+    /// JSON output then carries only those values, else every column's.
+    var showIsGiven = false
+
+    var configuration: IndexConfiguration {
+        IndexConfiguration(
+            searchFields: searchFields, collation: collation, scopes: scopes, sortField: sort, sortOptions: sortOptions)
+    }
+
+    /// Whether the original table is in alphabetic sections: when it is sorted as text. (Numbers
+    /// would all fall in the "…" section before A.)
+    var isSectioned: Bool { sort != nil && !sortOptions.numeric }
+
+    var controllerOptions: SearchController.Options {
+        SearchController.Options(
+            trigger: trigger, mode: mode,
+            originalTable: sort == nil ? TableLayout() : TableLayout(order: .sorted, isSectioned: isSectioned),
+            resultsTable: TableLayout(order: order))
+    }
+
+    /// `name, numeric, descending` for messages.
+    var sortDescription: String {
+        guard let sort else { return "none" }
+        var parts = [sort]
+        if sortOptions.numeric { parts.append("numeric") }
+        if sortOptions.alternate == .shifted { parts.append("ignoring punctuation") }
+        if descending { parts.append("descending") }
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// A dataset's records and columns: the records in original order (for the REPL, a mirror of
+/// the controller's index, kept by applying the same edits, from which a changed configuration
+/// re-indexes), and where they came from.
+struct Dataset {
+    /// The file given (data file or snapshot).
+    var file: String
+    /// Where the records came from (for a snapshot, the data file it was built from).
+    var source: String
+    /// The columns, in file order.
+    var columns: [String]
+    var idField: String?
+    /// Every record, in original order.
+    var records: [Record]
+    /// The data row (1-based) of each record id, as loaded.
+    var rowOfID: [String: Int]
+}
+
+/// Opens a dataset (a data file with its description file, or a snapshot from `sift index`) for
+/// `sift query`, `sift index` and the REPL alike.
+enum DatasetLoader {
+    /// Metadata keys `sift index` stores in snapshots: where the records came from and what the
+    /// description file (or the command line) said beyond the index configuration.
+    enum MetadataKey {
+        static let source = "sift.source"
+        static let idField = "sift.idField"
+        /// The data file's columns in file order, as a JSON list.
+        static let columns = "sift.columns"
+        /// Columns to show, as a JSON list; only when given.
+        static let show = "sift.show"
+        static let mode = "sift.mode"
+        static let order = "sift.order"
+        static let trigger = "sift.trigger"
+        static let descending = "sift.descending"
+    }
+
+    struct Opened {
+        var dataset: Dataset
+        var settings: DatasetSettings
+        var descriptionFile: String?
+        /// A snapshot's index, ready; nil for a data file (index `settings.configuration` over
+        /// `dataset.records`).
+        var snapshot: SearchIndex?
+        /// The scope a query runs in.
+        var selectedScope: String
+
+        /// The index: the snapshot's, or a new one over the records.
+        func makeIndex() throws -> SearchIndex {
+            if let snapshot { return snapshot }
+            do {
+                return try SearchIndex(configuration: settings.configuration, records: dataset.records)
+            } catch {
+                throw ToolError(error.description)
+            }
+        }
+    }
+
+    static func open(_ request: DatasetRequest) throws -> Opened {
+        if SnapshotDetection.isSnapshot(request.file) { return try openSnapshot(request) }
+        let file = request.file
+        var descriptionFile: String? = nil
+        var description = DatasetDescription()
+        if let path = request.description {
+            descriptionFile = path
+        } else if request.readsDescription {
+            let beside = DatasetDescription.path(besides: file)
+            if FileManager.default.fileExists(atPath: beside) { descriptionFile = beside }
+        }
+        if let descriptionFile { description = try DatasetDescription.load(descriptionFile) }
+
+        let table = try DatasetFile.loadTable(file, format: request.inputFormat)
+        let (settings, firstGiven) = try resolve(
+            request, description: description, descriptionFile: descriptionFile, table: table)
+        let idField = request.id ?? description.id
+        let (records, rowOfID) = try DatasetFile.records(of: table, idField: idField)
+        let dataset = Dataset(
+            file: file, source: table.source, columns: table.columns, idField: idField, records: records, rowOfID: rowOfID)
+        let selected = try selectedScope(request, scopes: settings.scopes, firstGiven: firstGiven, file: file)
+        return Opened(
+            dataset: dataset, settings: settings, descriptionFile: descriptionFile, snapshot: nil, selectedScope: selected)
+    }
+
+    /// The scope a query runs in: `--in NAME`, else the first scope `--scope` gave
+    /// (`firstGiven`), else the first scope.
+    private static func selectedScope(
+        _ request: DatasetRequest, scopes: [Scope], firstGiven: String?, file: String
+    ) throws -> String {
+        if let name = request.selectedScope {
+            guard scopes.contains(where: { $0.name == name }) else {
+                throw ToolError("\(file): unknown scope '\(name)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))")
+            }
+            return name
+        }
+        return firstGiven ?? scopes[0].name
+    }
+
+    /// Merges the command line (first) and the description file, and checks every name against
+    /// the data file's columns; also returns the name of the first scope `--scope` gave.
+    static func resolve(
+        _ request: DatasetRequest, description: DatasetDescription, descriptionFile: String?, table: DataTable
+    ) throws -> (DatasetSettings, firstScopeGiven: String?) {
+        let file = request.file
+        let described = descriptionFile ?? file
+        /// An error about a key of the description file.
+        func keyError(_ key: String, _ message: String) -> ToolError { ToolError("\(described): key '\(key)': \(message)") }
+        func requireDescribed(_ name: String, key: String) throws {
+            guard table.column(named: name) != nil else {
+                throw keyError(key, "unknown column '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
+            }
+        }
+
+        // The id, fields and sort field.
+        if let id = request.id {
+            try DatasetFile.requireColumn(id, role: "id field", in: table, file: file)
+        } else if let id = description.id {
+            try requireDescribed(id, key: "id")
+        }
+        for field in request.fields { try DatasetFile.requireColumn(field, role: "field", in: table, file: file) }
+        if request.fields.isEmpty, let fields = description.fields {
+            for (i, field) in fields.enumerated() { try requireDescribed(field, key: "fields[\(i)]") }
+            if fields.isEmpty { throw keyError("fields", "expected at least one field") }
+        }
+        let givenFields = request.fields.isEmpty ? description.fields ?? [] : request.fields
+        let searchFields = try DatasetFile.searchFields(uniqued(givenFields), table: table, file: file)
+        if let sort = request.sort {
+            try DatasetFile.requireColumn(sort, role: "sort field", in: table, file: file)
+        } else if let sort = description.sort {
+            try requireDescribed(sort, key: "sort")
+        }
+        let sort = request.sort ?? description.sort
+
+        // How the sort compares: each needs a sort field, or it would silently do nothing.
+        if sort == nil {
+            let given = [
+                request.descending == true ? "--descending" : nil, request.numeric == true ? "--numeric" : nil,
+                request.sortAlternate != nil ? "--sort-alternate" : nil,
+            ].compactMap { $0 }
+            if let option = given.first { throw ToolError("\(option) needs a sort field (--sort FIELD)") }
+            for (key, isSet) in [
+                ("descending", description.descending == true), ("numeric", description.numeric == true),
+                ("sortAlternate", description.sortAlternate != nil),
+            ] where isSet {
+                throw keyError(key, "needs a sort field (key 'sort', or --sort FIELD)")
+            }
+        }
+        // The description's sort options were written for its sort field: another --sort drops them.
+        let describedSort = request.sort == nil || request.sort == description.sort
+        let sortOptions = SortOptions(
+            numeric: request.numeric ?? (describedSort ? description.numeric : nil) ?? false,
+            alternate: request.sortAlternate ?? (describedSort ? description.sortAlternate : nil) ?? .nonIgnorable)
+        let descending = request.descending ?? (describedSort ? description.descending : nil) ?? false
+
+        // Scopes: from the command line (after an "All" scope, unless one is given), else from the
+        // description (unless --field changed the fields it was written for), else "All".
+        var scopes: [Scope] = []
+        var givenScopes: [String] = []
+        if !request.scopes.isEmpty {
+            let describedNames = description.scopes?.map(\.name) ?? []
+            for spec in request.scopes {
+                let scope = try ScopeSpecification.parse(
+                    spec, file: file, columns: table.columns, searchFields: searchFields, described: describedNames)
+                guard !scopes.contains(where: { $0.name == scope.name }) else {
+                    throw ToolError("--scope '\(spec)': a scope named '\(scope.name)' is given twice")
+                }
+                scopes.append(Scope(
+                    name: scope.name, fields: scope.fields, filter: scope.filter, minimumLength: description.minLength ?? 1))
+                givenScopes.append(scope.name)
+            }
+            if !scopes.contains(where: { $0.name == "All" }) {
+                scopes.insert(Scope(name: "All", minimumLength: description.minLength ?? 1), at: 0)
+            }
+        } else if request.fields.isEmpty, let entries = description.scopes {
+            for entry in entries {
+                for (i, field) in (entry.fields ?? []).enumerated() {
+                    let key = "\(entry.path).fields[\(i)]"
+                    try requireDescribed(field, key: key)
+                    guard searchFields.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
+                }
+                if entry.fields?.isEmpty == true { throw keyError("\(entry.path).fields", "expected at least one field") }
+                var filter: Scope.Filter? = nil
+                if let category = entry.category {
+                    try requireDescribed(category.field, key: "\(entry.path).category.field")
+                    filter = Scope.Filter(field: category.field, values: Set(category.values))
+                }
+                scopes.append(
+                    Scope(
+                        name: entry.name, fields: entry.fields, filter: filter,
+                        minimumLength: entry.minLength ?? description.minLength ?? 1))
+            }
+        } else {
+            scopes = [Scope(name: "All", minimumLength: description.minLength ?? 1)]
+        }
+        if let minimum = request.minLength {
+            for i in scopes.indices { scopes[i].minimumLength = minimum }
+        }
+
+        // Columns to show: given, described, else the search fields.
+        for field in request.show { try DatasetFile.requireColumn(field, role: "column to show", in: table, file: file) }
+        if request.show.isEmpty, let show = description.show {
+            for (i, field) in show.enumerated() { try requireDescribed(field, key: "show[\(i)]") }
+        }
+        let givenShow = request.show.isEmpty ? description.show ?? [] : request.show
+
+        // A described locale is checked here (an empty index is cheap), so that the error names the key.
+        if request.locale == nil, let locale = description.locale {
+            do {
+                _ = try SearchIndex(configuration: IndexConfiguration(searchFields: ["_"], collation: Collation(locale: locale)))
+            } catch {
+                throw keyError("locale", "\(error)")
+            }
+        }
+
+        let settings = DatasetSettings(
+            searchFields: searchFields, scopes: scopes,
+            collation: Collation(
+                locale: request.locale ?? description.locale ?? "root",
+                strength: request.strength ?? description.strength ?? .primary,
+                alternate: request.alternate ?? description.alternate ?? .nonIgnorable),
+            sort: sort, sortOptions: sortOptions,
+            descending: descending,
+            mode: request.mode ?? description.mode ?? .contains,
+            // A sort field given on the command line sorts the results too, unless --order says otherwise.
+            order: request.order ?? (request.sort != nil ? .sorted : description.order ?? (sort == nil ? .original : .sorted)),
+            trigger: request.trigger ?? description.trigger ?? .asYouType,
+            show: givenShow.isEmpty ? searchFields : uniqued(givenShow), showIsGiven: !givenShow.isEmpty)
+        return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
+    }
+
+    /// The metadata `sift index` stores with a snapshot: where the records came from, their
+    /// columns, and the settings beyond the index configuration (so that the REPL and
+    /// `sift query` open the snapshot as they would open the data file).
+    static func metadata(_ opened: Opened) -> [String: String] {
+        let settings = opened.settings
+        var metadata = [
+            MetadataKey.source: opened.dataset.file, MetadataKey.idField: opened.dataset.idField ?? "",
+            MetadataKey.columns: jsonList(opened.dataset.columns),
+            MetadataKey.mode: settings.mode.rawValue, MetadataKey.order: settings.order.rawValue,
+            MetadataKey.trigger: settings.trigger.argument,
+        ]
+        if settings.showIsGiven { metadata[MetadataKey.show] = jsonList(settings.show) }
+        if settings.descending { metadata[MetadataKey.descending] = "true" }
+        return metadata
+    }
+
+    /// Opens a snapshot from `sift index`: its configuration is fixed (options that would change
+    /// it are refused), and it is read without a description file: what the description said is
+    /// in the snapshot.
+    private static func openSnapshot(_ request: DatasetRequest) throws -> Opened {
+        let given = request.configuringOptions
+        guard given.isEmpty else {
+            throw ToolError(
+                "\(request.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')")
+        }
+        let index: SearchIndex
+        do {
+            index = try SearchIndex.load(from: request.file)
+        } catch {
+            throw ToolError("\(error)")
+        }
+        var records: [Record] = []
+        records.reserveCapacity(index.count)
+        let configuration = index.configuration
+        var stored = index.metadata[MetadataKey.columns].flatMap(jsonList) ?? configuration.searchFields
+        var known = Set(stored)
+        var others = Set<String>()
+        var rowOfID: [String: Int] = [:]
+        rowOfID.reserveCapacity(index.count)
+        do {
+            // Records are stored in original order: the data row of a record is its position + 1.
+            for (position, handle) in index.handles().enumerated() {
+                let record = try index.record(handle)
+                records.append(record)
+                rowOfID[record.id] = position + 1
+                for field in record.fields.keys where !known.contains(field) { others.insert(field) }
+            }
+        } catch {
+            throw ToolError("\(request.file): \(error)")
+        }
+        stored += others.sorted()
+        known.formUnion(others)
+        let columns = stored
+        for field in request.show where !known.contains(field) {
+            throw ToolError("\(request.file): unknown column to show '\(field)' (columns: \(columns.joined(separator: ", ")))")
+        }
+
+        // `sift query SNAPSHOT --scope NAME` selects one of its scopes (as --in does).
+        var request = request
+        if request.scopeSelectsInSnapshot, let name = request.scopes.last {
+            if request.selectedScope == nil { request.selectedScope = name }
+            request.scopes = []
+        }
+        let scopes = configuration.scopes
+        let selected = try selectedScope(request, scopes: scopes, firstGiven: nil, file: request.file)
+
+        let metadata = index.metadata
+        let storedShow = metadata[MetadataKey.show].flatMap(jsonList)
+        let show = request.show.isEmpty ? storedShow ?? configuration.searchFields : uniqued(request.show)
+        let sort = configuration.sortField
+        let settings = DatasetSettings(
+            searchFields: configuration.searchFields, scopes: scopes, collation: configuration.collation,
+            sort: sort, sortOptions: configuration.sortOptions,
+            descending: request.descending ?? (metadata[MetadataKey.descending] == "true"),
+            mode: request.mode ?? metadata[MetadataKey.mode].flatMap(MatchMode.init(rawValue:)) ?? .contains,
+            order: request.order ?? metadata[MetadataKey.order].flatMap(ResultOrder.init(rawValue:))
+                ?? (sort == nil ? .original : .sorted),
+            trigger: request.trigger ?? metadata[MetadataKey.trigger].flatMap(SearchTrigger.init(argument:)) ?? .asYouType,
+            show: show, showIsGiven: !request.show.isEmpty || storedShow != nil)
+        let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
+        let dataset = Dataset(
+            file: request.file, source: metadata[MetadataKey.source] ?? request.file, columns: columns, idField: idField,
+            records: records, rowOfID: rowOfID)
+        return Opened(
+            dataset: dataset, settings: settings, descriptionFile: nil, snapshot: index, selectedScope: selected)
+    }
+
+    private static func jsonList(_ names: [String]) -> String {
+        "[" + names.map(JSON.string).joined(separator: ", ") + "]"
+    }
+
+    private static func jsonList(_ text: String) -> [String]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]
+    }
+
+    static func uniqued(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+}
