@@ -201,3 +201,125 @@ struct TableChangeSetTests {
         #expect(throws: TableChangeSet.InconsistencyError.self) { try movedAndDeleted.apply(to: old, dataSource: new) }
     }
 }
+
+/// Tables made from an index (the controller's): rows made on read, sections found from the
+/// order, change sets as set differences, and values that later edits never change.
+@Suite("Tables as views over an index snapshot")
+struct TableViewTests {
+    static let layouts: [TableLayout] = [
+        TableLayout(order: .original), TableLayout(order: .original, isSectioned: true),
+        TableLayout(order: .sorted), TableLayout(order: .sorted, isSectioned: true),
+        TableLayout(order: .ranked), TableLayout(order: .ranked, isSectioned: true),
+    ]
+
+    /// A table of `handles` (in the layout's order) made as the controller makes it.
+    static func view(_ handles: [RecordHandle], _ index: SearchIndex, _ layout: TableLayout) -> RecordTable {
+        RecordTable(
+            handles: handles, layout: layout, sectionTitles: index.sectionTitles, source: index.tableRowSource,
+            groupedBySection: layout.order == .sorted)
+    }
+
+    /// The records in a layout's order: the index's, or a random one for `.ranked`.
+    static func ordered(_ index: SearchIndex, _ layout: TableLayout, _ generator: inout SeededGenerator) -> [RecordHandle] {
+        switch layout.order {
+        case .original: index.handles()
+        case .sorted: index.handles(in: .sorted)
+        case .ranked: index.handles().shuffled(using: &generator)
+        }
+    }
+
+    @Test(arguments: layouts)
+    func theDataSourceQuestionsAgreeWithTheRowsGroupedEagerly(layout: TableLayout) throws {
+        let index = try makeIndex()
+        var generator = SeededGenerator(seed: 21)
+        let all = Self.ordered(index, layout, &generator)
+        for _ in 0..<50 {
+            let some = all.filter { _ in Bool.random(using: &generator) }
+            let table = Self.view(some, index, layout)
+            let expected = try RecordTable.expected(some, in: index, layout: layout)
+            #expect(table == expected)
+            #expect(table.numberOfSections == expected.sections.count)
+            #expect(table.rowCount == some.count)
+            var number = 0
+            for section in 0..<table.numberOfSections {
+                #expect(table.title(ofSection: section) == expected.sections[section].title)
+                #expect(table.numberOfRows(inSection: section) == expected.sections[section].rows.count)
+                for row in 0..<table.numberOfRows(inSection: section) {
+                    let path = TableIndexPath(section: section, row: row)
+                    #expect(table[path] == expected.sections[section].rows[row])
+                    #expect(table.indexPath(of: table[path].handle) == path)
+                    #expect(table.rowNumber(of: path) == number && table.indexPath(forRowNumber: number) == path)
+                    number += 1
+                }
+            }
+            #expect(table.indexPath(forRowNumber: number) == nil && table.indexPath(forRowNumber: -1) == nil)
+            #expect(table.rows(numbered: 0..<table.rowCount) == expected.rows)
+            for handle in all where !some.contains(handle) { #expect(table.indexPath(of: handle) == nil) }
+        }
+    }
+
+    /// The property every change set keeps: applied to the old table, it gives exactly the new
+    /// one; in original and collation order a query's new results give deletes and inserts only.
+    @Test(arguments: layouts)
+    func applyingTheDifferenceGivesExactlyTheNewTable(layout: TableLayout) throws {
+        let index = try makeIndex()
+        var generator = SeededGenerator(seed: 22)
+        for _ in 0..<200 {
+            let old = Self.view(Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) }, index, layout)
+            let new = Self.view(Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) }, index, layout)
+            let changes = TableChangeSet(from: old, to: new)
+            #expect(try changes.apply(to: old, dataSource: new) == new)
+            if layout.order != .ranked { #expect(changes.movedRows.isEmpty && changes.reloadedRows.isEmpty) }
+            #expect(!changes.requiresReload)
+            #expect(TableChangeSet(from: new, to: new).isEmpty)
+            let count = changes.deletedRows.count + changes.insertedRows.count + changes.movedRows.count
+            let limited = TableChangeSet(from: old, to: new, limit: 3)
+            if count + changes.deletedSections.count + changes.insertedSections.count <= 3 || count <= 3 {
+                #expect(limited == changes || limited.requiresReload)
+            } else {
+                #expect(limited.requiresReload && limited.deletedRows.isEmpty && !limited.isEmpty)
+            }
+            #expect(try limited.apply(to: old, dataSource: new) == new)
+        }
+    }
+
+    /// A table is a value: edits made to the index after it was made change nothing in it.
+    @Test func laterEditsNeverChangeATableUnderItsReader() async throws {
+        let controller = try SearchController(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
+            records: ["Paris", "Parma", "Pau", "Lapa", "Oslo"].enumerated().map { Record(id: "r\($0)", fields: ["name": $1]) },
+            options: .init(
+                originalTable: TableLayout(order: .sorted, isSectioned: true),
+                resultsTable: TableLayout(order: .sorted, isSectioned: true)))
+        let before = try await controller.settledUpdate(for: controller.setText("pa"))
+        let original = before.tables.original.rows
+        let results = before.tables.results.rows
+        try await controller.update(Record(id: "r0", fields: ["name": "Zaragoza"]))
+        try await controller.deleteRecord(id: "r1")
+        try await controller.insert(Record(id: "r9", fields: ["name": "Pamplona"]), atOriginalPosition: 0)
+        #expect(before.tables.original.rows == original)
+        #expect(before.tables.results.rows == results)
+        #expect(results.map(\.title) == ["Lapa", "Paris", "Parma", "Pau"])
+        #expect(before.tables.original.indexPath(of: original[2].handle) != nil)
+        let after = await controller.currentUpdate
+        #expect(after.tables.results.rows.map(\.title) == ["Lapa", "Pamplona", "Pau"])
+    }
+
+    /// Past the controller's change limit a new query's change set is a reload, worked out when
+    /// read; below it, the rows.
+    @Test func theControllerReportsBigChangesAsAReload() async throws {
+        let controller = try SearchController(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
+            records: (0..<200).map { Record(id: "r\($0)", fields: ["name": $0 % 2 == 0 ? "Paris \($0)" : "Oslo \($0)"]) },
+            options: .init(changeLimit: 10))
+        let wide = try await controller.settledUpdate(for: controller.setText("p"))
+        #expect(wide.tables.results.rowCount == 100 && wide.resultsChanges.requiresReload)
+        let narrow = try await controller.settledUpdate(for: controller.setText("paris 10"))
+        #expect(narrow.tables.results.rowCount == 6)  // 10, 100, 102, ..., 108
+        #expect(narrow.resultsChanges.requiresReload)
+        let narrower = try await controller.settledUpdate(for: controller.setText("paris 100"))
+        #expect(!narrower.resultsChanges.requiresReload && narrower.resultsChanges.deletedRows.count == 5)
+        #expect(try narrower.resultsChanges.apply(to: narrow.tables.results, dataSource: narrower.tables.results)
+            == narrower.tables.results)
+    }
+}

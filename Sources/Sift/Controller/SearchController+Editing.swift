@@ -20,8 +20,8 @@ extension SearchController {
         let position: Int
         if let row = rows.row(at: path) {
             position = try index.position(of: row.handle)
-        } else if rows.sections.indices.contains(path.section), path.row == rows.sections[path.section].rows.count,
-            let last = rows.sections[path.section].rows.last
+        } else if path.row > 0, path.row == rows.numberOfRows(inSection: path.section),
+            let last = rows.row(at: TableIndexPath(section: path.section, row: path.row - 1))
         {
             position = try index.position(of: last.handle) + 1
         } else if rows.rowCount == 0 && path == TableIndexPath(section: 0, row: 0) {
@@ -137,12 +137,16 @@ extension SearchController {
         }
         let counted = content.query
         let before = try oldHandle.map { try badgeMemberships(of: $0, for: counted) }
+        // Where the record's rows are, found while every row of both tables is live in the index.
+        let oldOriginal = try oldHandle.flatMap { try tables.original.locate($0, precedes: originalOrder()) }
+        let oldResults = try oldHandle.flatMap { try tables.results.locate($0, precedes: resultsOrder()) }
         let newHandle = try change(index)
-        let newRow = try newHandle.map { try index.tableRow(for: $0) }
-        let originalChanges = try tables.original.replaceRow(of: oldHandle, with: newRow, precedes: originalOrder())
+        let source = index.tableRowSource
+        let originalChanges = try tables.original.replaceRow(
+            number: oldOriginal, with: newHandle, source: source, precedes: originalOrder())
         let isResult = try newHandle.map { try showsInResults($0) } ?? false
         let resultsChanges = try tables.results.replaceRow(
-            of: oldHandle, with: isResult ? newRow : nil, precedes: resultsOrder())
+            number: oldResults, with: isResult ? newHandle : nil, source: source, precedes: resultsOrder())
         let after = try newHandle.map { try badgeMemberships(of: $0, for: counted) }
         for i in scopes.indices {
             guard let count = scopeCounts[i] else { continue }
@@ -210,6 +214,6 @@ extension SearchController {
     }
 
     private func rowCount(ofSection section: Int, in table: RecordTable) -> Int {
-        table.sections.indices.contains(section) ? table.sections[section].rows.count : 0
+        table.numberOfRows(inSection: section)
     }
 }

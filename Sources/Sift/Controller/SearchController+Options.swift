@@ -15,12 +15,17 @@ extension SearchController {
         public var originalTable: TableLayout
         /// The results table's order (the queries' `ResultOrder`) and sections.
         public var resultsTable: TableLayout
+        /// The most rows a results change set lists before it says `requiresReload` instead (a
+        /// new query's results against the previous ones); nil lists every change. Either way
+        /// a change set is worked out only when an update's `resultsChanges` is first read.
+        public var changeLimit: Int?
 
         /// Options; every default suits a search bar over a local index.
         public init(
             trigger: SearchTrigger = .asYouType, debounce: Duration = .zero,
             belowThreshold: BelowThresholdPolicy = .originalList, mode: MatchMode = .contains,
-            originalTable: TableLayout = TableLayout(), resultsTable: TableLayout = TableLayout()
+            originalTable: TableLayout = TableLayout(), resultsTable: TableLayout = TableLayout(),
+            changeLimit: Int? = nil
         ) {
             self.trigger = trigger
             self.debounce = debounce
@@ -28,6 +33,7 @@ extension SearchController {
             self.mode = mode
             self.originalTable = originalTable
             self.resultsTable = resultsTable
+            self.changeLimit = changeLimit
         }
     }
 }

@@ -21,7 +21,7 @@ extension SearchController {
 
         guard input.isActive else {
             state = .inactive
-            publish(.input, results: show(.empty))
+            publish(.input, original: TableChangeSet(), results: show(.empty), timing: nil)
             return
         }
         let minimumLength = scopes.first { $0.name == input.scope }!.minimumLength
@@ -29,8 +29,8 @@ extension SearchController {
         if length > 0 && length < minimumLength {
             state = .tooShort(needed: minimumLength)
             switch options.belowThreshold {
-            case .originalList: publish(.input, results: show(.allRecords))
-            case .empty: publish(.input, results: show(.empty))
+            case .originalList: publish(.input, original: TableChangeSet(), results: show(.allRecords), timing: nil)
+            case .empty: publish(.input, original: TableChangeSet(), results: show(.empty), timing: nil)
             case .keepPrevious: publish(.input)
             }
             return
@@ -83,9 +83,11 @@ extension SearchController {
         guard isCurrent(generation) else { return }
         let searched = searchMark.elapsed
         state = .results
-        let changes = show(.matches(query), rows: answer.rows)
+        let changes = show(.matches(query), rows: answer.rows, inIndexOrder: answer.revision != nil)
         scopeCounts = scopes.map { answer.scopeCounts[$0.name] }
-        publish(.answer, results: changes, timing: SearchTiming(waited: waited, searched: searched, total: inputMark.elapsed))
+        publish(
+            .answer, original: TableChangeSet(), results: changes,
+            timing: SearchTiming(waited: waited, searched: searched, total: inputMark.elapsed))
     }
 
     /// Publishes a source's progress report, unless its query is superseded.
@@ -96,23 +98,34 @@ extension SearchController {
     }
 
     /// Makes the results table show `content` (with `rows` for a query's matches) and returns how
-    /// the table changed. Badges are cleared unless `content` is a query's matches.
+    /// the table changed, to be worked out when first read. Badges are cleared unless `content`
+    /// is a query's matches.
     ///
-    /// - Complexity: O(*m*) in the rows of the old and new tables; O(*n*) for every record.
-    func show(_ content: ResultsContent, rows: [RecordHandle] = []) -> TableChangeSet {
+    /// - Complexity: O(1) for an unsectioned table or one in collation order (O(*s* log *m*) for
+    ///   its *s* sections); O(*m*) to group a sectioned table in another order; O(*n*) for every
+    ///   record.
+    /// - Parameter inIndexOrder: whether `rows` come from the index, in the query's order.
+    func show(_ content: ResultsContent, rows: [RecordHandle] = [], inIndexOrder: Bool = true) -> LazyChangeSet {
         if content.query == nil { scopeCounts = scopeCounts.map { _ in nil } }
-        if content == self.content && content.query == nil { return TableChangeSet() }
+        if content == self.content && content.query == nil { return LazyChangeSet() }
         self.content = content
         let handles: [RecordHandle]
+        var sorted = options.resultsTable.order == .sorted
         switch content {
         case .empty: handles = []
-        case .allRecords: handles = index.handles(in: options.resultsTable.order == .sorted ? .sorted : .original)
-        case .matches: handles = rows
+        case .allRecords:
+            let order: ResultOrder = options.resultsTable.order == .sorted ? .sorted : .original
+            // The original table's list, when it is that order and not regrouped: shared, not copied.
+            handles = options.originalTable.order == order && !options.originalTable.isSectioned
+                ? tables.original.handles : index.handles(in: order)
+        case .matches:
+            handles = rows
+            sorted = sorted && inIndexOrder
         }
-        let original = tables.original
-        let tableRows = handles.compactMap { original.row(for: $0) }
-        let results = RecordTable(rows: tableRows, layout: options.resultsTable, sectionTitles: index.sectionTitles)
-        let changes = TableChangeSet(from: tables.results, to: results)
+        let results = RecordTable(
+            handles: handles, layout: options.resultsTable, sectionTitles: index.sectionTitles,
+            source: index.tableRowSource, groupedBySection: sorted)
+        let changes = LazyChangeSet(from: tables.results, to: results, limit: options.changeLimit)
         tables.results = results
         return changes
     }

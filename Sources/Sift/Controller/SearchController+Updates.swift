@@ -72,6 +72,11 @@ extension SearchController {
         _ reason: UpdateReason, original: TableChangeSet = TableChangeSet(), results: TableChangeSet = TableChangeSet(),
         timing: SearchTiming? = nil
     ) {
+        publish(reason, original: original, results: LazyChangeSet(results), timing: timing)
+    }
+
+    /// `publish(_:original:results:timing:)` with a results change set that may be worked out later.
+    func publish(_ reason: UpdateReason, original: TableChangeSet, results: LazyChangeSet, timing: SearchTiming?) {
         let update = SearchUpdate(
             sequence: latestUpdate.sequence + 1, generation: processedGeneration, reason: reason, query: query,
             state: state,

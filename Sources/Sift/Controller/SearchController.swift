@@ -83,7 +83,9 @@ public actor SearchController {
     ///   - source: where answers come from; the index itself by default.
     ///   - clock: the clock for debouncing and timing (tests inject a `TestClock`).
     /// - Throws: `SiftError.invalidConfiguration` for a `.ranked` original table.
-    /// - Complexity: O(*n*) to build the original table.
+    /// - Complexity: O(*n*) to list the records in the original table's order (a sectioned table in
+    ///   original order also groups them by section); the first sorted or sectioned table sorts the
+    ///   index, O(*n* log *n*).
     public init(
         index: sending SearchIndex, options: Options = Options(),
         source: any SearchSource = LocalIndexSource(), clock: any Clock<Duration> = ContinuousClock()
@@ -99,17 +101,19 @@ public actor SearchController {
         inputs = Mutex(InputState(scope: index.scopes[0].name))
         query = Query("", scope: index.scopes[0].name, mode: options.mode, order: options.resultsTable.order)
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
-        var rows: [TableRow] = []
-        rows.reserveCapacity(index.count)
-        for handle in index.handles(in: options.originalTable.order) { rows.append(try index.tableRow(for: handle)) }
+        let source = index.tableRowSource
         tables = SearchTables(
-            original: RecordTable(rows: rows, layout: options.originalTable, sectionTitles: index.sectionTitles),
-            results: RecordTable(layout: options.resultsTable, sectionTitles: index.sectionTitles))
+            original: RecordTable(
+                handles: index.handles(in: options.originalTable.order), layout: options.originalTable,
+                sectionTitles: index.sectionTitles, source: source, groupedBySection: options.originalTable.order == .sorted),
+            results: RecordTable(
+                handles: [], layout: options.resultsTable, sectionTitles: index.sectionTitles, source: source,
+                groupedBySection: true))
         inputMark = self.clock.mark()
         latestUpdate = SearchUpdate(
             sequence: 0, generation: 0, reason: .initial, query: query, state: .inactive,
             scopes: index.scopes.map { ScopeButton(name: $0.name, minimumLength: $0.minimumLength, count: nil) },
-            resultsQuery: nil, tables: tables, originalChanges: TableChangeSet(), resultsChanges: TableChangeSet())
+            resultsQuery: nil, tables: tables, originalChanges: TableChangeSet(), resultsChanges: LazyChangeSet())
     }
 
     /// A controller over a new index of `records`.

@@ -1,4 +1,16 @@
 extension SearchIndex {
+    /// What tables need to show rows, as of now: a snapshot that later edits do not change.
+    ///
+    /// The columns are copy-on-write arrays, so the snapshot costs a few retains; an edit made
+    /// while a snapshot is alive copies the arrays it writes to (once per snapshot).
+    ///
+    /// - Complexity: O(1) once the sorted order is built; the first call sorts the index.
+    var tableRowSource: TableRowSource {
+        _ = sorted
+        return TableRowSource(
+            ids: ids, titles: values[sortFieldPosition], sections: sectionOfSlot)
+    }
+
     /// The row a table shows for a record: its id, the value of the sort field and its
     /// AlphabeticIndex bucket.
     ///

@@ -52,13 +52,13 @@ public final class SearchIndex {
 
     // MARK: Sorting and sections (built on first use, then kept current by edits)
     private let sortFolder: ICUFolder
-    private let sortFieldPosition: Int
+    let sortFieldPosition: Int
     /// Live slots in collation order of the sort field, ties by id; nil until first needed.
     private var sortedStorage: SlotSequence?
     private let alphabeticIndex: ICUAlphabeticIndex
     /// Section of each slot; valid while `sortedStorage` exists. Two bytes a slot: ICU's
     /// AlphabeticIndex has at most its maximum label count (99 by default) plus three buckets.
-    private var sectionOfSlot: [UInt16] = []
+    private(set) var sectionOfSlot: [UInt16] = []
 
     // MARK: Categories and cache
     /// Members per category value, built on first use and kept current by edits.
@@ -260,10 +260,14 @@ public final class SearchIndex {
             keyed.append((sortFolder.sortKey(text), slot))
             sectionOfSlot[Int(slot)] = UInt16(clamping: alphabeticIndex.bucket(of: text))
         }
+        // Section first: AlphabeticIndex buckets are ranges of collation order, so this only
+        // settles edge cases, and makes every section one run of the sorted order by construction
+        // (tables find sections by binary search over it).
+        let sections = sectionOfSlot
         keyed.sort { a, b in
-            a.key != b.key
-                ? a.key.lexicographicallyPrecedes(b.key)
-                : idPrecedes(a.slot, b.slot)
+            let sectionA = sections[Int(a.slot)], sectionB = sections[Int(b.slot)]
+            if sectionA != sectionB { return sectionA < sectionB }
+            return a.key != b.key ? a.key.lexicographicallyPrecedes(b.key) : idPrecedes(a.slot, b.slot)
         }
         let built = SlotSequence(keyed.lazy.map(\.slot))
         sortedStorage = built
@@ -564,8 +568,11 @@ public final class SearchIndex {
 
     func removeFromOrder(at position: Int) -> Int32 { order.remove(at: position) }
 
-    /// Collation order of two slots by sort field, ties by id (the order `sorted` is built in).
+    /// Section, then collation order of two slots by sort field, ties by id (the order `sorted`
+    /// is built in).
     private func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
+        let sectionA = sectionOfSlot[Int(a)], sectionB = sectionOfSlot[Int(b)]
+        if sectionA != sectionB { return sectionA < sectionB }
         let comparison = sortFolder.compare(value(at: sortFieldPosition, slot: a), value(at: sortFieldPosition, slot: b))
         if comparison != 0 { return comparison < 0 }
         return idPrecedes(a, b)

@@ -1,6 +1,7 @@
 extension RecordTable {
-    /// Replaces the row of one record (if the table shows it) by a new row (if the table should
-    /// show it), at the place `precedes` orders it, and says how, in table-view terms.
+    /// Replaces the row numbered `oldNumber` (if any) by a row for `newHandle` (if any), at the
+    /// place `precedes` orders it, takes `source` as the table's snapshot, and says how the table
+    /// changed, in table-view terms.
     ///
     /// This is the one edit primitive behind inserts, deletes, updates and moves: the old row is
     /// taken out, the new one (same record, maybe a new handle and title) goes in at its place in
@@ -10,34 +11,34 @@ extension RecordTable {
     /// row in one batch).
     ///
     /// - Parameters:
-    ///   - oldHandle: the record's handle before the edit, or nil for a new record.
-    ///   - newRow: the record's row after the edit, or nil when the table no longer shows it.
+    ///   - oldNumber: the record's row before the edit (see `locate(_:precedes:)`), or nil.
+    ///   - newHandle: the record's handle after the edit, or nil when the table no longer shows it.
+    ///   - source: the index's rows after the edit.
     ///   - precedes: the table's strict order on the records it shows, as of after the edit.
-    /// - Complexity: O(*s*) in the size of the affected sections, plus O(log *s*) calls of `precedes`.
+    /// - Precondition: the table's rows come from a snapshot of the same index.
+    /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to move
+    ///   the handles after the changed rows (a memory move).
     mutating func replaceRow(
-        of oldHandle: RecordHandle?, with newRow: TableRow?, precedes: (RecordHandle, RecordHandle) throws -> Bool
+        number oldNumber: Int?, with newHandle: RecordHandle?, source: TableRowSource,
+        precedes: (RecordHandle, RecordHandle) throws -> Bool
     ) rethrows -> TableChangeSet {
+        precondition(isSnapshot, "only tables made from an index are edited")
+        let oldRow = oldNumber.map { row(number: $0) }
         var oldPath: TableIndexPath? = nil
-        var oldRow: TableRow? = nil
         var removedSection = false
-        if let oldHandle, let path = indexPath(of: oldHandle) {
-            oldPath = path
-            (oldRow, removedSection) = removeRow(at: path)
-        }
+        if let oldNumber { (oldPath, removedSection) = removeRow(number: oldNumber) }
         var newPath: TableIndexPath? = nil
         var insertedSection = false
-        if let newRow {
-            let index = try insertionIndex(of: newRow, precedes: precedes)
-            (newPath, insertedSection) = insert(newRow, atRow: index)
+        if let newHandle {
+            (newPath, insertedSection) = try insert(newHandle, source: source, precedes: precedes)
+        } else {
+            replaceSource(source)
         }
+        let newRow = newHandle.map { source.row(for: $0) }
 
         var changes = TableChangeSet()
-        if let oldPath {
-            if removedSection { changes.deletedSections = [oldPath.section] }
-        }
-        if let newPath {
-            if insertedSection { changes.insertedSections = [newPath.section] }
-        }
+        if let oldPath, removedSection { changes.deletedSections = [oldPath.section] }
+        if let newPath, insertedSection { changes.insertedSections = [newPath.section] }
         switch (oldPath, newPath) {
         case (nil, nil):
             break
@@ -59,20 +60,5 @@ extension RecordTable {
             }
         }
         return changes
-    }
-
-    /// The row index `row` takes in its section: after every row that precedes it.
-    ///
-    /// - Complexity: O(log *s*) calls of `precedes` for a section of *s* rows.
-    func insertionIndex(of row: TableRow, precedes: (RecordHandle, RecordHandle) throws -> Bool) rethrows -> Int {
-        guard let section = section(ofKey: key(of: row)) else { return 0 }
-        let rows = sections[section].rows
-        var low = 0
-        var high = rows.count
-        while low < high {
-            let middle = (low + high) / 2
-            if try precedes(rows[middle].handle, row.handle) { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }

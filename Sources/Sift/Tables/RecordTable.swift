@@ -1,104 +1,165 @@
-/// A table of records as a table view shows it: sections of rows, with section index titles and
-/// an O(1) map from a record to its row.
+/// A table of records as a table view shows it: sections of rows, with section index titles,
+/// answering what a table view's data source asks without building a row until it is read.
 ///
 /// A search display has two of them (see `SearchTables`): the original table of every record and
 /// the results table of the current matches. Tables are values: each `SearchUpdate` carries the
 /// tables as they are after the update, and a `TableChangeSet` that turns the previous ones into
-/// them.
+/// them. A table holds its records' handles in table order and a snapshot of what its rows show
+/// (ids, titles, sections), so later edits of the index never change a table under its reader;
+/// a `TableRow` is made when a row is read.
 ///
 /// ```swift
 /// let table = update.tables.original
-/// for section in table.sections {
-///     print(section.title ?? "", section.rows.map(\.title))   // Ñ ["Ñandú", "Ñuñoa"]
-/// }
-/// let path = table.indexPath(of: row.handle)                     // O(1)
-/// let scrollTo = table.section(forSectionIndexTitleAt: 12)       // a tap on the index bar
+/// table.numberOfSections                                          // numberOfSections(in:)
+/// table.numberOfRows(inSection: 3)                                // tableView(_:numberOfRowsInSection:)
+/// let row = table[TableIndexPath(section: 3, row: 0)]             // tableView(_:cellForRowAt:)
+/// print(table.title(ofSection: 3) ?? "", row.title)               // Ñ Ñandú
+/// let path = table.indexPath(of: row.handle)                      // where a record is
+/// let scrollTo = table.section(forSectionIndexTitleAt: 12)        // a tap on the index bar
 /// ```
 public struct RecordTable: Sendable {
     /// How the rows are ordered and grouped.
     public let layout: TableLayout
-    /// The sections, in order: the non-empty alphabetic sections when sectioned, else exactly one.
-    public private(set) var sections: [TableSection]
     /// The titles for a table view's section index (the AlphabeticIndex labels of the locale, all
     /// of them, empty sections included); empty for an unsectioned table. Use
     /// `section(forSectionIndexTitleAt:)` to find the section a title scrolls to.
     public let sectionIndexTitles: [String]
-    /// Number of rows in all sections.
-    public private(set) var rowCount: Int
-    /// Section index of each key (bucket), or -1; one entry per `sectionIndexTitles` (or one).
+    /// The record of every row, in table order; the rows of a section are one run.
+    private(set) var handles: [RecordHandle]
+    /// Where each section's rows start in `handles`, then `handles.count`.
+    private var sectionStarts: [Int]
+    /// Each section's key: its AlphabeticIndex bucket, or 0 in an unsectioned table.
+    private var sectionKeys: [Int32]
+    /// The section of each key, or -1; one entry per section index title (or one).
     private var sectionOfKey: [Int32]
-    private var locations: RowLocations
+    /// What the rows show.
+    private(set) var content: Content
+    /// The row number of each record, made the first time one is asked for.
+    private var rowNumbers = RowNumberIndex()
 
-    /// A table of `rows`, given in the layout's order; the rows are grouped into sections when the
-    /// layout asks for it. A row whose handle was already seen is left out.
-    ///
-    /// - Parameter sectionTitles: the AlphabeticIndex labels (`SearchIndex.sectionTitles`).
-    /// - Complexity: O(*m*) for *m* rows, plus O(*n*) in the largest slot when the rows are many.
-    init(rows: [TableRow], layout: TableLayout, sectionTitles: [String]) {
-        self.layout = layout
-        sectionIndexTitles = layout.isSectioned ? sectionTitles : []
-        sectionOfKey = [Int32](repeating: -1, count: max(1, sectionIndexTitles.count))
-        locations = RowLocations(
-            expectedCount: rows.count, slotLimit: rows.reduce(0) { max($0, Int($1.handle.slot) + 1) })
-        sections = []
-        rowCount = 0
-        if layout.isSectioned {
-            var rowsOfKey = [[TableRow]](repeating: [], count: sectionIndexTitles.count)
-            for row in rows where locations[row.handle.slot] == nil {
-                locations[row.handle.slot] = RowLocations.Location(key: row.bucket, row: Int32(rowsOfKey[Int(row.bucket)].count))
-                rowsOfKey[Int(row.bucket)].append(row)
-            }
-            for (key, rows) in rowsOfKey.enumerated() where !rows.isEmpty {
-                sectionOfKey[key] = Int32(sections.count)
-                sections.append(TableSection(key: Int32(key), title: sectionIndexTitles[key], rows: rows))
-                rowCount += rows.count
-            }
-        } else {
-            var kept = rows
-            for (r, row) in rows.enumerated() {
-                guard locations[row.handle.slot] == nil else {
-                    kept = Self.withoutRepeats(rows, &locations)
-                    break
-                }
-                locations[row.handle.slot] = RowLocations.Location(key: 0, row: Int32(r))
-            }
-            sectionOfKey[0] = 0
-            sections = [TableSection(key: 0, title: nil, rows: kept)]
-            rowCount = kept.count
-        }
+    /// Where rows come from.
+    enum Content: Sendable {
+        /// A snapshot of the index: rows are made from the handles when read.
+        case snapshot(TableRowSource)
+        /// Rows given whole, parallel to `handles` (tables rebuilt from change sets, and tests).
+        case rows([TableRow])
     }
 
-    /// The rows without those whose handle was already seen, with `locations` rebuilt for them.
-    private static func withoutRepeats(_ rows: [TableRow], _ locations: inout RowLocations) -> [TableRow] {
-        for row in rows { locations[row.handle.slot] = nil }
-        var kept: [TableRow] = []
-        kept.reserveCapacity(rows.count)
-        for row in rows where locations[row.handle.slot] == nil {
-            locations[row.handle.slot] = RowLocations.Location(key: 0, row: Int32(kept.count))
-            kept.append(row)
+    /// A table of these records, given in the layout's order, whose rows `source` shows.
+    ///
+    /// - Parameter groupedBySection: whether the records are in runs by section already, in
+    ///   section order, as the index's collation order is (it sorts by section first): the
+    ///   sections are then found by binary search, O(*s* log *m*) for *s* sections. Otherwise a
+    ///   sectioned table groups the rows by section, keeping their order: O(*m*).
+    /// - Complexity: O(1) for an unsectioned table (the handles are shared, not copied).
+    init(
+        handles: [RecordHandle], layout: TableLayout, sectionTitles: [String], source: TableRowSource,
+        groupedBySection: Bool
+    ) {
+        self.layout = layout
+        sectionIndexTitles = layout.isSectioned ? sectionTitles : []
+        content = .snapshot(source)
+        sectionOfKey = [Int32](repeating: -1, count: max(1, sectionIndexTitles.count))
+        guard layout.isSectioned else {
+            self.handles = handles
+            sectionStarts = [0, handles.count]
+            sectionKeys = [0]
+            sectionOfKey[0] = 0
+            return
         }
-        return kept
+        let keyCount = sectionIndexTitles.count
+        func key(_ handle: RecordHandle) -> Int32 { min(source.section(ofSlot: handle.slot), Int32(keyCount - 1)) }
+        sectionStarts = []
+        sectionKeys = []
+        if groupedBySection {
+            self.handles = handles
+            var start = 0
+            while start < handles.count {
+                let sectionKey = key(handles[start])
+                var low = start + 1
+                var high = handles.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if key(handles[middle]) <= sectionKey { low = middle + 1 } else { high = middle }
+                }
+                sectionOfKey[Int(sectionKey)] = Int32(sectionKeys.count)
+                sectionKeys.append(sectionKey)
+                sectionStarts.append(start)
+                start = low
+            }
+        } else {
+            var counts = [Int](repeating: 0, count: keyCount)
+            for handle in handles { counts[Int(key(handle))] += 1 }
+            var next = [Int](repeating: 0, count: keyCount)
+            var total = 0
+            for sectionKey in 0..<keyCount where counts[sectionKey] > 0 {
+                next[sectionKey] = total
+                sectionOfKey[sectionKey] = Int32(sectionKeys.count)
+                sectionKeys.append(Int32(sectionKey))
+                sectionStarts.append(total)
+                total += counts[sectionKey]
+            }
+            self.handles = [RecordHandle](unsafeUninitializedCapacity: handles.count) { buffer, initialized in
+                for handle in handles {
+                    let sectionKey = Int(key(handle))
+                    (buffer.baseAddress! + next[sectionKey]).initialize(to: handle)
+                    next[sectionKey] += 1
+                }
+                initialized = handles.count
+            }
+        }
+        sectionStarts.append(self.handles.count)
+    }
+
+    /// A table of these rows, given in the layout's order; grouped into sections (keeping their
+    /// order) when the layout asks for it. A row whose handle was already seen is left out.
+    ///
+    /// - Complexity: O(*m*) for *m* rows.
+    init(rows: [TableRow], layout: TableLayout, sectionTitles: [String]) {
+        var seen = Set<RecordHandle>()
+        var unique = rows.filter { seen.insert($0.handle).inserted }
+        let titles = layout.isSectioned ? sectionTitles : []
+        var sections: [(key: Int32, rows: ArraySlice<TableRow>)] = []
+        if layout.isSectioned {
+            unique = unique.enumerated().sorted { a, b in (a.element.bucket, a.offset) < (b.element.bucket, b.offset) }
+                .map(\.element)
+            var start = 0
+            while start < unique.count {
+                let key = unique[start].bucket
+                let end = unique[start...].firstIndex { $0.bucket != key } ?? unique.count
+                sections.append((key, unique[start..<end]))
+                start = end
+            }
+        } else {
+            sections = [(0, unique[...])]
+        }
+        self.init(sections: sections.map { ($0.key, Array($0.rows)) }, layout: layout, sectionIndexTitles: titles)
     }
 
     /// A table of exactly these sections (no regrouping), as a table view would show them.
     ///
-    /// - Complexity: O(*m*) for *m* rows, plus O(*n*) in the largest slot when the rows are many.
-    init(sections: [TableSection], layout: TableLayout, sectionIndexTitles: [String]) {
+    /// - Complexity: O(*m*) for *m* rows.
+    init(sections: [(key: Int32, rows: [TableRow])], layout: TableLayout, sectionIndexTitles: [String]) {
         self.layout = layout
         self.sectionIndexTitles = sectionIndexTitles
-        self.sections = sections
         sectionOfKey = [Int32](repeating: -1, count: max(1, sectionIndexTitles.count))
-        rowCount = sections.reduce(0) { $0 + $1.rows.count }
-        let slotLimit = sections.reduce(0) { limit, section in
-            section.rows.reduce(limit) { max($0, Int($1.handle.slot) + 1) }
+        var rows: [TableRow] = []
+        sectionStarts = []
+        sectionKeys = []
+        for (key, sectionRows) in sections {
+            if sectionOfKey.indices.contains(Int(key)) { sectionOfKey[Int(key)] = Int32(sectionKeys.count) }
+            sectionKeys.append(key)
+            sectionStarts.append(rows.count)
+            rows += sectionRows
         }
-        locations = RowLocations(expectedCount: rowCount, slotLimit: slotLimit)
-        for (s, section) in sections.enumerated() {
-            if sectionOfKey.indices.contains(Int(section.key)) { sectionOfKey[Int(section.key)] = Int32(s) }
-            for (r, row) in section.rows.enumerated() {
-                locations[row.handle.slot] = RowLocations.Location(key: section.key, row: Int32(r))
-            }
+        if sectionKeys.isEmpty && !layout.isSectioned {
+            sectionKeys = [0]
+            sectionStarts = [0]
+            sectionOfKey[0] = 0
         }
+        sectionStarts.append(rows.count)
+        handles = rows.map(\.handle)
+        content = .rows(rows)
     }
 
     /// An empty table with this layout.
@@ -106,45 +167,111 @@ public struct RecordTable: Sendable {
         self.init(rows: [], layout: layout, sectionTitles: sectionTitles)
     }
 
-    // MARK: - Reading
+    // MARK: - What a table view's data source asks
+
+    /// Number of rows in all sections.
+    ///
+    /// - Complexity: O(1).
+    public var rowCount: Int { handles.count }
+
+    /// Number of sections: the non-empty alphabetic sections when sectioned, else exactly one.
+    ///
+    /// - Complexity: O(1).
+    public var numberOfSections: Int { sectionKeys.count }
+
+    /// Number of rows in a section (0 for a section that is not in the table).
+    ///
+    /// - Complexity: O(1).
+    public func numberOfRows(inSection section: Int) -> Int {
+        guard sectionKeys.indices.contains(section) else { return 0 }
+        return sectionStarts[section + 1] - sectionStarts[section]
+    }
+
+    /// The title of a section: its AlphabeticIndex label (`"A"`, `"Ñ"`, `"…"`), or nil in an
+    /// unsectioned table (or for a section that is not in the table).
+    ///
+    /// - Complexity: O(1).
+    public func title(ofSection section: Int) -> String? {
+        guard layout.isSectioned, sectionKeys.indices.contains(section) else { return nil }
+        return sectionIndexTitles[Int(sectionKeys[section])]
+    }
+
+    /// The position of a section's title in `sectionIndexTitles`, or nil in an unsectioned table.
+    ///
+    /// - Complexity: O(1).
+    public func sectionIndexTitlePosition(ofSection section: Int) -> Int? {
+        guard layout.isSectioned, sectionKeys.indices.contains(section) else { return nil }
+        return Int(sectionKeys[section])
+    }
 
     /// The row at a path.
     ///
     /// - Precondition: the path is in the table.
-    /// - Complexity: O(1).
-    public subscript(path: TableIndexPath) -> TableRow { sections[path.section].rows[path.row] }
+    /// - Complexity: O(1); the row is made now.
+    public subscript(path: TableIndexPath) -> TableRow {
+        precondition(row(at: path) != nil, "index path \(path) is not in the table")
+        return row(number: sectionStarts[path.section] + path.row)
+    }
 
     /// The row at a path, or nil when the path is not in the table.
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1); the row is made now.
     public func row(at path: TableIndexPath) -> TableRow? {
-        guard sections.indices.contains(path.section), sections[path.section].rows.indices.contains(path.row) else {
-            return nil
+        rowNumber(of: path).map { row(number: $0) }
+    }
+
+    /// The rows numbered `numbers`, counting from 0 across sections: a page of the table.
+    ///
+    /// - Precondition: the numbers are in `0..<rowCount`.
+    /// - Complexity: O(*k*) for *k* rows.
+    public func rows(numbered numbers: Range<Int>) -> [TableRow] {
+        precondition(numbers.lowerBound >= 0 && numbers.upperBound <= rowCount, "rows \(numbers) of \(rowCount)")
+        return numbers.map { row(number: $0) }
+    }
+
+    /// The path of the row numbered `number`, counting from 0 across sections; nil past the end.
+    ///
+    /// - Complexity: O(log *s*) for *s* sections.
+    public func indexPath(forRowNumber number: Int) -> TableIndexPath? {
+        guard number >= 0, number < rowCount else { return nil }
+        var low = 0
+        var high = sectionKeys.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if sectionStarts[middle] <= number { low = middle } else { high = middle - 1 }
         }
-        return sections[path.section].rows[path.row]
+        return TableIndexPath(section: low, row: number - sectionStarts[low])
+    }
+
+    /// The number of the row at `path`, counting from 0 across sections; nil when the path is not
+    /// in the table.
+    ///
+    /// - Complexity: O(1).
+    public func rowNumber(of path: TableIndexPath) -> Int? {
+        guard sectionKeys.indices.contains(path.section), path.row >= 0,
+            path.row < sectionStarts[path.section + 1] - sectionStarts[path.section]
+        else { return nil }
+        return sectionStarts[path.section] + path.row
     }
 
     /// Where the record behind `handle` is in this table, or nil when the table does not show it
     /// (a stale handle, from before an update or delete, is not shown either).
     ///
-    /// - Complexity: O(1).
+    /// - Complexity: O(1) expected, after a first call on the table (or a copy of it) that maps
+    ///   its rows: O(*m*).
     public func indexPath(of handle: RecordHandle) -> TableIndexPath? {
-        guard let location = locations[handle.slot] else { return nil }
-        let section = Int(sectionOfKey[Int(location.key)])
-        guard section >= 0 else { return nil }
-        let path = TableIndexPath(section: section, row: Int(location.row))
-        return sections[section].rows[path.row].handle == handle ? path : nil
+        rowNumber(ofHandle: handle).flatMap { indexPath(forRowNumber: $0) }
     }
 
     /// The row of the record behind `handle`, or nil when the table does not show it.
     ///
-    /// - Complexity: O(1).
-    public func row(for handle: RecordHandle) -> TableRow? { indexPath(of: handle).map { self[$0] } }
+    /// - Complexity: as `indexPath(of:)`.
+    public func row(for handle: RecordHandle) -> TableRow? { rowNumber(ofHandle: handle).map { row(number: $0) } }
 
     /// Whether the table shows the record behind `handle`.
     ///
-    /// - Complexity: O(1).
-    public func contains(_ handle: RecordHandle) -> Bool { indexPath(of: handle) != nil }
+    /// - Complexity: as `indexPath(of:)`.
+    public func contains(_ handle: RecordHandle) -> Bool { rowNumber(ofHandle: handle) != nil }
 
     /// The section a tap on a section index title scrolls to: the section with that title, or
     /// else the next section after it, or else the last section; nil for an unsectioned or
@@ -152,80 +279,173 @@ public struct RecordTable: Sendable {
     ///
     /// - Complexity: O(*t*) for *t* section index titles.
     public func section(forSectionIndexTitleAt position: Int) -> Int? {
-        guard layout.isSectioned, !sections.isEmpty, position >= 0 else { return nil }
+        guard layout.isSectioned, !sectionKeys.isEmpty, position >= 0 else { return nil }
         for key in position..<sectionOfKey.count where sectionOfKey[key] >= 0 { return Int(sectionOfKey[key]) }
-        return sections.count - 1
+        return sectionKeys.count - 1
+    }
+
+    // MARK: - Every row at once
+
+    /// The sections with all their rows.
+    ///
+    /// - Complexity: O(*m*): every row of the table is made. A table view asks for what it shows
+    ///   (`numberOfSections`, `numberOfRows(inSection:)`, `row(at:)`); use those.
+    public var sections: [TableSection] {
+        sectionKeys.indices.map { section in
+            TableSection(
+                key: sectionKeys[section], title: title(ofSection: section),
+                rows: (sectionStarts[section]..<sectionStarts[section + 1]).map { row(number: $0) })
+        }
     }
 
     /// All rows, section after section.
     ///
-    /// - Complexity: O(*m*).
-    public var rows: [TableRow] { sections.flatMap(\.rows) }
+    /// - Complexity: O(*m*): every row of the table is made.
+    public var rows: [TableRow] { (0..<rowCount).map { row(number: $0) } }
 
     /// The index path of every row, section after section.
     ///
     /// - Complexity: O(*m*).
     public var indexPaths: [TableIndexPath] {
-        sections.enumerated().flatMap { s, section in section.rows.indices.map { TableIndexPath(section: s, row: $0) } }
+        sectionKeys.indices.flatMap { section in
+            (0..<numberOfRows(inSection: section)).map { TableIndexPath(section: section, row: $0) }
+        }
     }
 
-    // MARK: - Internals for editing (see RecordTable+Editing.swift)
+    // MARK: - Internals
+
+    /// The row numbered `number`, made now.
+    func row(number: Int) -> TableRow {
+        switch content {
+        case .snapshot(let source): return source.row(for: handles[number])
+        case .rows(let rows): return rows[number]
+        }
+    }
+
+    /// The number of the row showing `handle`, or nil.
+    func rowNumber(ofHandle handle: RecordHandle) -> Int? { rowNumbers.rowNumber(of: handle, in: handles) }
+
+    /// Row numbers by record, for many lookups (the table's rows are mapped now if they were not).
+    func rowNumberLookup() -> RowNumberLookup { rowNumbers.lookup(handles) }
+
+    /// Whether rows are made from a snapshot of an index (rows with equal handles are equal).
+    var isSnapshot: Bool {
+        if case .snapshot = content { return true }
+        return false
+    }
 
     /// The section index of a key, or nil when that section is absent.
     func section(ofKey key: Int32) -> Int? {
+        guard sectionOfKey.indices.contains(Int(key)) else { return nil }
         let section = sectionOfKey[Int(key)]
         return section < 0 ? nil : Int(section)
     }
 
-    /// The section key a row belongs to in this table.
-    func key(of row: TableRow) -> Int32 { layout.isSectioned ? row.bucket : 0 }
+    /// The key of a section.
+    func key(ofSection section: Int) -> Int32 { sectionKeys[section] }
 
-    mutating func removeRow(at path: TableIndexPath) -> (row: TableRow, removedSection: Bool) {
-        let row = sections[path.section].rows.remove(at: path.row)
-        locations[row.handle.slot] = nil
-        for r in path.row..<sections[path.section].rows.count {
-            locations.setRow(r, ofSlot: sections[path.section].rows[r].handle.slot)
+    /// The rows of a section, as numbers.
+    func rowNumbers(inSection section: Int) -> Range<Int> { sectionStarts[section]..<sectionStarts[section + 1] }
+
+    /// The section key a record belongs to in this table, by the table's snapshot.
+    func key(of handle: RecordHandle) -> Int32 {
+        guard layout.isSectioned else { return 0 }
+        switch content {
+        case .snapshot(let source): return min(source.section(ofSlot: handle.slot), Int32(sectionIndexTitles.count - 1))
+        case .rows(let rows): return rowNumber(ofHandle: handle).map { rows[$0].bucket } ?? 0
         }
-        rowCount -= 1
-        guard layout.isSectioned, sections[path.section].rows.isEmpty else { return (row, false) }
-        let removed = sections.remove(at: path.section)
-        sectionOfKey[Int(removed.key)] = -1
-        for s in path.section..<sections.count { sectionOfKey[Int(sections[s].key)] = Int32(s) }
-        return (row, true)
     }
 
-    /// Inserts a row at a position of its key's section, creating the section when absent.
-    mutating func insert(_ row: TableRow, atRow index: Int) -> (path: TableIndexPath, insertedSection: Bool) {
-        let key = key(of: row)
+    /// Takes out the row numbered `number`; the section goes too when it empties (sectioned).
+    ///
+    /// - Complexity: O(*m*) to close the gap in the handles (a memory move), plus O(*s*).
+    mutating func removeRow(number: Int) -> (path: TableIndexPath, removedSection: Bool) {
+        let path = indexPath(forRowNumber: number)!
+        handles.remove(at: number)
+        if case .rows(var rows) = content {
+            rows.remove(at: number)
+            content = .rows(rows)
+        }
+        for s in (path.section + 1)..<sectionStarts.count { sectionStarts[s] -= 1 }
+        rowNumbers = RowNumberIndex()
+        guard layout.isSectioned, numberOfRows(inSection: path.section) == 0 else { return (path, false) }
+        sectionOfKey[Int(sectionKeys[path.section])] = -1
+        sectionKeys.remove(at: path.section)
+        sectionStarts.remove(at: path.section)
+        for s in path.section..<sectionKeys.count { sectionOfKey[Int(sectionKeys[s])] = Int32(s) }
+        return (path, true)
+    }
+
+    /// Takes `source` as the table's snapshot (after an edit that left the table's rows as they
+    /// were).
+    mutating func replaceSource(_ source: TableRowSource) { content = .snapshot(source) }
+
+    /// Puts `handle` in its section (made when absent), after every row that precedes it, and
+    /// takes `source` as the table's snapshot.
+    ///
+    /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to open
+    ///   the gap in the handles, plus O(*s*).
+    mutating func insert(
+        _ handle: RecordHandle, source: TableRowSource, precedes: (RecordHandle, RecordHandle) throws -> Bool
+    ) rethrows -> (path: TableIndexPath, insertedSection: Bool) {
+        content = .snapshot(source)
+        let key = key(of: handle)
         var insertedSection = false
         let section: Int
         if let existing = self.section(ofKey: key) {
             section = existing
         } else {
-            section = sections.firstIndex { $0.key > key } ?? sections.count
-            sections.insert(TableSection(key: key, title: sectionIndexTitles[Int(key)], rows: []), at: section)
-            for s in section..<sections.count { sectionOfKey[Int(sections[s].key)] = Int32(s) }
+            section = sectionKeys.firstIndex { $0 > key } ?? sectionKeys.count
+            sectionKeys.insert(key, at: section)
+            sectionStarts.insert(sectionStarts[section], at: section)
+            for s in section..<sectionKeys.count { sectionOfKey[Int(sectionKeys[s])] = Int32(s) }
             insertedSection = true
         }
-        sections[section].rows.insert(row, at: index)
-        locations[row.handle.slot] = RowLocations.Location(key: key, row: Int32(index))
-        for r in (index + 1)..<sections[section].rows.count {
-            locations.setRow(r, ofSlot: sections[section].rows[r].handle.slot)
+        var low = sectionStarts[section]
+        var high = sectionStarts[section + 1]
+        while low < high {
+            let middle = (low + high) / 2
+            if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
         }
-        rowCount += 1
-        return (TableIndexPath(section: section, row: index), insertedSection)
+        handles.insert(handle, at: low)
+        for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += 1 }
+        rowNumbers = RowNumberIndex()
+        return (TableIndexPath(section: section, row: low - sectionStarts[section]), insertedSection)
+    }
+
+    /// The number of the row showing `handle`, found by binary search in its section with the
+    /// table's order: for the controller's own tables, whose every record is live in the index
+    /// that `precedes` reads.
+    ///
+    /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows.
+    func locate(_ handle: RecordHandle, precedes: (RecordHandle, RecordHandle) throws -> Bool) rethrows -> Int? {
+        guard let section = section(ofKey: key(of: handle)) else { return nil }
+        var low = sectionStarts[section]
+        var high = sectionStarts[section + 1]
+        while low < high {
+            let middle = (low + high) / 2
+            if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+        }
+        return low < sectionStarts[section + 1] && handles[low] == handle ? low : nil
     }
 }
 
 extension RecordTable: Hashable {
     /// Tables are equal when they have the same layout, section index titles, sections and rows.
+    ///
+    /// - Complexity: O(*m*); rows are compared whole unless both tables come from snapshots.
     public static func == (a: RecordTable, b: RecordTable) -> Bool {
-        a.layout == b.layout && a.sectionIndexTitles == b.sectionIndexTitles && a.sections == b.sections
+        guard a.layout == b.layout, a.sectionIndexTitles == b.sectionIndexTitles, a.sectionKeys == b.sectionKeys,
+            a.sectionStarts == b.sectionStarts, a.handles == b.handles
+        else { return false }
+        if a.isSnapshot && b.isSnapshot { return true }
+        return (0..<a.rowCount).allSatisfy { a.row(number: $0) == b.row(number: $0) }
     }
 
-    /// Hashes the layout and the sections (equal tables hash alike).
+    /// Hashes the layout, the sections and the rows' handles (equal tables hash alike).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(layout)
-        hasher.combine(sections)
+        hasher.combine(sectionKeys)
+        hasher.combine(handles)
     }
 }

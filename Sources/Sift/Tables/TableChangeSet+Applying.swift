@@ -18,24 +18,26 @@ extension TableChangeSet {
     ///
     /// - Throws: `InconsistencyError` when a path is out of range, listed twice, in a deleted or
     ///   inserted section where it may not be, or when the counts do not add up.
-    /// - Complexity: O(*n* + *m*) in the sizes of the two tables, plus O(*c* log *c*) for *c* changes.
+    /// - Complexity: O(*n* + *m*) in the sizes of the two tables (every row is made), plus
+    ///   O(*c* log *c*) for *c* changes. A change set that `requiresReload` gives `dataSource`.
     public func apply(to old: RecordTable, dataSource new: RecordTable) throws(InconsistencyError) -> RecordTable {
         func fail(_ message: String) -> InconsistencyError { InconsistencyError(description: message) }
-        let oldCount = old.sections.count
+        if requiresReload { return new }
+        let oldCount = old.numberOfSections
         let deletedSections = Set(deletedSections)
         let insertedSections = Set(insertedSections)
         guard deletedSections.count == self.deletedSections.count, deletedSections.allSatisfy({ (0..<oldCount).contains($0) })
         else { throw fail("deleted sections \(self.deletedSections) are not distinct sections of \(oldCount)") }
         let newCount = oldCount - deletedSections.count + insertedSections.count
-        guard newCount == new.sections.count else {
-            throw fail("\(oldCount) sections - \(deletedSections.count) + \(insertedSections.count) != \(new.sections.count)")
+        guard newCount == new.numberOfSections else {
+            throw fail("\(oldCount) sections - \(deletedSections.count) + \(insertedSections.count) != \(new.numberOfSections)")
         }
         guard insertedSections.count == self.insertedSections.count, insertedSections.allSatisfy({ (0..<newCount).contains($0) })
         else { throw fail("inserted sections \(self.insertedSections) are not distinct sections of \(newCount)") }
 
         // What happens to each old row, and what fills each new path explicitly.
         func isOldRow(_ path: TableIndexPath) -> Bool {
-            old.row(at: path) != nil && !deletedSections.contains(path.section)
+            old.rowNumber(of: path) != nil && !deletedSections.contains(path.section)
         }
         func isNewPath(_ path: TableIndexPath) -> Bool {
             (0..<newCount).contains(path.section) && !insertedSections.contains(path.section) && path.row >= 0
@@ -66,24 +68,23 @@ extension TableChangeSet {
         // Surviving old sections fill the new section indices that are not inserted, in order.
         var arrivalsBySection: [Int: [Int: TableRow]] = [:]
         for (path, row) in arriving { arrivalsBySection[path.section, default: [:]][path.row] = row }
-        var sections: [TableSection] = []
+        var sections: [(key: Int32, rows: [TableRow])] = []
         var oldSection = 0
         for section in 0..<newCount {
             if insertedSections.contains(section) {
-                sections.append(new.sections[section])
+                sections.append((new.key(ofSection: section), new.rowNumbers(inSection: section).map { new.row(number: $0) }))
                 continue
             }
             while deletedSections.contains(oldSection) { oldSection += 1 }
-            let source = old.sections[oldSection]
             var survivors: [(row: TableRow, reload: Bool)] = []
-            for (r, row) in source.rows.enumerated() {
+            for r in 0..<old.numberOfRows(inSection: oldSection) {
                 let path = TableIndexPath(section: oldSection, row: r)
-                if !leaving.contains(path) { survivors.append((row, reloaded.contains(path))) }
+                if !leaving.contains(path) { survivors.append((old[path], reloaded.contains(path))) }
             }
             let arrivals = arrivalsBySection[section] ?? [:]
             let count = survivors.count + arrivals.count
-            guard count == new.sections[section].rows.count else {
-                throw fail("section \(section): \(count) rows after the update, the data source has \(new.sections[section].rows.count)")
+            guard count == new.numberOfRows(inSection: section) else {
+                throw fail("section \(section): \(count) rows after the update, the data source has \(new.numberOfRows(inSection: section))")
             }
             var rows: [TableRow] = []
             rows.reserveCapacity(count)
@@ -98,7 +99,7 @@ extension TableChangeSet {
                     throw fail("an inserted or moved row lies beyond the end of section \(section)")
                 }
             }
-            sections.append(TableSection(key: source.key, title: source.title, rows: rows))
+            sections.append((old.key(ofSection: oldSection), rows))
             oldSection += 1
         }
         return RecordTable(sections: sections, layout: new.layout, sectionIndexTitles: new.sectionIndexTitles)

@@ -2,68 +2,123 @@ extension TableChangeSet {
     /// The change set that turns `old` into `new`, matching rows by record handle: what a new
     /// query's results table animates against the previous one.
     ///
-    /// Sections are matched by title; rows of a section present in both tables stay put when they
-    /// keep their relative order, and the fewest rows possible are reported as moved (the rows
-    /// off one longest increasing subsequence of old positions). Typing one more letter narrows
-    /// the results, which gives deletes only; a backspace gives inserts only.
-    ///
-    /// - Complexity: O(*n* + *m*) in the sizes of the two tables, plus O(*k* log *k*) for the *k*
-    ///   rows whose relative order is examined; each row lookup is O(1).
+    /// - Complexity: see `init(from:to:limit:)`.
     public init(from old: RecordTable, to new: RecordTable) {
+        self.init(from: old, to: new, limit: nil)
+    }
+
+    /// The change set that turns `old` into `new`, matching rows by record handle, or a reload
+    /// when more than `limit` rows change.
+    ///
+    /// Sections are matched by title. Between two tables in the same original or collation order
+    /// (the results of two queries, say) the rows that stay keep their relative order, so the
+    /// change is a set difference: rows of `old` missing from `new` are deleted, rows of `new`
+    /// missing from `old` inserted. Only where the order itself may change (ranked results, or
+    /// tables that were not made from an index) are rows that stay compared by position, and the
+    /// fewest possible reported as moved (the rows off one longest increasing subsequence of old
+    /// positions). Typing one more letter narrows the results, which gives deletes only; a
+    /// backspace gives inserts only.
+    ///
+    /// - Parameter limit: the most rows to list (deleted, inserted and moved); past it the change
+    ///   set only says `requiresReload`. Nil lists every change.
+    /// - Complexity: O(*n* + *m*) in the sizes of the two tables, with O(1) lookups per row (each
+    ///   table maps its rows once, on first use); O(1) when the row counts alone differ by more
+    ///   than `limit`; plus O(*k* log *k*) for the *k* rows whose relative order is examined
+    ///   (ranked tables).
+    public init(from old: RecordTable, to new: RecordTable, limit: Int?) {
         self.init()
-        guard old.layout.isSectioned == new.layout.isSectioned, old.layout.isSectioned || old.sections.count == 1,
-            new.layout.isSectioned || new.sections.count == 1
+        guard old.layout.isSectioned == new.layout.isSectioned,
+            old.layout.isSectioned || old.numberOfSections == 1,
+            new.layout.isSectioned || new.numberOfSections == 1
         else {
-            deletedSections = Array(old.sections.indices)
-            insertedSections = Array(new.sections.indices)
+            deletedSections = Array(0..<old.numberOfSections)
+            insertedSections = Array(0..<new.numberOfSections)
             return
         }
-        var isDeletedSection = [Bool](repeating: false, count: old.sections.count)
-        for (s, section) in old.sections.enumerated() where new.section(ofKey: section.key) == nil {
+        let limit = limit ?? Int.max
+        if abs(old.rowCount - new.rowCount) > limit {
+            self = .reload
+            return
+        }
+        var isDeletedSection = [Bool](repeating: false, count: old.numberOfSections)
+        for s in 0..<old.numberOfSections where new.section(ofKey: old.key(ofSection: s)) == nil {
             isDeletedSection[s] = true
             deletedSections.append(s)
         }
-        var isInsertedSection = [Bool](repeating: false, count: new.sections.count)
-        for (t, section) in new.sections.enumerated() where old.section(ofKey: section.key) == nil {
+        var isInsertedSection = [Bool](repeating: false, count: new.numberOfSections)
+        for t in 0..<new.numberOfSections where old.section(ofKey: new.key(ofSection: t)) == nil {
             isInsertedSection[t] = true
             insertedSections.append(t)
         }
+        // Rows with equal handles are equal, and sit in sections of the same key, when both tables
+        // come from one index; in the same non-ranked order they also keep their relative order.
+        let fromIndex = old.isSnapshot && new.isSnapshot
+        let sameOrder = fromIndex && old.layout.order == new.layout.order && old.layout.order != .ranked
+        let inNew = new.rowNumberLookup()
+        let inOld = old.rowNumberLookup()
+        var listed = 0
 
         // Old rows that leave: gone from `new`, or gone to a section that is inserted.
-        for (s, section) in old.sections.enumerated() where !isDeletedSection[s] {
-            for (r, row) in section.rows.enumerated() {
-                if let path = new.indexPath(of: row.handle), !isInsertedSection[path.section] { continue }
-                deletedRows.append(TableIndexPath(section: s, row: r))
+        for s in 0..<old.numberOfSections where !isDeletedSection[s] {
+            let first = old.rowNumbers(inSection: s).lowerBound
+            for number in old.rowNumbers(inSection: s) {
+                if let to = inNew.rowNumber(of: old.handles[number]) {
+                    if fromIndex || !isInsertedSection[new.indexPath(forRowNumber: to)!.section] { continue }
+                }
+                deletedRows.append(TableIndexPath(section: s, row: number - first))
+                listed += 1
+                if listed > limit {
+                    self = .reload
+                    return
+                }
             }
         }
 
         // New rows: inserted, moved in from another section, or candidates to stay.
-        for (t, section) in new.sections.enumerated() where !isInsertedSection[t] {
-            let home = old.section(ofKey: section.key)!
+        for t in 0..<new.numberOfSections where !isInsertedSection[t] {
+            let home = old.section(ofKey: new.key(ofSection: t))!
+            let first = new.rowNumbers(inSection: t).lowerBound
             var candidates: [(newRow: Int, oldRow: Int)] = []
-            for (r, row) in section.rows.enumerated() {
-                let to = TableIndexPath(section: t, row: r)
-                guard let from = old.indexPath(of: row.handle), !isDeletedSection[from.section] else {
+            for number in new.rowNumbers(inSection: t) {
+                let to = TableIndexPath(section: t, row: number - first)
+                guard let fromNumber = inOld.rowNumber(of: new.handles[number]) else {
                     insertedRows.append(to)
+                    listed += 1
+                    if listed > limit {
+                        self = .reload
+                        return
+                    }
                     continue
                 }
-                if from.section == home {
-                    candidates.append((r, from.row))
+                if sameOrder { continue }
+                let from = old.indexPath(forRowNumber: fromNumber)!
+                if isDeletedSection[from.section] {
+                    insertedRows.append(to)
+                    listed += 1
+                } else if from.section == home {
+                    candidates.append((to.row, from.row))
                 } else {
-                    addMove(from: from, to: to, changed: old[from] != row)
+                    addMove(from: from, to: to, changed: !fromIndex && old[from] != new[to])
+                    listed += 1
                 }
             }
+            guard !candidates.isEmpty else { continue }
             var stays = [Bool](repeating: false, count: candidates.count)
             for i in longestIncreasingSubsequence(candidates.map(\.oldRow)) { stays[i] = true }
             for (i, candidate) in candidates.enumerated() {
                 let from = TableIndexPath(section: home, row: candidate.oldRow)
                 let to = TableIndexPath(section: t, row: candidate.newRow)
-                let changed = old[from] != new[to]
+                let changed = !fromIndex && old[from] != new[to]
                 if stays[i] {
                     if changed { reloadedRows.append(from) }
                 } else {
                     addMove(from: from, to: to, changed: changed)
+                    listed += 1
                 }
+            }
+            if listed > limit {
+                self = .reload
+                return
             }
         }
         deletedRows.sort()

@@ -48,6 +48,17 @@ public struct TableChangeSet: Hashable, Sendable {
     public var movedRows: [Move]
     /// Rows of the old table whose content changed in place (an updated record), ascending.
     public var reloadedRows: [TableIndexPath]
+    /// Whether the table changed in more rows than the change set was asked to list: show the
+    /// new table whole (`reloadData()`), without animating; the lists are then empty. See
+    /// `init(from:to:limit:)` and `SearchController.Options.changeLimit`.
+    public var requiresReload = false
+
+    /// The change set of a table to reload whole.
+    public static let reload: TableChangeSet = {
+        var changes = TableChangeSet()
+        changes.requiresReload = true
+        return changes
+    }()
 
     /// A change set; the default is no change.
     public init(
@@ -64,7 +75,7 @@ public struct TableChangeSet: Hashable, Sendable {
 
     /// Whether nothing changed.
     public var isEmpty: Bool {
-        deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty && insertedRows.isEmpty
+        !requiresReload && deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty && insertedRows.isEmpty
             && movedRows.isEmpty && reloadedRows.isEmpty
     }
 }

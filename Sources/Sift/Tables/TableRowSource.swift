@@ -1,0 +1,31 @@
+/// What a table's rows show, as of the moment the table was made: the ids, the sort field's
+/// values (the rows' titles) and the AlphabeticIndex section of every slot.
+///
+/// A snapshot of the index's columns (see `SearchIndex.tableRowSource`), which are copy-on-write
+/// arrays: taking one costs a few retains, and an edit of the index made while a table holds one
+/// copies what the edit writes, so a table never changes under its reader. Rows are made from it
+/// only when they are read.
+struct TableRowSource: Sendable {
+    let ids: TextColumn
+    let titles: TextColumn
+    /// The AlphabeticIndex section (bucket) of each slot.
+    let sections: [UInt16]
+
+    /// The row of a record.
+    ///
+    /// - Precondition: the record was live when the snapshot was taken.
+    /// - Complexity: O(1).
+    func row(for handle: RecordHandle) -> TableRow {
+        TableRow(
+            id: ids.string(handle.slot), title: titles.string(handle.slot), handle: handle,
+            bucket: section(ofSlot: handle.slot))
+    }
+
+    /// The section of a slot (0 for a slot the snapshot does not know).
+    ///
+    /// - Complexity: O(1).
+    @inline(__always)
+    func section(ofSlot slot: Int32) -> Int32 {
+        Int(slot) < sections.count ? Int32(sections[Int(slot)]) : 0
+    }
+}
