@@ -215,7 +215,7 @@ struct TableViewTests {
     /// A table of `handles` (in the layout's order) made as the controller makes it.
     static func view(_ handles: [RecordHandle], _ index: SearchIndex, _ layout: TableLayout) -> RecordTable {
         RecordTable(
-            handles: handles, layout: layout, sectionTitles: index.sectionTitles, source: index.tableRowSource,
+            handles: handles, layout: layout, sectionTitles: index.sectionTitles, source: index.tableRowSource(withSections: true),
             groupedBySection: layout.order == .sorted)
     }
 

@@ -141,7 +141,7 @@ extension SearchController {
         let oldOriginal = try oldHandle.flatMap { try tables.original.locate($0, precedes: originalOrder()) }
         let oldResults = try oldHandle.flatMap { try tables.results.locate($0, precedes: resultsOrder()) }
         let newHandle = try change(index)
-        let source = index.tableRowSource
+        let source = index.tableRowSource(withSections: rowsNeedSections)
         let originalChanges = try tables.original.replaceRow(
             number: oldOriginal, with: newHandle, source: source, precedes: originalOrder())
         let isResult = try newHandle.map { try showsInResults($0) } ?? false

@@ -124,9 +124,15 @@ extension SearchController {
         }
         let results = RecordTable(
             handles: handles, layout: options.resultsTable, sectionTitles: index.sectionTitles,
-            source: index.tableRowSource, groupedBySection: sorted)
+            source: index.tableRowSource(withSections: rowsNeedSections), groupedBySection: sorted)
         let changes = LazyChangeSet(from: tables.results, to: results, limit: options.changeLimit)
         tables.results = results
         return changes
     }
+}
+
+extension SearchController {
+    /// Whether table rows carry their AlphabeticIndex section: only sectioned tables need it
+    /// (finding it sorts the index).
+    nonisolated var rowsNeedSections: Bool { options.originalTable.isSectioned || options.resultsTable.isSectioned }
 }

@@ -101,7 +101,7 @@ public actor SearchController {
         inputs = Mutex(InputState(scope: index.scopes[0].name))
         query = Query("", scope: index.scopes[0].name, mode: options.mode, order: options.resultsTable.order)
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
-        let source = index.tableRowSource
+        let source = index.tableRowSource(withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned)
         tables = SearchTables(
             original: RecordTable(
                 handles: index.handles(in: options.originalTable.order), layout: options.originalTable,

@@ -4,11 +4,14 @@ extension SearchIndex {
     /// The columns are copy-on-write arrays, so the snapshot costs a few retains; an edit made
     /// while a snapshot is alive copies the arrays it writes to (once per snapshot).
     ///
-    /// - Complexity: O(1) once the sorted order is built; the first call sorts the index.
-    var tableRowSource: TableRowSource {
-        _ = sorted
+    /// - Parameter withSections: whether rows carry their AlphabeticIndex section (sectioned
+    ///   tables need it); without it the index is not sorted for it.
+    /// - Complexity: O(1) once the sorted order is built; the first call with sections sorts the
+    ///   index.
+    func tableRowSource(withSections: Bool) -> TableRowSource {
+        if withSections { _ = sorted }
         return TableRowSource(
-            ids: ids, titles: values[sortFieldPosition], sections: sectionOfSlot)
+            ids: ids, titles: values[sortFieldPosition], sections: withSections ? sectionOfSlot : [])
     }
 
     /// The row a table shows for a record: its id, the value of the sort field and its
