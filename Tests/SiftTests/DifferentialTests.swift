@@ -123,3 +123,36 @@ struct DifferentialTests {
         }
     }
 }
+
+/// Ranked results, whose classes are read in place for speed, against the per-record ranking
+/// (`rankingGroup(of:for:)`, a SegmentScanner pass): prefix matches, then word starts, then the
+/// rest, each group in original order.
+@Suite("Differential: ranked order against per-record ranking")
+struct RankedOrderTests {
+    @Test(arguments: [
+        Collation(locale: "root"), Collation(locale: "es"), Collation(locale: "da"), Collation(locale: "th"),
+        Collation(locale: "de", strength: .secondary), Collation(locale: "root", alternate: .shifted),
+    ])
+    func rankedResultsAreGroupedAsEachRecordRanks(_ collation: Collation) throws {
+        let records = DifferentialTests.corpus.enumerated().map { i, text in
+            Record(id: String(i), fields: ["text": text, "other": DifferentialTests.corpus[(i * 7) % DifferentialTests.corpus.count]])
+        }
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation), records: records)
+        for text in DifferentialTests.queries(seed: stableSeed(collation.locale)).prefix(30) {
+            for mode in [MatchMode.contains, .words] {
+                let query = Query(text, mode: mode, order: .ranked)
+                let ranked = try index.search(query).rows
+                let plain = try index.search(Query(text, mode: mode)).rows
+                #expect(Set(ranked) == Set(plain), "\(text)")
+                let groups = try ranked.map { try index.rankingGroup(of: $0, for: query) ?? 0 }
+                #expect(groups == groups.sorted(), "'\(text)' \(mode) in \(collation.locale)")
+                for group in Set(groups) {
+                    let members = zip(ranked, groups).filter { $0.1 == group }.map(\.0)
+                    let positions = try members.map { try index.position(of: $0) }
+                    #expect(positions == positions.sorted(), "'\(text)' group \(group)")
+                }
+            }
+        }
+    }
+}

@@ -379,7 +379,28 @@ extension SearchIndex {
     ) -> [RecordHandle] {
         guard mode != .prefix, let first = patterns.first else { return rows }
         var groups: [[RecordHandle]] = [[], [], []]
-        for row in rows { groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row) }
+        if foldings[plan.folding].collation.strength == .identical {
+            for row in rows { groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row) }
+        } else {
+            // The same classes as `rankingGroup`, read in place: no scanner, key or flag bytes per row.
+            let columns = plan.fields.map { foldings[plan.folding].columns[$0] }
+            var lastLead = first.bytes.count - 1
+            while lastLead > 0 && !CodeBook.isLead(first.bytes[lastLead]) { lastLead -= 1 }
+            first.bytes.withUnsafeBufferPointer { pattern in
+                for row in rows {
+                    var best = 2
+                    for column in columns {
+                        guard let segment = column.segment(ofSlot: row.slot),
+                            let matchClass = column.bestMatchClass(
+                                ofSegment: segment, pattern: pattern, lastLead: lastLead, startMask: FoldFlags.startOK)
+                        else { continue }
+                        best = min(best, matchClass)
+                        if best == 0 { break }
+                    }
+                    groups[mode == .words ? min(best, 1) : best].append(row)
+                }
+            }
+        }
         return groups[0] + groups[1] + groups[2]
     }
 
