@@ -19,8 +19,11 @@ extension TableChangeSet {
     /// positions). Typing one more letter narrows the results, which gives deletes only; a
     /// backspace gives inserts only.
     ///
-    /// - Parameter limit: the most rows to list (deleted, inserted and moved); past it the change
-    ///   set only says `requiresReload`. Nil lists every change.
+    /// - Parameters:
+    ///   - old: the table as it was (a table view's current rows).
+    ///   - new: the table as it is now.
+    ///   - limit: the most rows to list (deleted, inserted and moved); past it the change set only
+    ///     says `requiresReload`. Nil lists every change.
     /// - Complexity: O(*n* + *m*) in the sizes of the two tables, with O(1) lookups per row (each
     ///   table maps its rows once, on first use); O(1) when the row counts alone differ by more
     ///   than `limit`; plus O(*k* log *k*) for the *k* rows whose relative order is examined
