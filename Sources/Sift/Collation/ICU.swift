@@ -250,6 +250,34 @@ final class ICUFolder {
         }
     }
 
+    /// Appends the ICU sort key of a text (its terminating 0 included) to `buffer`, and returns
+    /// its length: many keys in one buffer, for sorting a whole column.
+    ///
+    /// - Complexity: O(*n*) where *n* is the length of the text.
+    func appendSortKey(_ text: String, to buffer: inout [UInt8]) -> Int {
+        var text = text
+        var reserve = max(64, text.utf8.count * 4 + 16)
+        while true {
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: reserve))
+            let length = text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    buffer.withUnsafeMutableBufferPointer {
+                        sift_folder_sort_key(
+                            handle, chars.baseAddress, Int32(chars.count), $0.baseAddress! + start, Int32(reserve))
+                    }
+                }
+            }
+            let used = Int(max(0, length))
+            if used <= reserve {
+                buffer.removeLast(reserve - used)
+                return used
+            }
+            buffer.removeLast(reserve)
+            reserve = used
+        }
+    }
+
     /// The ICU sort key of a text under this folder's collator (compare keys with `<` on bytes).
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.

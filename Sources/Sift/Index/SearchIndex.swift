@@ -51,11 +51,11 @@ public final class SearchIndex {
     var slotsAwaitingWordStarts: [Int32] = []
 
     // MARK: Sorting and sections (built on first use, then kept current by edits)
-    private let sortFolder: ICUFolder
+    let sortFolder: ICUFolder
     let sortFieldPosition: Int
     /// Live slots in collation order of the sort field, ties by id; nil until first needed.
     private var sortedStorage: SlotSequence?
-    private let alphabeticIndex: ICUAlphabeticIndex
+    let alphabeticIndex: ICUAlphabeticIndex
     /// Section of each slot; valid while `sortedStorage` exists. Two bytes a slot: ICU's
     /// AlphabeticIndex has at most its maximum label count (99 by default) plus three buckets.
     private(set) var sectionOfSlot: [UInt16] = []
@@ -247,29 +247,13 @@ public final class SearchIndex {
 
     /// Live slots in collation order of the sort field, sorted on first use.
     ///
-    /// - Complexity: O(1) once built; the first use costs O(*n* log *n*) sort-key comparisons.
+    /// - Complexity: O(1) once built; the first use costs O(*n* log *n*), its collation work
+    ///   (a sort key and a section per record) divided among the cores (see `sortedOrder()`).
     var sorted: SlotSequence {
         if let sortedStorage { return sortedStorage }
-        var keyed: [(key: [UInt8], slot: Int32)] = []
-        keyed.reserveCapacity(order.count)
-        if sectionOfSlot.count < generations.count {
-            sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
-        }
-        live.forEach { slot in
-            let text = value(at: sortFieldPosition, slot: slot)
-            keyed.append((sortFolder.sortKey(text), slot))
-            sectionOfSlot[Int(slot)] = UInt16(clamping: alphabeticIndex.bucket(of: text))
-        }
-        // Section first: AlphabeticIndex buckets are ranges of collation order, so this only
-        // settles edge cases, and makes every section one run of the sorted order by construction
-        // (tables find sections by binary search over it).
-        let sections = sectionOfSlot
-        keyed.sort { a, b in
-            let sectionA = sections[Int(a.slot)], sectionB = sections[Int(b.slot)]
-            if sectionA != sectionB { return sectionA < sectionB }
-            return a.key != b.key ? a.key.lexicographicallyPrecedes(b.key) : idPrecedes(a.slot, b.slot)
-        }
-        let built = SlotSequence(keyed.lazy.map(\.slot))
+        let (slots, sections) = sortedOrder()
+        sectionOfSlot = sections
+        let built = SlotSequence(slots)
         sortedStorage = built
         return built
     }
