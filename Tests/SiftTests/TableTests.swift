@@ -322,4 +322,19 @@ struct TableViewTests {
         #expect(try narrower.resultsChanges.apply(to: narrow.tables.results, dataSource: narrower.tables.results)
             == narrower.tables.results)
     }
+
+    /// An index with no records yet has no column for its sort field: tables and sorting start
+    /// empty instead of reading past the columns.
+    @Test func aControllerOverNoRecordsStartsEmptyAndTakesInserts() async throws {
+        for layout in Self.layouts where layout.order != .ranked {
+            let controller = try SearchController(
+                configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
+                records: [], options: .init(originalTable: layout, resultsTable: layout))
+            #expect(await controller.currentUpdate.tables.original.rowCount == 0)
+            try await controller.insert(Record(id: "1", fields: ["name": "Ñuñoa"]))
+            let update = await controller.currentUpdate
+            #expect(update.tables.original.rowCount == 1)
+            #expect(update.tables.original.title(ofSection: 0) == (layout.isSectioned ? "Ñ" : nil))
+        }
+    }
 }

@@ -250,31 +250,14 @@ final class ICUFolder {
         }
     }
 
-    /// Appends the ICU sort key of a text (its terminating 0 included) to `buffer`, and returns
-    /// its length: many keys in one buffer, for sorting a whole column.
+    /// Writes the ICU sort key of UTF-8 text (its terminating 0 included) to `key`, and returns
+    /// its length; a length above `capacity` means nothing usable was written (call again with
+    /// that much room). For sorting a whole column without a `String` or an array per key.
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.
-    func appendSortKey(_ text: String, to buffer: inout [UInt8]) -> Int {
-        var text = text
-        var reserve = max(64, text.utf8.count * 4 + 16)
-        while true {
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: reserve))
-            let length = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    buffer.withUnsafeMutableBufferPointer {
-                        sift_folder_sort_key(
-                            handle, chars.baseAddress, Int32(chars.count), $0.baseAddress! + start, Int32(reserve))
-                    }
-                }
-            }
-            let used = Int(max(0, length))
-            if used <= reserve {
-                buffer.removeLast(reserve - used)
-                return used
-            }
-            buffer.removeLast(reserve)
-            reserve = used
+    func sortKey(utf8: UnsafeBufferPointer<UInt8>, into key: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+        utf8.withMemoryRebound(to: CChar.self) { chars in
+            Int(max(0, sift_folder_sort_key(handle, chars.baseAddress, Int32(chars.count), key, Int32(capacity))))
         }
     }
 
@@ -400,6 +383,17 @@ final class ICUAlphabeticIndex {
     }
 
     deinit { sift_alphabetic_index_close(handle) }
+
+    /// The bucket of a name given as UTF-8.
+    ///
+    /// - Complexity: O(log *b*) collator comparisons, where *b* is the number of buckets.
+    func bucket(utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        var status: Int32 = 0
+        let bucket = utf8.withMemoryRebound(to: CChar.self) {
+            sift_alphabetic_index_bucket_of(handle, $0.baseAddress, Int32($0.count), &status)
+        }
+        return bucket < 0 ? 0 : Int(bucket)
+    }
 
     /// The bucket of a name.
     ///

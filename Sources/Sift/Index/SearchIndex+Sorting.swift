@@ -1,3 +1,4 @@
+internal import CSiftKernels
 internal import Dispatch
 
 #if canImport(Glibc)
@@ -9,26 +10,18 @@ internal import Darwin
 #endif
 
 extension SearchIndex {
-    /// One record's place in the sort: its section, the first eight bytes of its sort key (big
-    /// endian, so that comparing them compares the bytes), and where its whole key is.
-    private struct SortEntry {
-        var prefix: UInt64
-        var keyStart: Int
-        var keyLength: Int32
-        var slot: Int32
-        var section: UInt16
-    }
-
     /// The live slots in the order `sorted` keeps (section, then sort key of the sort field, ties
     /// by id), and the section of every slot.
     ///
-    /// The collation work, an ICU sort key and an AlphabeticIndex section per record, is divided
-    /// among the cores, each worker with its own collator and alphabetic index (ICU's are not
-    /// shared between threads); the sort then compares sections and eight-byte key prefixes as
-    /// integers, and whole keys only where those tie.
+    /// The collation work, an ICU sort key and an AlphabeticIndex section per record, read from
+    /// the column's UTF-8 in place, is divided among the cores, each worker with its own collator
+    /// and alphabetic index (ICU's are not shared between threads). A radix sort then orders the
+    /// records by section and the first six bytes of their key, packed in one integer, and only
+    /// records that tie on those are compared by whole key (memcmp) and id.
     ///
-    /// - Complexity: O(*n* log *n*) comparisons for *n* live records, after O(*s*) collation work
-    ///   in the size of their sort field, divided among the cores.
+    /// - Complexity: O(*n*) radix passes plus O(*t* log *t*) comparisons within runs of *t* tied
+    ///   records, after O(*s*) collation work in the size of the sort field, divided among the
+    ///   cores.
     func sortedOrder() -> (slots: [Int32], sections: [UInt16]) {
         var slots: [Int32] = []
         slots.reserveCapacity(order.count)
@@ -36,7 +29,8 @@ extension SearchIndex {
         let n = slots.count
         let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let workers = n >= 16_384 ? cores : 1
-        // Worker 0 uses the index's own collator and alphabetic index; the others open theirs.
+        // Worker 0 uses the index's own collator and alphabetic index; the others open theirs,
+        // and one that cannot is done after the others, with the index's.
         let tools: [(ICUFolder, ICUAlphabeticIndex)?] = (0..<workers).map { worker in
             if worker == 0 { return (sortFolder, alphabeticIndex) }
             guard let folder = try? ICUFolder(ICUCollator(configuration.collation.sortingCollation)),
@@ -44,30 +38,24 @@ extension SearchIndex {
             else { return nil }
             return (folder, alphabetic)
         }
-        let chunk = (n + workers - 1) / max(1, workers)
-        let results = WorkerResults<(keys: [UInt8], entries: [SortEntry])>(count: workers)
-        let work = UncheckedWork { (worker: Int) in
+        let chunk = (n + workers - 1) / workers
+        let results = WorkerResults<SortKeys>(count: workers)
+        let column = sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn()
+        let work = UncheckedWork { worker in
             let (folder, alphabetic) = tools[worker] ?? (self.sortFolder, self.alphabeticIndex)
             let range = min(n, worker * chunk)..<min(n, (worker + 1) * chunk)
-            var keys: [UInt8] = []
-            keys.reserveCapacity(range.count * 24)
-            var entries: [SortEntry] = []
-            entries.reserveCapacity(range.count)
-            for slot in slots[range] {
-                let text = self.value(at: self.sortFieldPosition, slot: slot)
-                let start = keys.count
-                let length = folder.appendSortKey(text, to: &keys)
-                var prefix: UInt64 = 0
-                for i in 0..<8 { prefix = prefix << 8 | UInt64(i < length ? keys[start + i] : 0) }
-                entries.append(
-                    SortEntry(
-                        prefix: prefix, keyStart: start, keyLength: Int32(length), slot: slot,
-                        section: UInt16(clamping: alphabetic.bucket(of: text))))
+            let keys = SortKeys(expected: range.count)
+            for position in range {
+                let slot = slots[position]
+                let id = self.ids.withUTF8(slot) { SortKeys.bigEndianPrefix($0) }
+                column.withUTF8(slot) { utf8 in
+                    keys.append(
+                        position: Int32(position), section: UInt16(clamping: alphabetic.bucket(utf8: utf8)), id: id
+                    ) { folder.sortKey(utf8: utf8, into: $0, capacity: $1) }
+                }
             }
-            results.set(worker, (keys, entries))
+            results.set(worker, keys)
         }
-        // Worker 0's tools are the index's: only one thread may use them, and with a worker
-        // that failed to open its own, that worker's records wait for the serial pass below.
         let parallel = (1..<workers).filter { tools[$0] != nil }
         if parallel.isEmpty {
             work.run(0)
@@ -76,36 +64,131 @@ extension SearchIndex {
         }
         for worker in 1..<workers where tools[worker] == nil { work.run(worker) }
 
-        var keys: [UInt8] = []
-        var entries: [SortEntry] = []
-        entries.reserveCapacity(n)
-        for result in results.values {
-            guard let result else { continue }
-            let base = keys.count
-            keys += result.keys
-            entries += result.entries.map { entry in
-                var entry = entry
-                entry.keyStart += base
-                return entry
+        // Radix sort by (section, first six key bytes); then whole keys where those tie.
+        let parts = results.values.compactMap { $0 }
+        var packed = [UInt64](repeating: 0, count: n)
+        var order = [Int32](repeating: 0, count: n)
+        var keyOf = [(part: Int32, entry: Int32)](repeating: (0, 0), count: n)
+        var i = 0
+        for (p, part) in parts.enumerated() {
+            for entry in 0..<part.count {
+                packed[i] = UInt64(part.sections[entry]) << 48 | part.prefix(entry) >> 16
+                order[i] = Int32(i)
+                keyOf[i] = (Int32(p), Int32(entry))
+                i += 1
             }
         }
-        keys.withUnsafeBufferPointer { keys in
-            let base = keys.baseAddress!
-            entries.sort { a, b in
-                if a.section != b.section { return a.section < b.section }
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let common = Int(min(a.keyLength, b.keyLength))
-                if common > 8 {
-                    let order = memcmp(base + a.keyStart + 8, base + b.keyStart + 8, common - 8)
-                    if order != 0 { return order < 0 }
+        var keyScratch = [UInt64](repeating: 0, count: n)
+        var valueScratch = [Int32](repeating: 0, count: n)
+        sift_sort_by_key(&packed, &order, &keyScratch, &valueScratch, n)
+        var start = 0
+        while start < n {
+            var end = start + 1
+            while end < n && packed[end] == packed[start] { end += 1 }
+            if end - start > 1 {
+                order[start..<end].sort { a, b in
+                    let (pa, ea) = keyOf[Int(a)], (pb, eb) = keyOf[Int(b)]
+                    let x = parts[Int(pa)], y = parts[Int(pb)]
+                    let i = Int(ea), j = Int(eb)
+                    let comparison = SortKeys.compare(x, i, y, j)
+                    if comparison != 0 { return comparison < 0 }
+                    // Equal keys: by id, from its first eight bytes where they decide.
+                    let idA = x.ids[i], idB = y.ids[j]
+                    if idA.prefix != idB.prefix { return idA.prefix < idB.prefix }
+                    if idA.length <= 8 && idB.length <= 8 { return idA.length < idB.length }
+                    return self.idPrecedes(slots[Int(x.positions[i])], slots[Int(y.positions[j])])
                 }
-                if a.keyLength != b.keyLength { return a.keyLength < b.keyLength }
-                return self.idPrecedes(a.slot, b.slot)
             }
+            start = end
         }
         var sections = [UInt16](repeating: 0, count: generations.count)
-        for entry in entries { sections[Int(entry.slot)] = entry.section }
-        return (entries.map(\.slot), sections)
+        var sortedSlots = [Int32](repeating: 0, count: n)
+        for (rank, i) in order.enumerated() {
+            let (p, entry) = keyOf[Int(i)]
+            let slot = slots[Int(parts[Int(p)].positions[Int(entry)])]
+            sortedSlots[rank] = slot
+            sections[Int(slot)] = parts[Int(p)].sections[Int(entry)]
+        }
+        return (sortedSlots, sections)
+    }
+}
+
+/// One worker's sort keys, back to back in one growing buffer, with each record's position in
+/// the list being sorted and its section.
+private final class SortKeys: @unchecked Sendable {
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var used = 0
+    private(set) var starts: [Int] = []
+    private(set) var positions: [Int32] = []
+    private(set) var sections: [UInt16] = []
+    /// Each record's id: its first eight bytes (see `bigEndianPrefix`) and its length.
+    private(set) var ids: [(prefix: UInt64, length: Int)] = []
+
+    init(expected: Int) {
+        capacity = max(1024, expected * 24)
+        bytes = .allocate(capacity: capacity)
+        starts.reserveCapacity(expected + 1)
+        positions.reserveCapacity(expected)
+        sections.reserveCapacity(expected)
+        ids.reserveCapacity(expected)
+        starts.append(0)
+    }
+
+    deinit { bytes.deallocate() }
+
+    var count: Int { positions.count }
+
+    /// Appends one record's key, written by `write(pointer, room)`, which returns the key's
+    /// length (more than `room` when it did not fit).
+    func append(
+        position: Int32, section: UInt16, id: (prefix: UInt64, length: Int),
+        write: (UnsafeMutablePointer<UInt8>, Int) -> Int
+    ) {
+        var length = write(bytes + used, capacity - used)
+        if length > capacity - used {
+            grow(toHold: length)
+            length = write(bytes + used, capacity - used)
+        }
+        used += length
+        starts.append(used)
+        positions.append(position)
+        sections.append(section)
+        ids.append(id)
+    }
+
+    private func grow(toHold length: Int) {
+        let newCapacity = max(capacity * 2, used + length + 1024)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: bytes, count: used)
+        bytes.deallocate()
+        bytes = grown
+        capacity = newCapacity
+    }
+
+    /// The first eight bytes of a key, big endian (zeros past its end).
+    func prefix(_ entry: Int) -> UInt64 {
+        Self.bigEndianPrefix(UnsafeBufferPointer(start: bytes + starts[entry], count: starts[entry + 1] - starts[entry])).prefix
+    }
+
+    /// The first eight bytes of `bytes` as a big-endian integer (zeros past its end), so that
+    /// comparing two of them compares the bytes; and the length.
+    static func bigEndianPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> (prefix: UInt64, length: Int) {
+        var value: UInt64 = 0
+        for i in 0..<8 { value = value << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
+        return (value, bytes.count)
+    }
+
+    /// Byte order of two keys (as `memcmp`, then the shorter first): negative, zero or positive.
+    /// Keys tied here share their first six bytes, which are skipped.
+    static func compare(_ a: SortKeys, _ i: Int, _ b: SortKeys, _ j: Int) -> Int {
+        let lengthA = a.starts[i + 1] - a.starts[i], lengthB = b.starts[j + 1] - b.starts[j]
+        let common = min(lengthA, lengthB)
+        if common > 6 {
+            let order = memcmp(a.bytes + a.starts[i] + 6, b.bytes + b.starts[j] + 6, common - 6)
+            if order != 0 { return Int(order) }
+        }
+        return lengthA - lengthB
     }
 }
 

@@ -11,7 +11,7 @@ extension SearchIndex {
     func tableRowSource(withSections: Bool) -> TableRowSource {
         if withSections { _ = sorted }
         return TableRowSource(
-            ids: ids, titles: values[sortFieldPosition], sections: withSections ? sectionOfSlot : [])
+            ids: ids, titles: sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn(), sections: withSections ? sectionOfSlot : [])
     }
 
     /// The row a table shows for a record: its id, the value of the sort field and its
