@@ -64,50 +64,72 @@ extension SearchIndex {
         }
         for worker in 1..<workers where tools[worker] == nil { work.run(worker) }
 
-        // Radix sort by (section, first six key bytes); then whole keys where those tie.
+        // One flat copy of the workers' keys and records, for a comparator on plain buffers.
         let parts = results.values.compactMap { $0 }
+        var keyBytes: [UInt8] = []
+        keyBytes.reserveCapacity(parts.reduce(0) { $0 + $1.byteCount })
+        var keyStarts: [Int] = []
+        keyStarts.reserveCapacity(n + 1)
+        var records: [(slot: Int32, section: UInt16, id: (prefix: UInt64, length: Int))] = []
+        records.reserveCapacity(n)
+        for part in parts {
+            let base = keyBytes.count
+            keyBytes.append(contentsOf: UnsafeBufferPointer(start: part.bytes, count: part.byteCount))
+            for entry in 0..<part.count {
+                keyStarts.append(base + part.starts[entry])
+                records.append((slots[Int(part.positions[entry])], part.sections[entry], part.ids[entry]))
+            }
+        }
+        keyStarts.append(keyBytes.count)
+
+        // Radix sort by (section, first six key bytes); then the rest of the key and the id
+        // where those tie.
         var packed = [UInt64](repeating: 0, count: n)
         var order = [Int32](repeating: 0, count: n)
-        var keyOf = [(part: Int32, entry: Int32)](repeating: (0, 0), count: n)
-        var i = 0
-        for (p, part) in parts.enumerated() {
-            for entry in 0..<part.count {
-                packed[i] = UInt64(part.sections[entry]) << 48 | part.prefix(entry) >> 16
+        keyBytes.withUnsafeBufferPointer { keys in
+            for i in 0..<n {
+                let key = UnsafeBufferPointer(rebasing: keys[keyStarts[i]..<keyStarts[i + 1]])
+                packed[i] = UInt64(records[i].section) << 48 | SortKeys.bigEndianPrefix(key).prefix >> 16
                 order[i] = Int32(i)
-                keyOf[i] = (Int32(p), Int32(entry))
-                i += 1
             }
         }
         var keyScratch = [UInt64](repeating: 0, count: n)
         var valueScratch = [Int32](repeating: 0, count: n)
         sift_sort_by_key(&packed, &order, &keyScratch, &valueScratch, n)
-        var start = 0
-        while start < n {
-            var end = start + 1
-            while end < n && packed[end] == packed[start] { end += 1 }
-            if end - start > 1 {
-                order[start..<end].sort { a, b in
-                    let (pa, ea) = keyOf[Int(a)], (pb, eb) = keyOf[Int(b)]
-                    let x = parts[Int(pa)], y = parts[Int(pb)]
-                    let i = Int(ea), j = Int(eb)
-                    let comparison = SortKeys.compare(x, i, y, j)
-                    if comparison != 0 { return comparison < 0 }
-                    // Equal keys: by id, from its first eight bytes where they decide.
-                    let idA = x.ids[i], idB = y.ids[j]
-                    if idA.prefix != idB.prefix { return idA.prefix < idB.prefix }
-                    if idA.length <= 8 && idB.length <= 8 { return idA.length < idB.length }
-                    return self.idPrecedes(slots[Int(x.positions[i])], slots[Int(y.positions[j])])
+        keyBytes.withUnsafeBufferPointer { keys in
+            keyStarts.withUnsafeBufferPointer { starts in
+                records.withUnsafeBufferPointer { records in
+                    let base = keys.baseAddress!
+                    func precedes(_ a: Int32, _ b: Int32) -> Bool {
+                        let i = Int(a), j = Int(b)
+                        let lengthA = starts[i + 1] - starts[i], lengthB = starts[j + 1] - starts[j]
+                        let common = min(lengthA, lengthB)
+                        if common > 6 {  // the first six bytes tie
+                            let order = memcmp(base + starts[i] + 6, base + starts[j] + 6, common - 6)
+                            if order != 0 { return order < 0 }
+                        }
+                        if lengthA != lengthB { return lengthA < lengthB }
+                        let idA = records[i].id, idB = records[j].id
+                        if idA.prefix != idB.prefix { return idA.prefix < idB.prefix }
+                        if idA.length <= 8 && idB.length <= 8 { return idA.length < idB.length }
+                        return self.idPrecedes(records[i].slot, records[j].slot)
+                    }
+                    var start = 0
+                    while start < n {
+                        var end = start + 1
+                        while end < n && packed[end] == packed[start] { end += 1 }
+                        if end - start > 1 { order[start..<end].sort(by: precedes) }
+                        start = end
+                    }
                 }
             }
-            start = end
         }
         var sections = [UInt16](repeating: 0, count: generations.count)
         var sortedSlots = [Int32](repeating: 0, count: n)
         for (rank, i) in order.enumerated() {
-            let (p, entry) = keyOf[Int(i)]
-            let slot = slots[Int(parts[Int(p)].positions[Int(entry)])]
-            sortedSlots[rank] = slot
-            sections[Int(slot)] = parts[Int(p)].sections[Int(entry)]
+            let record = records[Int(i)]
+            sortedSlots[rank] = record.slot
+            sections[Int(record.slot)] = record.section
         }
         return (sortedSlots, sections)
     }
@@ -138,6 +160,7 @@ private final class SortKeys: @unchecked Sendable {
     deinit { bytes.deallocate() }
 
     var count: Int { positions.count }
+    var byteCount: Int { used }
 
     /// Appends one record's key, written by `write(pointer, room)`, which returns the key's
     /// length (more than `room` when it did not fit).
@@ -166,29 +189,12 @@ private final class SortKeys: @unchecked Sendable {
         capacity = newCapacity
     }
 
-    /// The first eight bytes of a key, big endian (zeros past its end).
-    func prefix(_ entry: Int) -> UInt64 {
-        Self.bigEndianPrefix(UnsafeBufferPointer(start: bytes + starts[entry], count: starts[entry + 1] - starts[entry])).prefix
-    }
-
     /// The first eight bytes of `bytes` as a big-endian integer (zeros past its end), so that
     /// comparing two of them compares the bytes; and the length.
     static func bigEndianPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> (prefix: UInt64, length: Int) {
         var value: UInt64 = 0
         for i in 0..<8 { value = value << 8 | UInt64(i < bytes.count ? bytes[i] : 0) }
         return (value, bytes.count)
-    }
-
-    /// Byte order of two keys (as `memcmp`, then the shorter first): negative, zero or positive.
-    /// Keys tied here share their first six bytes, which are skipped.
-    static func compare(_ a: SortKeys, _ i: Int, _ b: SortKeys, _ j: Int) -> Int {
-        let lengthA = a.starts[i + 1] - a.starts[i], lengthB = b.starts[j + 1] - b.starts[j]
-        let common = min(lengthA, lengthB)
-        if common > 6 {
-            let order = memcmp(a.bytes + a.starts[i] + 6, b.bytes + b.starts[j] + 6, common - 6)
-            if order != 0 { return Int(order) }
-        }
-        return lengthA - lengthB
     }
 }
 
