@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Sift
@@ -49,7 +48,7 @@ final class SharedList<Element: Sendable>: Sendable {
         var cancelled: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     init() {}
 
     func append(_ element: Element) {
@@ -130,7 +129,7 @@ final class SharedList<Element: Sendable>: Sendable {
 /// Collects every update of a controller, in the order the stream delivers them.
 final class UpdateRecorder: Sendable {
     let updates = SharedList<SearchUpdate>()
-    private let consumer = Mutex<Task<Void, Never>?>(nil)
+    private let consumer = Locked<Task<Void, Never>?>(nil)
 
     init(_ controller: SearchController, buffering: UpdateBuffering = .all) async {
         let stream = await controller.updates(buffering: buffering)
@@ -261,7 +260,7 @@ func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -
 
 /// A one-shot gate a test opens to let a source go on.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let state = Locked<(open: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     init() {}
 
     func wait() async {

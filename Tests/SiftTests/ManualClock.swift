@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// A clock that moves only when a test advances it.
 ///
@@ -28,7 +28,7 @@ final class ManualClock: Clock, Sendable {
         var cancelled: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 
