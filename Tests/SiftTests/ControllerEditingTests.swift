@@ -64,13 +64,13 @@ struct ControllerEditingTests {
         let (controller, recorder) = try await searchingPa(.init(originalTable: sorted, resultsTable: sorted))
         var records = ControllerFixtures.records
         let before = await controller.currentUpdate
-        let l = try #require(before.tables.original.sections.firstIndex { $0.title == "L" })
-        #expect(before.tables.original.sections[l].rows.map(\.title) == ["Lapa", "Lyon"])
+        let l = try #require(before.tables.original.everySection.firstIndex { $0.title == "L" })
+        #expect(before.tables.original.everySection[l].rows.map(\.title) == ["Lapa", "Lyon"])
         // Lyon becomes Zaragoza: out of L, into a new Z section after Zürich's.
         try await controller.update(Record(id: "c12", fields: ["name": "Zaragoza"]))
         records[12] = Record(id: "c12", fields: ["name": "Zaragoza"])
         var update = await controller.currentUpdate
-        let z = try #require(update.tables.original.sections.firstIndex { $0.title == "Z" })
+        let z = try #require(update.tables.original.everySection.firstIndex { $0.title == "Z" })
         #expect(update.originalChanges.deletedRows == [path(l, 1)])
         #expect(update.originalChanges.insertedRows == [path(z, 0)])
         // Lapa (a match) becomes Quilmes: its L section empties and a Q section appears.
@@ -79,7 +79,7 @@ struct ControllerEditingTests {
         update = await controller.currentUpdate
         #expect(update.originalChanges.deletedSections == [l] && update.originalChanges.insertedRows.count == 1)
         #expect(update.resultsChanges.deletedSections.count == 1 && update.resultsChanges.insertedSections.count == 1)
-        #expect(update.tables.results.sections.map(\.title) == ["P", "Q", "S"])
+        #expect(update.tables.results.everySection.map(\.title) == ["P", "Q", "S"])
         try await expectMatchesFreshIndex(controller, records: records, configuration: configuration)
         try await recorder.caughtUp(with: controller)
         try expectConsistentHistory(recorder.all)
@@ -189,9 +189,9 @@ struct ControllerEditingTests {
             let kind = TableKind.allCases.randomElement(using: &generator)!
             let table = tables[kind]
             func randomPath(extra: Int = 0) -> TableIndexPath? {
-                guard !table.sections.isEmpty, table.rowCount > 0 else { return nil }
-                let section = Int.random(in: 0..<table.sections.count, using: &generator)
-                return TableIndexPath(section: section, row: Int.random(in: 0..<(table.sections[section].rows.count + extra), using: &generator))
+                guard !table.everySection.isEmpty, table.rowCount > 0 else { return nil }
+                let section = Int.random(in: 0..<table.everySection.count, using: &generator)
+                return TableIndexPath(section: section, row: Int.random(in: 0..<(table.everySection[section].rows.count + extra), using: &generator))
             }
             func position(of id: String) -> Int { model.firstIndex { $0.id == id }! }
             let sequence = await controller.currentUpdate.sequence
@@ -208,7 +208,7 @@ struct ControllerEditingTests {
                 if Bool.random(using: &generator), let path = randomPath(extra: 1) {
                     let at: Int
                     if let row = table.row(at: path) { at = position(of: row.id) } else {
-                        at = position(of: table.sections[path.section].rows.last!.id) + 1
+                        at = position(of: table.everySection[path.section].rows.last!.id) + 1
                     }
                     try await controller.insert(record, at: path, in: kind)
                     model.insert(record, at: at)

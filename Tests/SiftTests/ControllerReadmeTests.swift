@@ -84,10 +84,10 @@ struct ControllerReadmeTests {
         ], clock: ImmediateClock())  // no real waiting for the debounce in a test
         await list.start()
         try await waitFor(list) { list.tables != nil }
-        #expect(list.visibleTable?.sections.map(\.title) == ["L", "N", "Ñ", "P", "S"])
+        #expect(list.visibleTable?.everySection.map(\.title) == ["L", "N", "Ñ", "P", "S"])
         list.searchTextChanged("pa")
         try await waitFor(list) { list.visibleTable?.rowCount == 3 && list.hint.isEmpty }
-        #expect(list.visibleTable?.rows.map(\.title) == ["Paris", "São Paulo", "Lapa"])
+        #expect(list.visibleTable?.everyRow.map(\.title) == ["Paris", "São Paulo", "Lapa"])
         #expect(list.badges == ["All 3", "Europe 1"])
         try await list.deleteSwiped(at: TableIndexPath(section: 0, row: 0))
         try await waitFor(list) { list.visibleTable?.rowCount == 2 }
@@ -95,6 +95,6 @@ struct ControllerReadmeTests {
         try await waitFor(list) { list.badges == ["All 2", "Europe 0"] }
         list.cancelTapped()
         try await waitFor(list) { !list.isSearching }
-        #expect(list.visibleTable?.sections.map(\.title) == ["L", "N", "Ñ", "S"])
+        #expect(list.visibleTable?.everySection.map(\.title) == ["L", "N", "Ñ", "S"])
     }
 }

@@ -18,8 +18,8 @@ struct ControllerStateTests {
         let update = await controller.currentUpdate
         #expect(update.sequence == 0 && update.generation == 0 && update.reason == .initial)
         #expect(update.state == .inactive && update.resultsQuery == nil)
-        #expect(update.tables.original.rows.map(\.id) == records.map(\.id))
-        #expect(update.tables.original.rows.map(\.title) == ControllerFixtures.names)
+        #expect(update.tables.original.everyRow.map(\.id) == records.map(\.id))
+        #expect(update.tables.original.everyRow.map(\.title) == ControllerFixtures.names)
         #expect(update.tables.results.rowCount == 0)
         #expect(update.scopes.map(\.name) == ["All", "Name", "Code", "Europe"])
         #expect(update.scopes.map(\.minimumLength) == [1, 1, 2, 1])
@@ -94,7 +94,7 @@ struct ControllerStateTests {
         #expect(source.log.elements == ["", "PA"])  // nothing ran for "P"
         switch policy {
         case .originalList:
-            #expect(short.tables.results.rows.map(\.id) == records.map(\.id) && short.resultsQuery == nil)
+            #expect(short.tables.results.everyRow.map(\.id) == records.map(\.id) && short.resultsQuery == nil)
             #expect(short.scopes.allSatisfy { $0.count == nil })
         case .empty:
             #expect(short.tables.results.rowCount == 0 && short.resultsQuery == nil)
@@ -142,7 +142,7 @@ struct ControllerStateTests {
         let controller = try controller(.init(originalTable: original, resultsTable: results))
         let recorder = await UpdateRecorder(controller)
         if original.isSectioned {
-            let titles = (await controller.currentUpdate).tables.original.sections.map(\.title)
+            let titles = (await controller.currentUpdate).tables.original.everySection.map(\.title)
             #expect(titles.contains("Ñ") && titles.contains("N") && titles.contains("Á") == false)
         }
         for text in ["p", "pa", "pau", "pa", "a", "", "ñ", "s"] {

@@ -275,8 +275,9 @@ struct DocumentationExampleTests {
 
         let initial = await controller.currentUpdate
         print(initial.state)  // inactive
-        for section in initial.tables.original.sections {
-            print(section.title ?? "", section.rows.map(\.title))
+        let original = initial.tables.original
+        for section in 0..<original.numberOfSections {
+            print(original.title(ofSection: section) ?? "", original.rows(inSection: section).map(\.title))
         }
         // L ["Lapa"]
         // N ["Nuuk"]
@@ -286,11 +287,11 @@ struct DocumentationExampleTests {
 
         let update = try await controller.settledUpdate(for: controller.setText("pa"))
         print(update.state)  // results
-        print(update.tables.results.rows.map(\.title))  // ["Paris", "Parma", "São Paulo", "Lapa"]
+        print(update.tables.results.rows(inSection: 0).map(\.title))  // ["Paris", "Parma", "São Paulo", "Lapa"]
         print(update.scopes.map { "\($0.name) \($0.count ?? 0)" })  // ["All 4", "Europe 2"]
 
         let narrowed = try await controller.settledUpdate(for: controller.setText("par"))
-        print(narrowed.tables.results.rows.map(\.title))  // ["Paris", "Parma"]
+        print(narrowed.tables.results.rows(inSection: 0).map(\.title))  // ["Paris", "Parma"]
         print(narrowed.resultsChanges.deletedRows)  // [[0, 2], [0, 3]]
 
         let row = narrowed.tables.results[TableIndexPath(section: 0, row: 1)]
@@ -340,7 +341,7 @@ struct DocumentationExampleTests {
         try await controller.insert(Record(id: "7", fields: ["name": "Pamplona", "continent": "EU"]))
         let edited = await controller.currentUpdate
         print(edited.reason)  // edit
-        print(edited.tables.results.rows.map(\.title))  // ["Paris", "Parma", "Pamplona", "São Paulo", "Lapa"]
+        print(edited.tables.results.rows(inSection: 0).map(\.title))  // ["Paris", "Parma", "Pamplona", "São Paulo", "Lapa"]
         print(edited.resultsChanges.insertedRows, edited.originalChanges.insertedRows)  // [[0, 2]] [[3, 0]]
         print(edited.scopes.map { "\($0.name) \($0.count ?? 0)" })  // ["All 5", "Europe 3"]
 
@@ -350,7 +351,7 @@ struct DocumentationExampleTests {
         try await controller.deleteRow(at: TableIndexPath(section: 0, row: 0), in: .results)  // Paris
         try await controller.update(Record(id: "2", fields: ["name": "São Paulo de Olivença", "continent": "SA"]))
         let latest = await controller.currentUpdate
-        print(latest.tables.results.rows.map(\.title))  // ["Parma", "Pamplona", "São Paulo de Olivença", "Lapa"]
+        print(latest.tables.results.rows(inSection: 0).map(\.title))  // ["Parma", "Pamplona", "São Paulo de Olivença", "Lapa"]
         print(latest.resultsChanges.reloadedRows)  // [[0, 2]]
 
         #expect(
@@ -392,7 +393,7 @@ struct DocumentationExampleTests {
         )
         print(try await onSubmit.settledUpdate(for: onSubmit.setText("pa")).state)  // awaitingSubmit
         let submitted = try await onSubmit.settledUpdate(for: onSubmit.submit())
-        print(submitted.tables.results.rows.map(\.title))  // ["Paris", "São Paulo", "Parma", "Lapa"]
+        print(submitted.tables.results.rows(inSection: 0).map(\.title))  // ["Paris", "São Paulo", "Parma", "Lapa"]
 
         #expect(
             console.lines == [
@@ -417,7 +418,7 @@ struct DocumentationExampleTests {
             source: ServiceSource(service: service)
         )
         let update = try await controller.settledUpdate(for: controller.setText("par"))
-        print(update.tables.results.rows.map(\.title))  // ["Parma", "Paris"]: the service's order, unknown ids left out
+        print(update.tables.results.rows(inSection: 0).map(\.title))  // ["Parma", "Paris"]: the service's order, unknown ids left out
         do {
             try await controller.deleteRecord(id: "1")
         } catch {
@@ -446,7 +447,7 @@ struct DocumentationExampleTests {
             try Task.checkCancellation()
             await Task.yield()
         }
-        #expect(screen.visibleTable?.rows.map(\.title) == ["Paris", "São Paulo", "Parma", "Lapa"])
+        #expect(screen.visibleTable?.rows(inSection: 0).map(\.title) == ["Paris", "São Paulo", "Parma", "Lapa"])
         screen.cancelTapped()
         _ = try await controller.settledUpdate(for: controller.latestGeneration)
         while screen.isSearching {

@@ -50,14 +50,14 @@ struct ReadmeExampleTests {
         let update = try await controller.settledUpdate(for: controller.setText("pa"))
         let results = update.tables.results
         var printed: [String] = []
-        for section in results.sections {
-            for row in section.rows {
+        for section in 0..<results.numberOfSections {
+            for row in results.rows(inSection: section) {
                 let record = try await controller.record(row)
-                printed.append([section.title ?? "-", row.title, record.fields["country"] ?? ""].joined(separator: " "))
+                printed.append([results.title(ofSection: section) ?? "-", row.title, record.fields["country"] ?? ""].joined(separator: " "))
             }
         }
         #expect(printed == ["L Lapa Brasil", "P Paris France", "S São Paulo Brasil"])
         let first = results[TableIndexPath(section: 0, row: 0)]
-        #expect("\(results.sections.count) \(results.rowCount) \(first.id)" == "3 3 3")
+        #expect("\(results.numberOfSections) \(results.rowCount) \(first.id)" == "3 3 3")
     }
 }

@@ -284,28 +284,40 @@ public struct RecordTable: Sendable {
         return sectionKeys.count - 1
     }
 
-    // MARK: - Every row at once
+    /// The rows of one section, made now.
+    ///
+    /// - Complexity: O(*r*) for the section's *r* rows (0 for a section not in the table).
+    public func rows(inSection section: Int) -> [TableRow] {
+        guard sectionKeys.indices.contains(section) else { return [] }
+        return rowNumbers(inSection: section).map { row(number: $0) }
+    }
+
+    // MARK: - Every row at once (deprecated)
 
     /// The sections with all their rows.
     ///
-    /// - Complexity: O(*m*): every row of the table is made. A table view asks for what it shows
-    ///   (`numberOfSections`, `numberOfRows(inSection:)`, `row(at:)`); use those.
+    /// - Complexity: O(*m*): every row of the table is made. A table view asks for what it shows:
+    ///   `numberOfSections`, `numberOfRows(inSection:)`, `title(ofSection:)`, `row(at:)`.
+    @available(
+        *, deprecated,
+        message: "makes every row (O(m)); ask numberOfSections, numberOfRows(inSection:), title(ofSection:), row(at:), or rows(inSection:)"
+    )
     public var sections: [TableSection] {
         sectionKeys.indices.map { section in
-            TableSection(
-                key: sectionKeys[section], title: title(ofSection: section),
-                rows: (sectionStarts[section]..<sectionStarts[section + 1]).map { row(number: $0) })
+            TableSection(key: sectionKeys[section], title: title(ofSection: section), rows: rows(inSection: section))
         }
     }
 
     /// All rows, section after section.
     ///
     /// - Complexity: O(*m*): every row of the table is made.
-    public var rows: [TableRow] { (0..<rowCount).map { row(number: $0) } }
+    @available(*, deprecated, message: "makes every row (O(m)); read a page with rows(numbered:)")
+    public var rows: [TableRow] { rows(numbered: 0..<rowCount) }
 
     /// The index path of every row, section after section.
     ///
     /// - Complexity: O(*m*).
+    @available(*, deprecated, message: "lists every row (O(m)); use indexPath(forRowNumber:) for the rows you show")
     public var indexPaths: [TableIndexPath] {
         sectionKeys.indices.flatMap { section in
             (0..<numberOfRows(inSection: section)).map { TableIndexPath(section: section, row: $0) }
