@@ -31,16 +31,18 @@ func timed<T>(_ body: () throws -> T) rethrows -> (value: T, nanoseconds: UInt64
 struct LatencySummary: Codable, Sendable {
     var count: Int
     var p50: Double
+    var p90: Double
     var p99: Double
     var max: Double
     var mean: Double
     var total: Double
 
-    /// Nearest-rank percentiles (p99 of fewer than 100 samples is the maximum).
+    /// Nearest-rank percentiles (p99 of fewer than 100 samples is the maximum, p90 of fewer than
+    /// 10 too).
     init(_ samples: [UInt64]) {
         count = samples.count
         guard !samples.isEmpty else {
-            p50 = 0; p99 = 0; max = 0; mean = 0; total = 0
+            p50 = 0; p90 = 0; p99 = 0; max = 0; mean = 0; total = 0
             return
         }
         let sorted = samples.sorted()
@@ -49,6 +51,7 @@ struct LatencySummary: Codable, Sendable {
             return Double(sorted[Swift.max(0, Swift.min(sorted.count - 1, r - 1))])
         }
         p50 = rank(0.50)
+        p90 = rank(0.90)
         p99 = rank(0.99)
         max = Double(sorted.last!)
         total = Double(sorted.reduce(0, +))

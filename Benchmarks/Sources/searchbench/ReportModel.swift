@@ -9,6 +9,8 @@ struct BenchReport: Codable {
     var trace: TraceInfo
     var fts5: FTS5Info?
     var configs: [ConfigReport] = []
+    /// The trace typed into a `SearchController` (`--controller`).
+    var controller: ControllerReport?
     /// Sift answers that disagree with ICU usearch where the rule is exact: each one is a bug.
     var failures: [String] = []
     /// All of them (`failures` keeps the first 50).
@@ -206,4 +208,117 @@ struct CheckReport: Codable {
     /// Edited records checked after their edit (contains their follow-up search result iff ICU
     /// says they match).
     var editsChecked = 0
+}
+
+// MARK: - Controller (`--controller`)
+
+/// The trace typed into a `SearchController` in each table layout: start-up, memory and the
+/// latency from each input to its settled update.
+struct ControllerReport: Codable {
+    /// The controller's options (the same in every layout but the tables').
+    var mode: String
+    var trigger = "asYouType"
+    var debounceNanoseconds: UInt64 = 0
+    var belowThreshold = "originalList"
+    /// `IndexConfiguration.sortField`: the field the sorted order, the sections and the rows'
+    /// titles come from.
+    var sortField: String
+    /// Which trace: "default", a file, or "queries".
+    var trace: String
+    var configs: [ControllerConfigReport] = []
+}
+
+struct ControllerConfigReport: Codable {
+    var locale: String
+    var strength: String
+    var layouts: [ControllerLayoutReport] = []
+    /// Heap of an empty index, built (and released) before the measured ones: what the first
+    /// index of a process costs besides its records (ICU collators and data).
+    var emptyIndexHeapBytes = 0
+    /// The index's first sort by the sort field (the first `SearchIndex.handles(in: .sorted)` of
+    /// a fresh index, measured on an index of its own): part of the build of a controller whose
+    /// original table is sorted (or either table sectioned).
+    var firstSortNanoseconds: UInt64?
+    /// Heap the first sort adds to the index (sorted order and sections).
+    var firstSortHeapBytes: Int?
+    /// Results per keystroke from `SearchIndex.search` on that index (the check of each layout's
+    /// results table).
+    var expectedResults: [Int] = []
+}
+
+struct ControllerLayoutReport: Codable {
+    /// "original / original", "sorted + sections / ranked", ...
+    var name: String
+    var originalTable: String
+    var resultsTable: String
+    var records: Int
+    /// `SearchIndex(configuration:records:)`, every core available.
+    var indexBuildNanoseconds: UInt64
+    /// `SearchController(index:options:)` over that index: the original table (and, for a sorted
+    /// or sectioned layout, the index's first sort).
+    var controllerBuildNanoseconds: UInt64
+    var controllerBuildRatio: Double
+    /// Heap the index holds once the caller's records are released (with its copy of the text).
+    var indexHeapBytes: Int
+    /// Heap the controller build adds over the index's: its tables (and, for a sorted or
+    /// sectioned layout, the index's sorted order and sections).
+    var controllerHeapBytes: Int
+    var indexHeapBytesPerRecord: Double
+    var controllerHeapBytesPerRecord: Double
+    var controllerHeapRatio: Double
+    var originalRows: Int
+    var originalSections: Int
+    /// Heap freed when the controller (with its index, its last results and its query cache) is
+    /// released after the trace.
+    var heapAtEndBytes: Int?
+    /// From the input (`setText`, `selectScope`) to the return of `settledUpdate(for:)`.
+    var settled: LatencySummary
+    /// Then reading both tables' `rowCount` and `numberOfSections` and walking both change sets
+    /// (the results change set is worked out on this first read).
+    var reading: LatencySummary
+    /// Both: input to an update the display can apply.
+    var total: LatencySummary
+    /// Indices into `keystrokes` of the slowest keystrokes (by `total`), slowest first.
+    var slowest: [Int]
+    /// Keystrokes whose results table did not hold as many rows as `SearchIndex.search` returns.
+    var wrongCounts = 0
+    var keystrokes: [ControllerKeystrokeReport]
+}
+
+struct ControllerKeystrokeReport: Codable {
+    var text: String
+    var scope: String
+    var kind: String
+    var settledNanoseconds: UInt64
+    var readingNanoseconds: UInt64
+    var totalNanoseconds: UInt64
+    /// The settled update's state and reason (`results`, `answer` for a query's answer).
+    var state: String
+    var reason: String
+    /// Updates published for this input (the searching state, then the answer: 2).
+    var updates: Int
+    /// The update's `SearchTiming` (the controller's own clock): the source's search, and from
+    /// the input's processing to the update.
+    var searchedNanoseconds: UInt64?
+    var controllerTotalNanoseconds: UInt64?
+    var resultRows: Int
+    var resultSections: Int
+    var originalRows: Int
+    var resultsChanges: ChangeCounts
+    var originalChanges: ChangeCounts
+}
+
+/// Entries of a `TableChangeSet`.
+struct ChangeCounts: Codable {
+    var deletedSections = 0
+    var insertedSections = 0
+    var deletedRows = 0
+    var insertedRows = 0
+    var movedRows = 0
+    var reloadedRows = 0
+    /// More rows changed than `SearchController.Options.changeLimit`: reload the table whole.
+    var requiresReload = false
+
+    var rows: Int { deletedRows + insertedRows + movedRows + reloadedRows }
+    var sections: Int { deletedSections + insertedSections }
 }

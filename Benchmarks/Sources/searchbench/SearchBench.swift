@@ -13,6 +13,8 @@ struct SearchBench: ParsableCommand {
             memory), types the trace in each mode (Sift timed alone first), then runs the peers on the same
             keystrokes, compares every answer with Sift's (differences judged by ICU usearch), checks a sample
             of records per keystroke, and times single-record edits while the last query is active.
+            With --controller it types the trace into a SearchController instead, in each table layout, and
+            times every input to its settled update, with the controller's start-up and memory beside the index's.
             Exit status 2 when a Sift answer disagrees with ICU usearch where the rule is exact.
             Build it in release: swift run -c release --package-path Benchmarks searchbench
             """)
@@ -47,8 +49,8 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Queries typed one character at a time from an empty box, comma separated.")
     var queries: String?
 
-    @Option(help: "Peers to run, comma separated: naive, icu, fts5, or none.")
-    var peers: [String] = ["naive,icu,fts5"]
+    @Option(help: "Peers to run, comma separated: naive, icu, fts5, or none (default: all three; none with --controller).")
+    var peers: [String] = []
 
     @Option(
         help: """
@@ -69,6 +71,17 @@ struct SearchBench: ParsableCommand {
 
     @Option(help: "Edits of each kind (insert at end, insert in the middle, update, remove) while the last query is active.")
     var edits = 200
+
+    @Flag(
+        help: """
+            Type the trace into a SearchController (debounce 0, as you type, the first --mode) in each table layout: \
+            input to settled update per keystroke, controller start-up and memory beside the index's. Skips the \
+            index trace, peers and edits unless --index-trace or --peers.
+            """)
+    var controller = false
+
+    @Flag(help: "With --controller, also run the index benchmark (trace in each mode, peers, edits).")
+    var indexTrace = false
 
     @Flag(help: "Print JSON instead of the table.")
     var json = false
@@ -112,6 +125,7 @@ struct SearchBench: ParsableCommand {
             throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, none)")
         }
         if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
+        if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
     }
 
     func run() throws {
@@ -160,7 +174,10 @@ struct SearchBench: ParsableCommand {
             throw ValidationError(error.description)
         }
 
-        let peerKinds = list(peers).compactMap(PeerKind.init(rawValue:))
+        // With --controller, the index benchmark (and so the peers) runs only when asked for.
+        let runIndex = !controller || indexTrace || !peers.isEmpty
+        let peerKinds =
+            runIndex ? list(peers.isEmpty ? ["naive,icu,fts5"] : peers).compactMap(PeerKind.init(rawValue:)) : []
         var build = "release"
         #if DEBUG
         build = "DEBUG (numbers are meaningless: use -c release)"
@@ -207,9 +224,26 @@ struct SearchBench: ParsableCommand {
             modes: list(mode).compactMap(MatchMode.init(rawValue:)), peers: peerKinds,
             peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil), checkSample: checkSample, edits: edits, repetitions: max(1, `repeat`),
             pin: !noPin, showProgress: Progress.enabled, seed: seed, injectWrongAnswers: selfTestWrongAnswers)
-        let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
-        try runner.run()
-        report = runner.report
+        if runIndex {
+            let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
+            try runner.run()
+            report = runner.report
+        }
+        if controller {
+            let bench = ControllerBench(
+                corpus: corpus, trace: theTrace, mode: options.modes.first ?? .contains,
+                showProgress: Progress.enabled)
+            let collations = options.locales.flatMap { locale in
+                options.strengths.map { Collation(locale: locale, strength: $0) }
+            }
+            let traceName = trace ?? (queries.map { "--queries " + $0 } ?? "default")
+            report.controller = try bench.run(collations: collations, traceName: traceName)
+            for failure in bench.failures {
+                note("searchbench: CONTROLLER RESULTS DISAGREE WITH THE INDEX: " + failure)
+                report.failureCount += 1
+                if report.failures.count < 50 { report.failures.append(failure) }
+            }
+        }
         report.wallSeconds = Double(monotonicNanoseconds() - wallStart) / 1e9
 
         if json {

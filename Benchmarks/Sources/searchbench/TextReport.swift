@@ -85,13 +85,25 @@ struct TextReport {
                     + "\(formatCount(c.naiveDiffersExplained)) of those (the naive filter's semantics)")
             for example in c.naiveExamples.prefix(4) { out.append("    e.g. " + example) }
         }
-        out.append("")
-        out.append(contentsOf: targets())
+        if !report.configs.isEmpty {
+            out.append("")
+            out.append(contentsOf: targets())
+        }
+        if let controller = report.controller {
+            out.append(contentsOf: renderController(controller))
+        }
         out.append("")
         if report.failures.isEmpty {
-            out.append("answers: no disagreement between Sift and ICU usearch where the rule is exact.")
+            if !report.configs.isEmpty {
+                out.append("answers: no disagreement between Sift and ICU usearch where the rule is exact.")
+            }
+            if report.controller != nil {
+                out.append(
+                    "controller: every layout's results table held as many rows as SearchIndex.search returns, "
+                        + "on every keystroke.")
+            }
         } else {
-            out.append("FAILED: \(report.failureCount) Sift answers disagree with ICU usearch (first ones):")
+            out.append("FAILED: \(report.failureCount) Sift answers are wrong (first ones):")
             for failure in report.failures.prefix(20) { out.append("  " + failure) }
         }
         out.append(String(format: "wall time %.1f s", report.wallSeconds))
@@ -162,6 +174,102 @@ struct TextReport {
                 rows.append(row)
             }
             out.append(contentsOf: table(rows))
+        }
+        return out
+    }
+
+    /// The `--controller` section: start-up and memory per layout, then input-to-settled-update
+    /// latencies.
+    private func renderController(_ c: ControllerReport) -> [String] {
+        var out: [String] = []
+        let keys = report.trace.keystrokes.count
+        for config in c.configs {
+            out.append("")
+            out.append(
+                "== controller, \(config.locale)/\(config.strength): SearchController(index:options:), \(c.mode), "
+                    + "as you type, debounce 0; sort field \(c.sortField); \(c.trace) trace (\(keys) keystrokes); "
+                    + "not pinned (the controller runs on Swift's cooperative pool)")
+            var rows: [[String]] = [
+                ["layout (original / results)", "index build", "controller", "× index", "index heap", "controller heap",
+                 "× index", "heap at end"]
+            ]
+            for l in config.layouts {
+                rows.append([
+                    "  " + l.name, formatDuration(Double(l.indexBuildNanoseconds)),
+                    formatDuration(Double(l.controllerBuildNanoseconds)), formatRatio(l.controllerBuildRatio),
+                    "\(formatBytes(l.indexHeapBytes)) (\(String(format: "%.0f", l.indexHeapBytesPerRecord)) B/rec)",
+                    "\(formatBytes(l.controllerHeapBytes)) (\(String(format: "%.0f", l.controllerHeapBytesPerRecord)) B/rec)",
+                    formatRatio(l.controllerHeapRatio), l.heapAtEndBytes.map(formatBytes) ?? "–",
+                ])
+            }
+            out.append(contentsOf: table(rows))
+            if let sort = config.firstSortNanoseconds {
+                out.append(
+                    "  the index's first sort by \(c.sortField), part of the controller build when a table is sorted "
+                        + "or sectioned: \(formatDuration(Double(sort))) and \(formatBytes(config.firstSortHeapBytes ?? 0)) "
+                        + "alone, on an index of its own")
+            }
+            if let first = config.layouts.first {
+                out.append(
+                    "  original table: \(formatCount(first.originalRows)) rows; sectioned: "
+                        + "\(config.layouts.last.map { "\($0.originalSections) sections" } ?? "–"); index heap without "
+                        + "the fixed \(formatBytes(config.emptyIndexHeapBytes)) of an empty index (built first); "
+                        + "heap at end: freed with the controller after the trace (tables, index, query cache)")
+            }
+            out.append("")
+            rows = [["input → settled update", "keys", "p50", "p90", "p99", "max", "total"]]
+            func add(_ label: String, _ s: LatencySummary) {
+                rows.append([
+                    label, "\(s.count)", formatDuration(s.p50), formatDuration(s.p90), formatDuration(s.p99),
+                    formatDuration(s.max), formatDuration(s.total),
+                ])
+            }
+            for l in config.layouts {
+                rows.append(["  " + l.name, "", "", "", "", "", ""])
+                add("      settled", l.settled)
+                add("      reading tables + change sets", l.reading)
+                add("      both", l.total)
+            }
+            out.append(contentsOf: table(rows))
+            out.append(
+                "  settled: setText/selectScope to the return of settledUpdate(for:); reading: both tables' rowCount "
+                    + "and numberOfSections, both change sets walked (the results change set is worked out on this "
+                    + "first read); p99 of fewer than 100 keystrokes is the maximum")
+            for l in config.layouts {
+                let slowest = l.slowest.map { k -> String in
+                    let key = l.keystrokes[k]
+                    let search = key.searchedNanoseconds.map { "search \(formatDuration(Double($0))), " } ?? ""
+                    return "\(key.kind == "scope" ? "⇄ " : key.kind == "backspace" ? "⌫ " : "")'\(key.text)' "
+                        + "\(formatDuration(Double(key.totalNanoseconds))) (\(search)\(formatCount(key.resultRows)) "
+                        + "results, \(formatCount(key.resultsChanges.rows)) row changes)"
+                }
+                out.append("  slowest, \(l.name): " + slowest.joined(separator: "; "))
+            }
+            if perKeystroke {
+                for l in config.layouts {
+                    out.append("")
+                    var rows: [[String]] = [
+                        ["  \(l.name): keystroke", "scope", "results", "settled", "reading", "search", "controller",
+                         "results changes", "state"]
+                    ]
+                    for k in l.keystrokes {
+                        let changes = k.resultsChanges
+                        rows.append([
+                            "  " + (k.kind == "typed" ? "" : k.kind == "backspace" ? "⌫ " : "⇄ ") + "'\(k.text)'", k.scope,
+                            formatCount(k.resultRows), formatDuration(Double(k.settledNanoseconds)),
+                            formatDuration(Double(k.readingNanoseconds)),
+                            k.searchedNanoseconds.map { formatDuration(Double($0)) } ?? "–",
+                            k.controllerTotalNanoseconds.map { formatDuration(Double($0)) } ?? "–",
+                            changes.requiresReload
+                                ? "reload"
+                                : "−\(formatCount(changes.deletedRows)) +\(formatCount(changes.insertedRows)) "
+                                    + "↕\(formatCount(changes.movedRows)) §−\(changes.deletedSections) +\(changes.insertedSections)",
+                            k.state + (k.updates == 2 ? "" : " (\(k.updates) updates)"),
+                        ])
+                    }
+                    out.append(contentsOf: table(rows))
+                }
+            }
         }
         return out
     }
