@@ -392,6 +392,9 @@ extension RecordTable {
     /// public `rows` is deprecated for that cost).
     var everyRow: [TableRow] { rows(numbered: 0..<rowCount) }
 
+    /// The path of every row: O(*m*), as `everyRow`.
+    var everyIndexPath: [TableIndexPath] { (0..<rowCount).map { indexPath(forRowNumber: $0)! } }
+
     /// Every section with its rows, made now: O(*m*), as `everyRow`.
     var everySection: [TableSection] {
         (0..<numberOfSections).map { TableSection(key: key(ofSection: $0), title: title(ofSection: $0), rows: rows(inSection: $0)) }

@@ -341,7 +341,8 @@ struct DocumentationExampleTests {
         try await controller.insert(Record(id: "7", fields: ["name": "Pamplona", "continent": "EU"]))
         let edited = await controller.currentUpdate
         print(edited.reason)  // edit
-        print(edited.tables.results.rows(inSection: 0).map(\.title))  // ["Paris", "Parma", "Pamplona", "São Paulo", "Lapa"]
+        // prints ["Paris", "Parma", "Pamplona", "São Paulo", "Lapa"]
+        print(edited.tables.results.rows(inSection: 0).map(\.title))
         print(edited.resultsChanges.insertedRows, edited.originalChanges.insertedRows)  // [[0, 2]] [[3, 0]]
         print(edited.scopes.map { "\($0.name) \($0.count ?? 0)" })  // ["All 5", "Europe 3"]
 
@@ -351,7 +352,8 @@ struct DocumentationExampleTests {
         try await controller.deleteRow(at: TableIndexPath(section: 0, row: 0), in: .results)  // Paris
         try await controller.update(Record(id: "2", fields: ["name": "São Paulo de Olivença", "continent": "SA"]))
         let latest = await controller.currentUpdate
-        print(latest.tables.results.rows(inSection: 0).map(\.title))  // ["Parma", "Pamplona", "São Paulo de Olivença", "Lapa"]
+        // prints ["Parma", "Pamplona", "São Paulo de Olivença", "Lapa"]
+        print(latest.tables.results.rows(inSection: 0).map(\.title))
         print(latest.resultsChanges.reloadedRows)  // [[0, 2]]
 
         #expect(
@@ -418,7 +420,8 @@ struct DocumentationExampleTests {
             source: ServiceSource(service: service)
         )
         let update = try await controller.settledUpdate(for: controller.setText("par"))
-        print(update.tables.results.rows(inSection: 0).map(\.title))  // ["Parma", "Paris"]: the service's order, unknown ids left out
+        // prints ["Parma", "Paris"]: the service's order, unknown ids left out
+        print(update.tables.results.rows(inSection: 0).map(\.title))
         do {
             try await controller.deleteRecord(id: "1")
         } catch {

@@ -25,35 +25,35 @@ struct TableTests {
         let sorted = try RecordTable.expected(
             index.handles(in: .sorted), in: index, layout: TableLayout(order: .sorted, isSectioned: true))
         #expect(sorted.sectionIndexTitles == index.sectionTitles)
-        let titles = sorted.sections.map(\.title)
+        let titles = sorted.everySection.map(\.title)
         #expect(titles.contains("Ñ") && titles.contains("N"))
-        let n = try #require(sorted.sections.first { $0.title == "N" })
-        let ñ = try #require(sorted.sections.first { $0.title == "Ñ" })
+        let n = try #require(sorted.everySection.first { $0.title == "N" })
+        let enye = try #require(sorted.everySection.first { $0.title == "Ñ" })
         #expect(n.rows.map(\.title) == ["Nîmes", "Nuuk"])
-        #expect(ñ.rows.map(\.title) == ["Ñandú", "Ñuñoa"])
+        #expect(enye.rows.map(\.title) == ["Ñandú", "Ñuñoa"])
         // Every row sits in the section of its own title, sections in index order, rows sorted.
-        #expect(sorted.rows.map(\.handle) == index.handles(in: .sorted))
-        for section in sorted.sections {
+        #expect(sorted.everyRow.map(\.handle) == index.handles(in: .sorted))
+        for section in sorted.everySection {
             #expect(section.sectionIndexTitlePosition.map { index.sectionTitles[$0] } == section.title)
             for row in section.rows { #expect(index.sectionTitles[try index.section(of: row.handle)] == section.title) }
         }
         // Empty titles scroll to the next section; titles past the last non-empty one to the last.
         let w = try #require(index.sectionTitles.firstIndex(of: "W"))
-        let y = try #require(sorted.sections.firstIndex { $0.title == "Y" })
+        let y = try #require(sorted.everySection.firstIndex { $0.title == "Y" })
         #expect(sorted.section(forSectionIndexTitleAt: w) == y)
-        #expect(sorted.section(forSectionIndexTitleAt: index.sectionTitles.count - 1) == sorted.sections.count - 1)
+        #expect(sorted.section(forSectionIndexTitleAt: index.sectionTitles.count - 1) == sorted.everySection.count - 1)
         #expect(sorted.section(forSectionIndexTitleAt: 0) == 0)
     }
 
     @Test func unsectionedTablesHaveOneUntitledSectionEvenWhenEmpty() throws {
         let index = try makeIndex()
         let empty = try table([], index, sectioned: false)
-        #expect(empty.sections.count == 1 && empty.sections[0].title == nil && empty.rowCount == 0)
+        #expect(empty.everySection.count == 1 && empty.everySection[0].title == nil && empty.rowCount == 0)
         #expect(empty.sectionIndexTitles.isEmpty && empty.section(forSectionIndexTitleAt: 0) == nil)
         let sectionedEmpty = try table([], index, sectioned: true)
-        #expect(sectionedEmpty.sections.isEmpty && sectionedEmpty.section(forSectionIndexTitleAt: 3) == nil)
+        #expect(sectionedEmpty.everySection.isEmpty && sectionedEmpty.section(forSectionIndexTitleAt: 3) == nil)
         let original = try table(index.handles(), index, sectioned: false)
-        #expect(original.rows.map(\.handle) == index.handles())
+        #expect(original.everyRow.map(\.handle) == index.handles())
         #expect(original.rowCount == index.count)
     }
 
@@ -68,18 +68,18 @@ struct TableTests {
             let chosen = Array(all.shuffled(using: &generator).prefix(size))
             let t = try table(chosen, index, sectioned: sectioned)
             #expect(t.rowCount == size)
-            for path in t.indexPaths { #expect(t.indexPath(of: t[path].handle) == path) }
+            for path in t.everyIndexPath { #expect(t.indexPath(of: t[path].handle) == path) }
             for handle in all where !chosen.contains(handle) { #expect(t.indexPath(of: handle) == nil) }
         }
         let original = try table(all, index, sectioned: sectioned)
         let results = try table(Array(all.shuffled(using: &generator).prefix(9)), index, sectioned: sectioned)
         let tables = SearchTables(original: original, results: results)
-        for path in results.indexPaths {
+        for path in results.everyIndexPath {
             let back = try #require(tables.originalIndexPath(ofResultsRowAt: path))
             #expect(original[back] == results[path])
         }
         var members = 0
-        for path in original.indexPaths {
+        for path in original.everyIndexPath {
             let inResults = tables.resultsIndexPath(ofOriginalRowAt: path)
             #expect(inResults.map { results[$0] } == (results.contains(original[path].handle) ? original[path] : nil))
             #expect(tables.isInResults(originalRowAt: path) == (inResults != nil))
@@ -160,7 +160,7 @@ struct TableChangeSetTests {
         let narrow = try table(some, index, sectioned: sectioned)
         let narrowing = TableChangeSet(from: wide, to: narrow)
         #expect(narrowing.insertedRows.isEmpty && narrowing.insertedSections.isEmpty && narrowing.movedRows.isEmpty)
-        let rowsOfDeletedSections = narrowing.deletedSections.reduce(0) { $0 + wide.sections[$1].rows.count }
+        let rowsOfDeletedSections = narrowing.deletedSections.reduce(0) { $0 + wide.everySection[$1].rows.count }
         #expect(narrowing.deletedRows.count + rowsOfDeletedSections == all.count - some.count)
         #expect(sectioned ? !narrowing.deletedSections.isEmpty : narrowing.deletedSections.isEmpty)
         let widening = TableChangeSet(from: narrow, to: wide)
@@ -173,7 +173,7 @@ struct TableChangeSetTests {
         let index = try makeIndex()
         let all = index.handles()
         let old = try table(all, index, sectioned: false)
-        var rows = old.rows
+        var rows = old.everyRow
         rows.remove(at: 2)
         let row = rows[4]
         rows[4] = TableRow(id: row.id, title: "Renamed", handle: row.handle, bucket: row.bucket)
@@ -238,22 +238,22 @@ struct TableViewTests {
             let table = Self.view(some, index, layout)
             let expected = try RecordTable.expected(some, in: index, layout: layout)
             #expect(table == expected)
-            #expect(table.numberOfSections == expected.sections.count)
+            #expect(table.numberOfSections == expected.everySection.count)
             #expect(table.rowCount == some.count)
             var number = 0
             for section in 0..<table.numberOfSections {
-                #expect(table.title(ofSection: section) == expected.sections[section].title)
-                #expect(table.numberOfRows(inSection: section) == expected.sections[section].rows.count)
+                #expect(table.title(ofSection: section) == expected.everySection[section].title)
+                #expect(table.numberOfRows(inSection: section) == expected.everySection[section].rows.count)
                 for row in 0..<table.numberOfRows(inSection: section) {
                     let path = TableIndexPath(section: section, row: row)
-                    #expect(table[path] == expected.sections[section].rows[row])
+                    #expect(table[path] == expected.everySection[section].rows[row])
                     #expect(table.indexPath(of: table[path].handle) == path)
                     #expect(table.rowNumber(of: path) == number && table.indexPath(forRowNumber: number) == path)
                     number += 1
                 }
             }
             #expect(table.indexPath(forRowNumber: number) == nil && table.indexPath(forRowNumber: -1) == nil)
-            #expect(table.rows(numbered: 0..<table.rowCount) == expected.rows)
+            #expect(table.rows(numbered: 0..<table.rowCount) == expected.everyRow)
             for handle in all where !some.contains(handle) { #expect(table.indexPath(of: handle) == nil) }
         }
     }
@@ -292,17 +292,17 @@ struct TableViewTests {
                 originalTable: TableLayout(order: .sorted, isSectioned: true),
                 resultsTable: TableLayout(order: .sorted, isSectioned: true)))
         let before = try await controller.settledUpdate(for: controller.setText("pa"))
-        let original = before.tables.original.rows
-        let results = before.tables.results.rows
+        let original = before.tables.original.everyRow
+        let results = before.tables.results.everyRow
         try await controller.update(Record(id: "r0", fields: ["name": "Zaragoza"]))
         try await controller.deleteRecord(id: "r1")
         try await controller.insert(Record(id: "r9", fields: ["name": "Pamplona"]), atOriginalPosition: 0)
-        #expect(before.tables.original.rows == original)
-        #expect(before.tables.results.rows == results)
+        #expect(before.tables.original.everyRow == original)
+        #expect(before.tables.results.everyRow == results)
         #expect(results.map(\.title) == ["Lapa", "Paris", "Parma", "Pau"])
         #expect(before.tables.original.indexPath(of: original[2].handle) != nil)
         let after = await controller.currentUpdate
-        #expect(after.tables.results.rows.map(\.title) == ["Lapa", "Pamplona", "Pau"])
+        #expect(after.tables.results.everyRow.map(\.title) == ["Lapa", "Pamplona", "Pau"])
     }
 
     /// Past the controller's change limit a new query's change set is a reload, worked out when

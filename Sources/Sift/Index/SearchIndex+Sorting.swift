@@ -25,7 +25,7 @@ extension SearchIndex {
     func sortedOrder() -> (slots: [Int32], sections: [UInt16]) {
         var slots: [Int32] = []
         slots.reserveCapacity(order.count)
-        live.forEach { slots.append($0) }
+        live.forEachMember { slots.append($0) }
         let n = slots.count
         let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
         let workers = n >= 16_384 ? cores : 1

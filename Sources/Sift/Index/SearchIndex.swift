@@ -281,7 +281,7 @@ public final class SearchIndex {
         guard let filter = plan.scope.filter, let field = plan.filterField else { return live }
         if categoryMembers[field] == nil {
             var members: [String: Bitset] = [:]
-            live.forEach { slot in members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot) }
+            live.forEachMember { slot in members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot) }
             categoryMembers[field] = members
         }
         var result = Bitset(capacity: generations.count)

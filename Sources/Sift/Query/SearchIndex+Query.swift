@@ -297,7 +297,7 @@ extension SearchIndex {
         var candidates = Bitset(capacity: slotCapacity)
         var examined = 0
         if key.identicalText != nil {
-            try base.forEach { slot in
+            try base.forEachMember { slot in
                 let (candidate, match) = evaluate(key, slot: slot)
                 if candidate { candidates.insert(slot) }
                 if match { matched.insert(slot) }

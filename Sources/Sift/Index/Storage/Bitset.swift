@@ -63,7 +63,7 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members.
     @inline(__always)  // lets the caller's closure inline into the word loop
-    func forEach(_ body: (Int32) throws -> Void) rethrows {
+    func forEachMember(_ body: (Int32) throws -> Void) rethrows {
         for (index, word) in words.enumerated() where word != 0 {
             var bits = word
             while bits != 0 {

@@ -462,7 +462,7 @@ struct SlotSequence {
         labels.reserveCapacity(memberCount)
         result.reserveCapacity(memberCount)
         labelOfSlot.withUnsafeBufferPointer { labelOfSlot in
-            bits.forEach { slot in
+            bits.forEachMember { slot in
                 guard Int(slot) < labelOfSlot.count else { return }
                 let label = labelOfSlot[Int(slot)]
                 if label != Self.absent {
