@@ -17,6 +17,8 @@ let package = Package(
     targets: [
         .target(name: "CFuzzerDriver"),
         .executableTarget(
-            name: "SiftFuzzer", dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]),
+            name: "SiftFuzzer",
+            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+        ),
     ]
 )

@@ -32,12 +32,14 @@ struct BulkInsertEquivalenceTests {
     }()
 
     static let configuration = IndexConfiguration(
-        searchFields: ["name", "place"], collation: Collation(locale: "de"),
+        searchFields: ["name", "place"],
+        collation: Collation(locale: "de"),
         scopes: [
             Scope(name: "All"),
             Scope(name: "Exact", collation: Collation(locale: "es", strength: .tertiary)),
             Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"])),
-        ])
+        ]
+    )
 
     /// Checks that two indexes hold the same data, buffer by buffer (naming the first that differs),
     /// as reads see it: with the word starts that single-record edits deferred added.
@@ -58,13 +60,16 @@ struct BulkInsertEquivalenceTests {
         check(a.fieldNames == b.fieldNames, "fieldNames")
         check(a.values.count == b.values.count, "values.count")
         for (number, (x, y)) in zip([a.ids] + a.values, [b.ids] + b.values).enumerated() {
-            let sameValues = x.slotCount == y.slotCount && (0..<x.slotCount).allSatisfy { x.string(Int32($0)) == y.string(Int32($0)) }
+            let sameValues =
+                x.slotCount == y.slotCount
+                && (0..<x.slotCount).allSatisfy { x.string(Int32($0)) == y.string(Int32($0)) }
             check(sameValues, "text column \(number)")
         }
         for (f, (x, y)) in zip(a.foldings, b.foldings).enumerated() {
             check(x.codeBook.elementsInCodeOrder == y.codeBook.elementsInCodeOrder, "code book \(f)")
             for (c, (m, n)) in zip(x.columns, y.columns).enumerated() {
-                let s = m.storage, t = n.storage
+                let s = m.storage
+                let t = n.storage
                 check(s.codes == t.codes, "codes \(f).\(c)")
                 check(s.wordStarts == t.wordStarts, "wordStarts \(f).\(c)")
                 check(s.segmentStarts == t.segmentStarts, "segmentStarts \(f).\(c)")
@@ -72,7 +77,10 @@ struct BulkInsertEquivalenceTests {
                 check(s.segmentFlags == t.segmentFlags, "segmentFlags \(f).\(c)")
                 check(s.flags == t.flags, "flags \(f).\(c)")
                 let slots = max(m.slotCount, n.slotCount)
-                check((0..<Int32(slots)).allSatisfy { m.segment(ofSlot: $0) == n.segment(ofSlot: $0) }, "slot segments \(f).\(c)")
+                check(
+                    (0..<Int32(slots)).allSatisfy { m.segment(ofSlot: $0) == n.segment(ofSlot: $0) },
+                    "slot segments \(f).\(c)"
+                )
                 let words = (m.segmentCount + 63) / 64
                 check(m.checkedSegments.prefix(words) == n.checkedSegments.prefix(words), "checkedSegments \(f).\(c)")
             }
@@ -135,10 +143,16 @@ struct BulkInsertEquivalenceTests {
         Self.expectSame(bulk, single)
         for query in ["stra", "o", "berl", "ö"] {
             for scope in ["All", "Exact", "Europe"] {
-                #expect(try bulk.ids(bulk.search(Query(query, scope: scope))) == single.ids(single.search(Query(query, scope: scope))))
+                #expect(
+                    try bulk.ids(bulk.search(Query(query, scope: scope)))
+                        == single.ids(single.search(Query(query, scope: scope)))
+                )
             }
         }
-        #expect(try bulk.handles(in: .sorted).map { try bulk.id(of: $0) } == single.handles(in: .sorted).map { try single.id(of: $0) })
+        #expect(
+            try bulk.handles(in: .sorted).map { try bulk.id(of: $0) }
+                == single.handles(in: .sorted).map { try single.id(of: $0) }
+        )
     }
 
     /// Below 8,192 records, records are committed one by one after folding: the same state and
@@ -159,7 +173,9 @@ struct BulkInsertEquivalenceTests {
     func aDuplicateStopsWhereOneByOneInsertsStop(at position: Int, copying source: Int) throws {
         var records = Self.records
         records[position] = Record(
-            id: source >= 0 ? "r\(source)" : "old1", fields: ["name": "Duplikat \(source)", "place": "ß"])
+            id: source >= 0 ? "r\(source)" : "old1",
+            fields: ["name": "Duplikat \(source)", "place": "ß"]
+        )
         let bulk = try Self.used()
         bulk.bulkBatchSize = 4_096
         var bulkError: SiftError? = nil

@@ -6,7 +6,9 @@ import Testing
 struct BulkInsertTests {
     static let records: [Record] = {
         let cities = (try? readTSV("cities.tsv"))?.rows.map { $0[1] } ?? []
-        return (0..<20_000).map { Record(id: "c\($0)", fields: ["name": cities.isEmpty ? "x\($0)" : cities[$0 % cities.count]]) }
+        return (0..<20_000).map {
+            Record(id: "c\($0)", fields: ["name": cities.isEmpty ? "x\($0)" : cities[$0 % cities.count]])
+        }
     }()
 
     @Test func parallelBulkInsertAnswersLikeOneByOneInserts() throws {
@@ -18,7 +20,11 @@ struct BulkInsertTests {
         #expect(try bulk.handles().map { try bulk.id(of: $0) } == Self.records.map(\.id))
         for query in ["a", "san", "strasse", "zu", "ö", "x", "new y", "東"] {
             for mode in MatchMode.allCases {
-                #expect(try bulk.ids(bulk.search(Query(query, mode: mode))) == single.ids(single.search(Query(query, mode: mode))), "\(query) \(mode)")
+                #expect(
+                    try bulk.ids(bulk.search(Query(query, mode: mode)))
+                        == single.ids(single.search(Query(query, mode: mode))),
+                    "\(query) \(mode)"
+                )
             }
         }
     }

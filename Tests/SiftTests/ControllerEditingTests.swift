@@ -8,7 +8,11 @@ struct ControllerEditingTests {
 
     /// A controller that has answered "pa" (São Paulo 0, Paris 1, Saint-Paul 7, Lapa 8, Parma 9, Pau 10).
     func searchingPa(_ options: SearchController.Options = .init()) async throws -> (SearchController, UpdateRecorder) {
-        let controller = try SearchController(configuration: configuration, records: ControllerFixtures.records, options: options)
+        let controller = try SearchController(
+            configuration: configuration,
+            records: ControllerFixtures.records,
+            options: options
+        )
         let recorder = await UpdateRecorder(controller)
         try await recorder.settled(controller.setText("pa"))
         return (controller, recorder)
@@ -36,7 +40,11 @@ struct ControllerEditingTests {
         let (controller, recorder) = try await searchingPa()
         var records = ControllerFixtures.records
         // Still a match, same place: reloaded in both tables.
-        try await controller.updateRow(at: path(0, 1), in: .results, fields: ["name": "Paris Nord", "code": "PA", "continent": "EU"])
+        try await controller.updateRow(
+            at: path(0, 1),
+            in: .results,
+            fields: ["name": "Paris Nord", "code": "PA", "continent": "EU"]
+        )
         records[1] = Record(id: "c1", fields: ["name": "Paris Nord", "code": "PA", "continent": "EU"])
         var update = await controller.currentUpdate
         #expect(update.resultsChanges == TableChangeSet(reloadedRows: [path(0, 1)]))
@@ -133,7 +141,11 @@ struct ControllerEditingTests {
     /// the answer shown includes it.
     @Test func anEditOvertakingAnAnswerIsIncludedInIt() async throws {
         let source = GatedLocalSource()
-        let controller = try SearchController(configuration: configuration, records: ControllerFixtures.records, source: source)
+        let controller = try SearchController(
+            configuration: configuration,
+            records: ControllerFixtures.records,
+            source: source
+        )
         let recorder = await UpdateRecorder(controller)
         let generation = controller.setText("pa")
         try await source.log.wait("the answer was computed") { $0.count == 1 }
@@ -143,7 +155,11 @@ struct ControllerEditingTests {
         let answer = try await recorder.settled(generation)
         #expect(source.log.count == 2)  // asked again
         #expect(answer.resultTitles.first == "Pamplona" && answer.resultTitles.count == 7)
-        try await expectMatchesFreshIndex(controller, records: [pamplona] + ControllerFixtures.records, configuration: configuration)
+        try await expectMatchesFreshIndex(
+            controller,
+            records: [pamplona] + ControllerFixtures.records,
+            configuration: configuration
+        )
         try await recorder.caughtUp(with: controller)
         try expectConsistentHistory(recorder.all)
     }
@@ -159,15 +175,21 @@ struct ControllerEditingTests {
         (TableLayout(order: .sorted, isSectioned: true), TableLayout(order: .sorted)),
     ]
 
-    static let pool = ControllerFixtures.names + [
-        "Ñandú", "Écija", "Ceuta", "Chiclana", "Cádiz", "Dénia", "Elche", "Ibiza", "Jaén", "Yecla", "Palma de Mallorca",
-        "Pamplona", "Oviedo", "Zaragoza", "Málaga", "Sevilla", "Toledo", "Pasaia", "Santa Pola", "Ourense", "123 Calle",
-    ]
+    static let pool =
+        ControllerFixtures.names + [
+            "Ñandú", "Écija", "Ceuta", "Chiclana", "Cádiz", "Dénia", "Elche", "Ibiza", "Jaén", "Yecla",
+            "Palma de Mallorca",
+            "Pamplona", "Oviedo", "Zaragoza", "Málaga", "Sevilla", "Toledo", "Pasaia", "Santa Pola", "Ourense",
+            "123 Calle",
+        ]
 
     static func randomRecord(id: String, _ generator: inout SeededGenerator) -> Record {
         let name = pool.randomElement(using: &generator)!
         let code = String(pool.randomElement(using: &generator)!.prefix(2)).uppercased()
-        return Record(id: id, fields: ["name": name, "code": code, "continent": ["EU", "SA"].randomElement(using: &generator)!])
+        return Record(
+            id: id,
+            fields: ["name": name, "code": code, "continent": ["EU", "SA"].randomElement(using: &generator)!]
+        )
     }
 
     /// Random inserts, deletes, updates and moves through both tables (and by id), interleaved
@@ -180,8 +202,10 @@ struct ControllerEditingTests {
         let policy = BelowThresholdPolicy.allCases[seed % 3]
         var model = (0..<30).map { Self.randomRecord(id: "r\($0)", &generator) }
         let controller = try SearchController(
-            configuration: configuration, records: model,
-            options: .init(belowThreshold: policy, originalTable: original, resultsTable: results))
+            configuration: configuration,
+            records: model,
+            options: .init(belowThreshold: policy, originalTable: original, resultsTable: results)
+        )
         let recorder = await UpdateRecorder(controller)
         var nextID = 30
         for step in 0..<120 {
@@ -191,14 +215,19 @@ struct ControllerEditingTests {
             func randomPath(extra: Int = 0) -> TableIndexPath? {
                 guard !table.everySection.isEmpty, table.rowCount > 0 else { return nil }
                 let section = Int.random(in: 0..<table.everySection.count, using: &generator)
-                return TableIndexPath(section: section, row: Int.random(in: 0..<(table.everySection[section].rows.count + extra), using: &generator))
+                return TableIndexPath(
+                    section: section,
+                    row: Int.random(in: 0..<(table.everySection[section].rows.count + extra), using: &generator)
+                )
             }
             func position(of id: String) -> Int { model.firstIndex { $0.id == id }! }
             let sequence = await controller.currentUpdate.sequence
             var edited = true
             switch Int.random(in: 0..<10, using: &generator) {
             case 0...1:
-                let text = ["", "p", "pa", "a", "ñ", "o", "s", "sa", "z", "e", "PA", "ca"].randomElement(using: &generator)!
+                let text = ["", "p", "pa", "a", "ñ", "o", "s", "sa", "z", "e", "PA", "ca"].randomElement(
+                    using: &generator
+                )!
                 try controller.selectScope(ControllerFixtures.scopes.randomElement(using: &generator)!.name)
                 try await recorder.settled(controller.setText(text))
                 edited = false
@@ -207,7 +236,9 @@ struct ControllerEditingTests {
                 nextID += 1
                 if Bool.random(using: &generator), let path = randomPath(extra: 1) {
                     let at: Int
-                    if let row = table.row(at: path) { at = position(of: row.id) } else {
+                    if let row = table.row(at: path) {
+                        at = position(of: row.id)
+                    } else {
                         at = position(of: table.everySection[path.section].rows.last!.id) + 1
                     }
                     try await controller.insert(record, at: path, in: kind)
@@ -218,18 +249,27 @@ struct ControllerEditingTests {
                     model.insert(record, at: at)
                 }
             case 4...5:
-                guard let path = randomPath() else { edited = false; break }
+                guard let path = randomPath() else {
+                    edited = false
+                    break
+                }
                 let deleted = try await controller.deleteRow(at: path, in: kind)
                 #expect(deleted.id == table[path].id)
                 model.remove(at: position(of: deleted.id))
             case 6...7:
-                guard let path = randomPath() else { edited = false; break }
+                guard let path = randomPath() else {
+                    edited = false
+                    break
+                }
                 let id = table[path].id
                 let fields = Self.randomRecord(id: id, &generator).fields
                 try await controller.updateRow(at: path, in: kind, fields: fields)
                 model[position(of: id)] = Record(id: id, fields: fields)
             default:
-                guard let from = randomPath(), let to = randomPath() else { edited = false; break }
+                guard let from = randomPath(), let to = randomPath() else {
+                    edited = false
+                    break
+                }
                 try await controller.moveRow(at: from, to: to, in: kind)
                 let target = position(of: table[to].id)
                 model.insert(model.remove(at: position(of: table[from].id)), at: target)

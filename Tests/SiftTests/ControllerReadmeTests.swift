@@ -16,14 +16,18 @@ import Testing
     init(cities: [Record], clock: any Clock<Duration> = ContinuousClock()) throws {
         controller = try SearchController(
             configuration: IndexConfiguration(
-                searchFields: ["name"], collation: Collation(locale: "es"),
-                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]),
+                searchFields: ["name"],
+                collation: Collation(locale: "es"),
+                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]
+            ),
             records: cities,
             options: .init(
-                debounce: .milliseconds(150),                                   // query after a typing pause
+                debounce: .milliseconds(150),  // query after a typing pause
                 originalTable: TableLayout(order: .sorted, isSectioned: true),  // sections … N, Ñ, … P, S …
-                resultsTable: TableLayout(order: .ranked)),                     // prefix matches first
-            clock: clock)
+                resultsTable: TableLayout(order: .ranked)
+            ),  // prefix matches first
+            clock: clock
+        )
     }
 
     func start() async {
@@ -75,13 +79,16 @@ struct ControllerReadmeTests {
     }
 
     @Test @MainActor func theExampleRunsAsDescribed() async throws {
-        let list = try CityList(cities: [
-            Record(id: "1", fields: ["name": "São Paulo", "continent": "SA"]),
-            Record(id: "2", fields: ["name": "Paris", "continent": "EU"]),
-            Record(id: "3", fields: ["name": "Ñuñoa", "continent": "SA"]),
-            Record(id: "4", fields: ["name": "Nuuk", "continent": "NA"]),
-            Record(id: "5", fields: ["name": "Lapa", "continent": "SA"]),
-        ], clock: ImmediateClock())  // no real waiting for the debounce in a test
+        let list = try CityList(
+            cities: [
+                Record(id: "1", fields: ["name": "São Paulo", "continent": "SA"]),
+                Record(id: "2", fields: ["name": "Paris", "continent": "EU"]),
+                Record(id: "3", fields: ["name": "Ñuñoa", "continent": "SA"]),
+                Record(id: "4", fields: ["name": "Nuuk", "continent": "NA"]),
+                Record(id: "5", fields: ["name": "Lapa", "continent": "SA"]),
+            ],
+            clock: ImmediateClock()
+        )  // no real waiting for the debounce in a test
         await list.start()
         try await waitFor(list) { list.tables != nil }
         #expect(list.visibleTable?.everySection.map(\.title) == ["L", "N", "Ñ", "P", "S"])

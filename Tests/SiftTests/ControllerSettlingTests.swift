@@ -28,8 +28,11 @@ struct ControllerSettlingTests {
     @Test func aSupersededInputSettlesWithTheNewerOne() async throws {
         let clock = ManualClock()
         let controller = try SearchController(
-            configuration: configuration, records: ControllerFixtures.records,
-            options: .init(debounce: .milliseconds(200)), clock: clock)
+            configuration: configuration,
+            records: ControllerFixtures.records,
+            options: .init(debounce: .milliseconds(200)),
+            clock: clock
+        )
         let recorder = await UpdateRecorder(controller)
         let first = controller.setText("pa")
         let waiting = Task { try await controller.settledUpdate(for: first) }
@@ -59,8 +62,11 @@ struct ControllerSettlingTests {
     @Test func cancellingTheWaitingTaskEndsTheWait() async throws {
         let clock = ManualClock()
         let controller = try SearchController(
-            configuration: configuration, records: ControllerFixtures.records,
-            options: .init(debounce: .seconds(1)), clock: clock)
+            configuration: configuration,
+            records: ControllerFixtures.records,
+            options: .init(debounce: .seconds(1)),
+            clock: clock
+        )
         let recorder = await UpdateRecorder(controller)
         let generation = controller.setText("pa")
         try await recorder.wait { $0.generation == generation }

@@ -8,7 +8,8 @@ struct ControllerStateTests {
     let records = ControllerFixtures.records
 
     func controller(
-        _ options: SearchController.Options = .init(), source: any SearchSource = LocalIndexSource()
+        _ options: SearchController.Options = .init(),
+        source: any SearchSource = LocalIndexSource()
     ) throws -> SearchController {
         try SearchController(configuration: configuration, records: records, options: options, source: source)
     }
@@ -61,7 +62,9 @@ struct ControllerStateTests {
         #expect(all.state == .results && all.tables.results.rowCount == records.count)
         let europe = try await recorder.settled(try controller.selectScope("Europe"))
         #expect(europe.query.scope == "Europe")
-        #expect(europe.resultIDs == records.indices.filter { ControllerFixtures.continents[$0] == "EU" }.map { "c\($0)" })
+        #expect(
+            europe.resultIDs == records.indices.filter { ControllerFixtures.continents[$0] == "EU" }.map { "c\($0)" }
+        )
         try await expectMatchesFreshIndex(controller, records: records, configuration: configuration)
         #expect(throws: SiftError.unknownScope("Mars")) { try controller.selectScope("Mars") }
         try expectConsistentHistory(recorder.all)
@@ -104,10 +107,15 @@ struct ControllerStateTests {
         }
         try await expectMatchesFreshIndex(controller, records: records, configuration: configuration)
         // Edits keep following the policy's table.
-        try await controller.insert(Record(id: "new", fields: ["name": "Pamplona", "code": "PA"]), atOriginalPosition: 0)
+        try await controller.insert(
+            Record(id: "new", fields: ["name": "Pamplona", "code": "PA"]),
+            atOriginalPosition: 0
+        )
         try await expectMatchesFreshIndex(
-            controller, records: [Record(id: "new", fields: ["name": "Pamplona", "code": "PA"])] + records,
-            configuration: configuration)
+            controller,
+            records: [Record(id: "new", fields: ["name": "Pamplona", "code": "PA"])] + records,
+            configuration: configuration
+        )
         try expectConsistentHistory(recorder.all)
     }
 
@@ -174,7 +182,11 @@ struct ControllerStateTests {
     @Test func aFailingSourceShowsTheFailure() async throws {
         struct Unreachable: Error, CustomStringConvertible { var description: String { "service unreachable" } }
         struct FailingSource: SearchSource {
-            func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+            func search(
+                _ request: SearchRequest,
+                in index: SearchIndex,
+                isolation: isolated any Actor
+            ) async throws
                 -> SearchAnswer
             { throw Unreachable() }
         }
@@ -188,7 +200,10 @@ struct ControllerStateTests {
     @Test func rankedOriginalTablesAreRejected() {
         #expect(throws: SiftError.self) {
             try SearchController(
-                configuration: configuration, records: records, options: .init(originalTable: TableLayout(order: .ranked)))
+                configuration: configuration,
+                records: records,
+                options: .init(originalTable: TableLayout(order: .ranked))
+            )
         }
     }
 }

@@ -29,10 +29,15 @@ struct ControllerStressTests {
             debounce: setup == .immediate ? .zero : debounce,
             belowThreshold: setup == .immediate ? .originalList : .keepPrevious,
             originalTable: TableLayout(order: .sorted, isSectioned: setup == .immediate),
-            resultsTable: TableLayout(order: setup == .immediate ? .ranked : .sorted, isSectioned: true))
+            resultsTable: TableLayout(order: setup == .immediate ? .ranked : .sorted, isSectioned: true)
+        )
         let controller = try SearchController(
-            configuration: configuration, records: model, options: options,
-            source: setup == .immediate ? LocalIndexSource() : YieldingLocalSource(), clock: clock)
+            configuration: configuration,
+            records: model,
+            options: options,
+            source: setup == .immediate ? LocalIndexSource() : YieldingLocalSource(),
+            clock: clock
+        )
         let recorder = await UpdateRecorder(controller)
 
         // What the search bar says after each generation.
@@ -59,11 +64,14 @@ struct ControllerStressTests {
         for action in 1...4000 {
             switch Int.random(in: 0..<100, using: &generator) {
             case 0..<55:  // typing: towards a target word, with typos and backspaces
-                if target.isEmpty || text == target { target = ControllerEditingTests.pool.randomElement(using: &generator)!.lowercased() }
+                if target.isEmpty || text == target {
+                    target = ControllerEditingTests.pool.randomElement(using: &generator)!.lowercased()
+                }
                 switch Int.random(in: 0..<10, using: &generator) {
                 case 0..<2 where !text.isEmpty: text.removeLast()
                 case 2: text.append("xyzqk".randomElement(using: &generator)!)
-                default: text = target.hasPrefix(text) ? String(target.prefix(text.count + 1)) : String(target.prefix(1))
+                default:
+                    text = target.hasPrefix(text) ? String(target.prefix(text.count + 1)) : String(target.prefix(1))
                 }
                 latest = controller.setText(text)
             case 55..<62:
@@ -118,8 +126,13 @@ struct ControllerStressTests {
         #expect(updates.first?.sequence == 0 && updates.last?.generation == latest)
         for update in updates {
             let expected = try #require(bar[update.generation])
-            #expect(update.query.text == expected.text && update.query.scope == expected.scope, "update \(update.sequence)")
-            if update.reason == .answer { #expect(update.resultsQuery == update.query, "stale answer in update \(update.sequence)") }
+            #expect(
+                update.query.text == expected.text && update.query.scope == expected.scope,
+                "update \(update.sequence)"
+            )
+            if update.reason == .answer {
+                #expect(update.resultsQuery == update.query, "stale answer in update \(update.sequence)")
+            }
         }
         let answers = updates.filter { $0.reason == .answer }.count
         // Typically ~2,600 inputs, 1,500-2,300 updates, 130-600 answers delivered, 800-1,000 edits.

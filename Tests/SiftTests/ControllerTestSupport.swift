@@ -10,12 +10,17 @@ enum ControllerFixtures {
         "São Paulo", "Paris", "Kraków", "Zürich", "Malmö", "Ñuñoa", "Nuuk", "Saint-Paul", "Lapa", "Parma", "Pau",
         "Oslo", "Lyon", "Porto", "Straße", "Åse", "Ávila", "Nîmes", "Bogotá", "Quito",
     ]
-    static let continents = ["SA", "EU", "EU", "EU", "EU", "SA", "NA", "AF", "SA", "EU", "EU", "EU", "EU", "EU", "EU",
-                             "EU", "EU", "EU", "SA", "SA"]
+    static let continents = [
+        "SA", "EU", "EU", "EU", "EU", "SA", "NA", "AF", "SA", "EU", "EU", "EU", "EU", "EU", "EU",
+        "EU", "EU", "EU", "SA", "SA",
+    ]
 
     static var records: [Record] {
         names.enumerated().map { i, name in
-            Record(id: "c\(i)", fields: ["name": name, "continent": continents[i], "code": String(name.prefix(2)).uppercased()])
+            Record(
+                id: "c\(i)",
+                fields: ["name": name, "continent": continents[i], "code": String(name.prefix(2)).uppercased()]
+            )
         }
     }
 
@@ -96,7 +101,9 @@ final class SharedList<Element: Sendable>: Sendable {
     /// Waits until `condition` holds for the whole list, and returns the list then.
     @discardableResult
     func wait(
-        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, until condition: ([Element]) -> Bool
+        _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: ([Element]) -> Bool
     ) async throws -> [Element] {
         while true {
             let elements = self.elements
@@ -110,7 +117,9 @@ final class SharedList<Element: Sendable>: Sendable {
 
     /// Waits for the first element at or after position `start` that satisfies `predicate`.
     func first(
-        from start: Int = 0, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        from start: Int = 0,
+        _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation,
         where predicate: (Element) -> Bool
     ) async throws -> Element {
         var checked = start
@@ -146,7 +155,9 @@ final class UpdateRecorder: Sendable {
     /// suspends until updates arrive: no polling, no clock.
     @discardableResult
     func wait(
-        from start: Int = 0, _ what: String = "update", sourceLocation: SourceLocation = #_sourceLocation,
+        from start: Int = 0,
+        _ what: String = "update",
+        sourceLocation: SourceLocation = #_sourceLocation,
         until predicate: (SearchUpdate) -> Bool
     ) async throws -> SearchUpdate {
         try await updates.first(from: start, what, sourceLocation: sourceLocation, where: predicate)
@@ -174,7 +185,11 @@ struct RecordingSource: SearchSource {
     let log = SharedList<String>()
     var supportsEditing: Bool { true }
 
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         log.append(request.query.text)
@@ -192,7 +207,11 @@ struct LatencySource: SearchSource {
     var reportsProgress = false
     let log = SharedList<String>()
 
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         let text = request.query.text
@@ -228,7 +247,11 @@ struct SpinningSource: SearchSource {
 
     init(spinningText: String) { self.spinningText = spinningText }
 
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         if request.query.text == spinningText {
@@ -291,7 +314,11 @@ struct GatedLocalSource: SearchSource {
     let log = SharedList<String>()
     var supportsEditing: Bool { true }
 
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         let answer = SearchAnswer(try index.search(request.query, isCancelled: request.isCancelled))
@@ -306,7 +333,11 @@ struct GatedLocalSource: SearchSource {
 struct YieldingLocalSource: SearchSource {
     var supportsEditing: Bool { true }
 
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         let result = try index.search(request.query, isCancelled: request.isCancelled)
@@ -336,7 +367,11 @@ struct TableShape: Equatable, CustomStringConvertible {
 extension RecordTable {
     /// The table a fresh index of `records` shows for these handles, in this layout.
     static func expected(_ handles: [RecordHandle], in index: SearchIndex, layout: TableLayout) throws -> RecordTable {
-        RecordTable(rows: try handles.map { try index.tableRow(for: $0) }, layout: layout, sectionTitles: index.sectionTitles)
+        RecordTable(
+            rows: try handles.map { try index.tableRow(for: $0) },
+            layout: layout,
+            sectionTitles: index.sectionTitles
+        )
     }
 }
 
@@ -347,17 +382,35 @@ extension RecordTable {
 func expectConsistentHistory(_ updates: [SearchUpdate], sourceLocation: SourceLocation = #_sourceLocation) throws {
     for (previous, update) in zip(updates, updates.dropFirst()) {
         #expect(update.sequence == previous.sequence + 1, sourceLocation: sourceLocation)
-        #expect(update.generation >= previous.generation, "older generation after a newer one", sourceLocation: sourceLocation)
-        let original = try update.originalChanges.apply(to: previous.tables.original, dataSource: update.tables.original)
-        #expect(original == update.tables.original, "original table, update \(update.sequence)", sourceLocation: sourceLocation)
+        #expect(
+            update.generation >= previous.generation,
+            "older generation after a newer one",
+            sourceLocation: sourceLocation
+        )
+        let original = try update.originalChanges.apply(
+            to: previous.tables.original,
+            dataSource: update.tables.original
+        )
+        #expect(
+            original == update.tables.original,
+            "original table, update \(update.sequence)",
+            sourceLocation: sourceLocation
+        )
         let results = try update.resultsChanges.apply(to: previous.tables.results, dataSource: update.tables.results)
-        #expect(results == update.tables.results, "results table, update \(update.sequence)", sourceLocation: sourceLocation)
+        #expect(
+            results == update.tables.results,
+            "results table, update \(update.sequence)",
+            sourceLocation: sourceLocation
+        )
     }
 }
 
 /// The controller's current tables (and badges) are those a brand-new index of `records` gives.
 func expectMatchesFreshIndex(
-    _ controller: SearchController, records: [Record], configuration: IndexConfiguration, checkBadges: Bool = true,
+    _ controller: SearchController,
+    records: [Record],
+    configuration: IndexConfiguration,
+    checkBadges: Bool = true,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
     let update = await controller.currentUpdate
@@ -365,7 +418,10 @@ func expectMatchesFreshIndex(
     let options = controller.options
     let fresh = try SearchIndex(configuration: configuration, records: records)
     let original = try RecordTable.expected(
-        fresh.handles(in: options.originalTable.order), in: fresh, layout: options.originalTable)
+        fresh.handles(in: options.originalTable.order),
+        in: fresh,
+        layout: options.originalTable
+    )
     #expect(TableShape(update.tables.original) == TableShape(original), sourceLocation: sourceLocation)
     let handles: [RecordHandle]
     switch content {
@@ -378,7 +434,10 @@ func expectMatchesFreshIndex(
     #expect(update.resultsQuery == content.query, sourceLocation: sourceLocation)
     if checkBadges {
         let counts = try content.query.map { try fresh.search($0).scopeCounts.map(\.count) }
-        #expect(update.scopes.map(\.count) == (counts ?? update.scopes.map { _ in nil }), sourceLocation: sourceLocation)
+        #expect(
+            update.scopes.map(\.count) == (counts ?? update.scopes.map { _ in nil }),
+            sourceLocation: sourceLocation
+        )
     }
 }
 
@@ -397,6 +456,8 @@ extension RecordTable {
 
     /// Every section with its rows, made now: O(*m*), as `everyRow`.
     var everySection: [TableSection] {
-        (0..<numberOfSections).map { TableSection(key: key(ofSection: $0), title: title(ofSection: $0), rows: rows(inSection: $0)) }
+        (0..<numberOfSections).map {
+            TableSection(key: key(ofSection: $0), title: title(ofSection: $0), rows: rows(inSection: $0))
+        }
     }
 }

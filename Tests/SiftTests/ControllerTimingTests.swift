@@ -11,10 +11,17 @@ struct ControllerTimingTests {
     let records = ControllerFixtures.records
 
     func controller(
-        _ options: SearchController.Options = .init(), source: any SearchSource = LocalIndexSource(),
+        _ options: SearchController.Options = .init(),
+        source: any SearchSource = LocalIndexSource(),
         clock: ManualClock
     ) throws -> SearchController {
-        try SearchController(configuration: configuration, records: records, options: options, source: source, clock: clock)
+        try SearchController(
+            configuration: configuration,
+            records: records,
+            options: options,
+            source: source,
+            clock: clock
+        )
     }
 
     @Test func debounceQueriesOnlyTheLastKeystrokeOnceTheIntervalHasPassed() async throws {
@@ -84,8 +91,10 @@ struct ControllerTimingTests {
     @Test func lateAnswersToSupersededQueriesNeverReachTheTables() async throws {
         let clock = ManualClock()
         let source = LatencySource(
-            clock: clock, latency: { $0.text == "pa" ? .milliseconds(300) : .milliseconds(100) },
-            honoursCancellation: false)
+            clock: clock,
+            latency: { $0.text == "pa" ? .milliseconds(300) : .milliseconds(100) },
+            honoursCancellation: false
+        )
         let controller = try controller(source: source, clock: clock)
         let recorder = await UpdateRecorder(controller)
         let first = controller.setText("pa")
@@ -137,11 +146,16 @@ struct ControllerTimingTests {
         let generation = controller.setText("pa")
         try await recorder.wait { $0.generation == generation }
         await clock.advance(by: .milliseconds(100))
-        let halfway = try await recorder.wait { $0.state == .searching(SearchProgress(stage: .running, fractionCompleted: 0.5)) }
+        let halfway = try await recorder.wait {
+            $0.state == .searching(SearchProgress(stage: .running, fractionCompleted: 0.5))
+        }
         #expect(halfway.generation == generation && halfway.reason == .progress)
         await clock.advance(by: .milliseconds(250))
         let answer = try await recorder.settled(generation)
-        #expect(answer.timing == SearchTiming(waited: .milliseconds(100), searched: .milliseconds(250), total: .milliseconds(350)))
+        #expect(
+            answer.timing
+                == SearchTiming(waited: .milliseconds(100), searched: .milliseconds(250), total: .milliseconds(350))
+        )
     }
 
     /// Updates reach callbacks on the chosen actor and on the main actor in publishing order,
@@ -157,7 +171,9 @@ struct ControllerTimingTests {
         for text in ["p", "pa", "par", "pa", "p", "", "o", "os"] { last = controller.setText(text) }
         last = try controller.selectScope("Name")
         let final = try await recorder.settled(last)
-        let onActor = try await collector.updates.wait("the final update on the actor") { $0.last?.sequence == final.sequence }
+        let onActor = try await collector.updates.wait("the final update on the actor") {
+            $0.last?.sequence == final.sequence
+        }
         let onMain = try await mainCollector.updates.wait("the final update on the main actor") {
             $0.last?.sequence == final.sequence
         }
@@ -185,7 +201,11 @@ struct ControllerTimingTests {
 /// An actor to run a source on.
 actor SourceHost {
     /// Asks the local source for a query whose request is cancelled from the start.
-    func searchCancelled(_ query: Query, configuration: IndexConfiguration, records: [Record]) async throws -> SearchAnswer {
+    func searchCancelled(
+        _ query: Query,
+        configuration: IndexConfiguration,
+        records: [Record]
+    ) async throws -> SearchAnswer {
         let index = try SearchIndex(configuration: configuration, records: records)
         let request = SearchRequest(query: query, generation: 1, isCancelled: { true }, progressHandler: { _ in })
         return try await LocalIndexSource().search(request, in: index, isolation: self)

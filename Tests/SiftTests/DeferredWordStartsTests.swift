@@ -47,21 +47,30 @@ struct DeferredWordStartsTests {
                     for row in result.rows.prefix(5) {
                         let id = try edited.id(of: row)
                         let freshRanges = try fresh.matchRanges(of: try #require(fresh.handle(forID: id)), for: query)
-                        #expect(try edited.matchRanges(of: row, for: query) == freshRanges, "\(mode) '\(text)' in \(id)")
+                        #expect(
+                            try edited.matchRanges(of: row, for: query) == freshRanges,
+                            "\(mode) '\(text)' in \(id)"
+                        )
                     }
                 }
             }
         }
     }
 
-    @Test(arguments: [Collation(locale: "root"), Collation(locale: "th"), Collation(locale: "ja", strength: .secondary)])
+    @Test(arguments: [
+        Collation(locale: "root"), Collation(locale: "th"), Collation(locale: "ja", strength: .secondary),
+    ])
     func editedRecordsAnswerAsAFreshIndex(_ collation: Collation) throws {
         var generator = SeededGenerator(seed: 21)
         let configuration = IndexConfiguration(
-            searchFields: ["name", "place"], collation: collation,
-            scopes: [Scope(name: "All"), Scope(name: "Root", fields: ["name"], collation: Collation(locale: "root"))])
+            searchFields: ["name", "place"],
+            collation: collation,
+            scopes: [Scope(name: "All"), Scope(name: "Root", fields: ["name"], collation: Collation(locale: "root"))]
+        )
         func record(_ id: String) -> Record {
-            let name = Bool.random(using: &generator) ? Self.texts.randomElement(using: &generator)! : Self.others.randomElement(using: &generator)!
+            let name =
+                Bool.random(using: &generator)
+                ? Self.texts.randomElement(using: &generator)! : Self.others.randomElement(using: &generator)!
             return Record(id: id, fields: ["name": name, "place": Self.texts.randomElement(using: &generator)!])
         }
         var model = (0..<300).map { record("r\($0)") }
@@ -102,11 +111,16 @@ struct DeferredWordStartsTests {
 
     @Test func aSnapshotSavedRightAfterEditsHoldsTheirWordStarts() throws {
         let configuration = IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "th"))
-        let index = try SearchIndex(configuration: configuration, records: [Record(id: "0", fields: ["name": "Bangkok"])])
+        let index = try SearchIndex(
+            configuration: configuration,
+            records: [Record(id: "0", fields: ["name": "Bangkok"])]
+        )
         try index.insert(Record(id: "1", fields: ["name": "ประเทศไทยสวยงาม"]))
         try index.update(Record(id: "0", fields: ["name": "ภาษาไทย"]))
         #expect(index.slotsAwaitingWordStarts.count == 2)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sift-deferred-\(UUID().uuidString).snapshot").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sift-deferred-\(UUID().uuidString).snapshot"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try index.save(to: path)
         let loaded = try SearchIndex.load(from: path)

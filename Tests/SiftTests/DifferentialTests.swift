@@ -65,7 +65,9 @@ struct DifferentialTests {
     func everyKeystrokeMatchesICU(_ collation: Collation) throws {
         let records = Self.corpus.enumerated().map { Record(id: String($0.offset), fields: ["text": $0.element]) }
         let index = try SearchIndex(
-            configuration: IndexConfiguration(searchFields: ["text"], collation: collation), records: records)
+            configuration: IndexConfiguration(searchFields: ["text"], collation: collation),
+            records: records
+        )
         let folder = try ICUFolder(ICUCollator(collation))
         var narrowed = 0
         for query in Self.queries(seed: stableSeed(collation.locale)) {
@@ -91,7 +93,10 @@ struct DifferentialTests {
                     #expect(got.count == records.filter { !$0["text"].isEmpty }.count || got.count == records.count)
                     continue
                 }
-                #expect(got == expected, "\(collation) '\(typed)': extra \(got.subtracting(expected).prefix(5).map { records[Int($0)!]["text"] }), missing \(expected.subtracting(got).prefix(5).map { records[Int($0)!]["text"] })")
+                #expect(
+                    got == expected,
+                    "\(collation) '\(typed)': extra \(got.subtracting(expected).prefix(5).map { records[Int($0)!]["text"] }), missing \(expected.subtracting(got).prefix(5).map { records[Int($0)!]["text"] })"
+                )
                 for row in result.rows.prefix(200) {
                     let id = try index.id(of: row)
                     let ranges = try index.matchRanges(of: row, for: Query(typed))["text"] ?? []
@@ -107,7 +112,9 @@ struct DifferentialTests {
     func prefixModeMatchesICUFirstMatchAtTheStart(_ collation: Collation) throws {
         let records = Self.corpus.enumerated().map { Record(id: String($0.offset), fields: ["text": $0.element]) }
         let index = try SearchIndex(
-            configuration: IndexConfiguration(searchFields: ["text"], collation: collation), records: records)
+            configuration: IndexConfiguration(searchFields: ["text"], collation: collation),
+            records: records
+        )
         let folder = try ICUFolder(ICUCollator(collation))
         for query in ["s", "sa", "san", "aa", "a", "stras", "strass", "ch", "東", "rock n"] {
             let got = Set(try index.ids(index.search(Query(query, mode: .prefix))))
@@ -135,10 +142,15 @@ struct RankedOrderTests {
     ])
     func rankedResultsAreGroupedAsEachRecordRanks(_ collation: Collation) throws {
         let records = DifferentialTests.corpus.enumerated().map { i, text in
-            Record(id: String(i), fields: ["text": text, "other": DifferentialTests.corpus[(i * 7) % DifferentialTests.corpus.count]])
+            Record(
+                id: String(i),
+                fields: ["text": text, "other": DifferentialTests.corpus[(i * 7) % DifferentialTests.corpus.count]]
+            )
         }
         let index = try SearchIndex(
-            configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation), records: records)
+            configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation),
+            records: records
+        )
         for text in DifferentialTests.queries(seed: stableSeed(collation.locale)).prefix(30) {
             for mode in [MatchMode.contains, .words] {
                 let query = Query(text, mode: mode, order: .ranked)

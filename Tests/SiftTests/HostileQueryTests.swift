@@ -22,7 +22,10 @@ struct HostileQueryTests {
     @Test(arguments: [Collation(), Collation(alternate: .shifted), Collation(locale: "he", strength: .tertiary)])
     func hostileQueriesHaveDefinedAnswersMatchingICU(_ collation: Collation) throws {
         let records = Self.texts.enumerated().map { Record(id: String($0.offset), fields: ["text": $0.element]) }
-        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["text"], collation: collation), records: records)
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["text"], collation: collation),
+            records: records
+        )
         let reference = try ReferenceSearch(collation: collation)
         let folder = try ICUFolder(ICUCollator(collation))
         for query in Self.queries {
@@ -40,7 +43,9 @@ struct HostileQueryTests {
                         // No collation elements: every record matches, nothing is highlighted.
                         #expect(ids.count == records.count, "\(collation) \(query.debugDescription)")
                     } else {
-                        let expected = Set(try records.filter { try reference.contains(query, in: $0["text"]) }.map(\.id))
+                        let expected = Set(
+                            try records.filter { try reference.contains(query, in: $0["text"]) }.map(\.id)
+                        )
                         #expect(ids == expected, "\(collation) \(query.debugDescription)")
                     }
                 }
@@ -54,7 +59,9 @@ struct HostileQueryTests {
         let literal = try SearchIndex(configuration: IndexConfiguration(searchFields: ["t"]), records: records)
         #expect(try literal.ids(literal.search(Query(" "))) == ["1"])  // a space is a character
         let shifted = try SearchIndex(
-            configuration: IndexConfiguration(searchFields: ["t"], collation: Collation(alternate: .shifted)), records: records)
+            configuration: IndexConfiguration(searchFields: ["t"], collation: Collation(alternate: .shifted)),
+            records: records
+        )
         #expect(try shifted.search(Query(" ")).rows.count == 2)  // ignorable: matches everything
         // In words mode a query without words (spaces, punctuation) matches everything.
         #expect(try literal.search(Query(" - ", mode: .words)).rows.count == 2)
@@ -64,7 +71,8 @@ struct HostileQueryTests {
         let long = String(repeating: "a", count: 10_000)
         let index = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["t"]),
-            records: [Record(id: "long", fields: ["t": long]), Record(id: "short", fields: ["t": "aaa"])])
+            records: [Record(id: "long", fields: ["t": long]), Record(id: "short", fields: ["t": "aaa"])]
+        )
         #expect(try index.ids(index.search(Query(long))) == ["long"])
         #expect(try index.matchRanges(of: index.handle(forID: "long")!, for: Query(long)) == ["t": [0..<10_000]])
         #expect(try index.search(Query(long + "a")).rows.isEmpty)

@@ -11,8 +11,10 @@ struct MemoryUsageTests {
         return try SearchIndex(
             configuration: IndexConfiguration(
                 searchFields: ["name"],
-                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]),
-            records: records)
+                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]
+            ),
+            records: records
+        )
     }
 
     @Test func recordTextCostsAboutOneBytePerValueBeyondItsUTF8() throws {
@@ -23,8 +25,10 @@ struct MemoryUsageTests {
         #expect(usage.recordText <= (utf8 + 3 * 100_000) * 17 / 16 + 3 * 1024)
         // One UInt32 and one slack byte per group of eight values (three columns), with headroom.
         #expect(usage.recordTextTables <= 3 * 5 * 100_000 / 8 * 17 / 16 + 3 * 5 * 1024)
-        #expect(usage.total == usage.foldedCodes + usage.foldedAuxiliary + usage.recordTables + usage.recordText
-            + usage.recordTextTables + usage.caches)
+        #expect(
+            usage.total == usage.foldedCodes + usage.foldedAuxiliary + usage.recordTables + usage.recordText
+                + usage.recordTextTables + usage.caches
+        )
     }
 
     @Test func sortingAndCategoriesAreCountedOnceBuilt() throws {

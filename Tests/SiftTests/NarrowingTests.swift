@@ -5,7 +5,8 @@ import Testing
 private func makeIndex(_ texts: [String], _ collation: Collation = Collation()) throws -> SearchIndex {
     try SearchIndex(
         configuration: IndexConfiguration(searchFields: ["name"], collation: collation),
-        records: texts.map { Record(id: $0, fields: ["name": $0]) })
+        records: texts.map { Record(id: $0, fields: ["name": $0]) }
+    )
 }
 
 @Suite("Narrowing and the backspace cache, exactly where collation allows")
@@ -82,11 +83,13 @@ struct NarrowingTests {
         let index = try SearchIndex(
             configuration: IndexConfiguration(
                 searchFields: ["name", "country"],
-                scopes: [Scope(name: "All"), Scope(name: "Name", fields: ["name"])]),
+                scopes: [Scope(name: "All"), Scope(name: "Name", fields: ["name"])]
+            ),
             records: [
                 Record(id: "1", fields: ["name": "Paris", "country": "France"]),
                 Record(id: "2", fields: ["name": "Lyon", "country": "France"]),
-            ])
+            ]
+        )
         _ = try index.search(Query("fra", scope: "All"))
         let name = try index.search(Query("fra", scope: "Name"))
         #expect(name.statistics.fullScans == 0 && name.statistics.cacheHits >= 1)
@@ -124,10 +127,14 @@ struct EditTests {
         #expect(throws: SiftError.staleHandle) { try index.remove(handle) }
         #expect(throws: SiftError.unknownRecord(id: "Paris")) { try index.remove(id: "Paris") }
         #expect(throws: SiftError.unknownLocale("xx-klingon")) {
-            try SearchIndex(configuration: IndexConfiguration(searchFields: ["a"], collation: Collation(locale: "xx-klingon")))
+            try SearchIndex(
+                configuration: IndexConfiguration(searchFields: ["a"], collation: Collation(locale: "xx-klingon"))
+            )
         }
         #expect(throws: SiftError.unknownField("nope")) {
-            try SearchIndex(configuration: IndexConfiguration(searchFields: ["a"], scopes: [Scope(name: "S", fields: ["nope"])]))
+            try SearchIndex(
+                configuration: IndexConfiguration(searchFields: ["a"], scopes: [Scope(name: "S", fields: ["nope"])])
+            )
         }
     }
 
@@ -136,17 +143,25 @@ struct EditTests {
     @Test(arguments: [1, 2, 3])
     func randomEditsMatchAFreshIndex(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
-        let words = ["Paris", "Parma", "Straße", "Strasbourg", "Aalborg", "Åse", "niño", "Nino", "Lyon", "Porto",
-                     "São Paulo", "Zürich", "Kraków", "Malmö", "İzmir", "東京", "Weiß", "Rock'n'Roll"]
+        let words = [
+            "Paris", "Parma", "Straße", "Strasbourg", "Aalborg", "Åse", "niño", "Nino", "Lyon", "Porto",
+            "São Paulo", "Zürich", "Kraków", "Malmö", "İzmir", "東京", "Weiß", "Rock'n'Roll",
+        ]
         let collation = Collation(locale: ["root", "de", "da", "es"][Int(seed) % 4])
-        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"], collation: collation, cacheCapacity: 8))
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: collation, cacheCapacity: 8)
+        )
         var model: [Record] = []
         var nextID = 0
-        let queries = ["p", "pa", "par", "s", "st", "stras", "strass", "a", "aa", "n", "ni", "nin", "ö", "z", "東", "ss", "rock"]
+        let queries = [
+            "p", "pa", "par", "s", "st", "stras", "strass", "a", "aa", "n", "ni", "nin", "ö", "z", "東", "ss", "rock",
+        ]
         for _ in 0..<300 {
             switch Int.random(in: 0..<10, using: &generator) {
             case 0...3:
-                let text = words.randomElement(using: &generator)! + (Bool.random(using: &generator) ? " " + words.randomElement(using: &generator)! : "")
+                let text =
+                    words.randomElement(using: &generator)!
+                    + (Bool.random(using: &generator) ? " " + words.randomElement(using: &generator)! : "")
                 let record = Record(id: "r\(nextID)", fields: ["name": text])
                 nextID += 1
                 let position = Int.random(in: 0...model.count, using: &generator)
@@ -187,7 +202,9 @@ struct EditTests {
     @Test func burstsOfEditsBetweenReadsKeepCachedResultsExact() throws {
         var generator = SeededGenerator(seed: 11)
         let words = ["Paris", "Parma", "Straße", "Strasbourg", "Åse", "niño", "Lyon", "Porto", "São Paulo", "Zürich"]
-        func text() -> String { words.randomElement(using: &generator)! + " " + words.randomElement(using: &generator)! }
+        func text() -> String {
+            words.randomElement(using: &generator)! + " " + words.randomElement(using: &generator)!
+        }
         var model = (0..<400).map { Record(id: "r\($0)", fields: ["name": text()]) }
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: model)
         var nextID = model.count

@@ -50,7 +50,8 @@ struct OracleCase: Decodable, Sendable, CustomTestStringConvertible {
             alternate: collator.alternate == "shifted" ? .shifted : .nonIgnorable,
             normalization: collator.normalization,
             caseLevel: collator.case_level,
-            rules: collator.rules)
+            rules: collator.rules
+        )
     }
 
     var expectedRanges: [Range<Int>] { expected.map { $0[0]..<($0[0] + $0[1]) } }
@@ -86,7 +87,8 @@ struct OracleTests {
         let pattern = try #require(oracle.pattern)
         let index = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["text"], collation: oracle.collation),
-            records: [Record(id: "r", fields: ["text": text])])
+            records: [Record(id: "r", fields: ["text": text])]
+        )
         let query = Query(pattern)
         let result = try index.search(query)
         let expected = oracle.expectedRanges

@@ -13,13 +13,16 @@ struct QueryBehaviorTests {
     static func index(locale: String = "es", scopes: [Scope]? = nil) throws -> SearchIndex {
         try SearchIndex(
             configuration: IndexConfiguration(
-                searchFields: ["name", "country"], collation: Collation(locale: locale),
+                searchFields: ["name", "country"],
+                collation: Collation(locale: locale),
                 scopes: scopes ?? [
                     Scope(name: "All"), Scope(name: "Name", fields: ["name"]),
                     Scope(name: "Country", fields: ["country"], minimumLength: 2),
                     Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"])),
-                ]),
-            records: cities)
+                ]
+            ),
+            records: cities
+        )
     }
 
     @Test func rankedPutsPrefixThenWordStartThenInner() throws {
@@ -64,7 +67,8 @@ struct QueryBehaviorTests {
         // Counted in user-perceived characters: one flag emoji is one character.
         let emoji = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], scopes: [Scope(name: "All", minimumLength: 2)]),
-            records: [Record(id: "1", fields: ["name": "🇫🇷 France"])])
+            records: [Record(id: "1", fields: ["name": "🇫🇷 France"])]
+        )
         #expect(try emoji.search(Query("🇫🇷")).state == .tooShort(needed: 2))
         #expect(try emoji.search(Query("e\u{301}")).state == .tooShort(needed: 2))
         let all = try index.search(Query(""))
@@ -86,21 +90,28 @@ struct QueryBehaviorTests {
         #expect(try index.ids(index.search(Query("pau br", mode: .words))) == ["1"])
         #expect(try index.ids(index.search(Query("aulo", mode: .words))).isEmpty)
         #expect(try index.ids(index.search(Query("aulo"))) == ["1"])
-        let highlights = try index.matchRanges(of: try #require(index.handle(forID: "1")), for: Query("pau sa", mode: .words))
+        let highlights = try index.matchRanges(
+            of: try #require(index.handle(forID: "1")),
+            for: Query("pau sa", mode: .words)
+        )
         #expect(highlights == ["name": [0..<2, 4..<7]])  // "Sã" and "Pau"
     }
 
     @Test func wordsModeUsesDictionaryWordBreaksForThaiAndJapanese() throws {
         let thai = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "th")),
-            records: [Record(id: "1", fields: ["name": "ประเทศไทยสวยงาม"]), Record(id: "2", fields: ["name": "ภาษาไทย"])])
+            records: [
+                Record(id: "1", fields: ["name": "ประเทศไทยสวยงาม"]), Record(id: "2", fields: ["name": "ภาษาไทย"]),
+            ]
+        )
         // Unspaced Thai: the dictionary splits ประเทศไทย|สวยงาม and ภาษา|ไทย.
         #expect(try thai.ids(thai.search(Query("สวยงาม", mode: .words))) == ["1"])
         #expect(try thai.ids(thai.search(Query("ไทย", mode: .words))) == ["2"])
         #expect(try thai.ids(thai.search(Query("ไทย"))) == ["1", "2"])
         let japanese = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "ja")),
-            records: [Record(id: "1", fields: ["name": "東京都庁"]), Record(id: "2", fields: ["name": "京都市"])])
+            records: [Record(id: "1", fields: ["name": "東京都庁"]), Record(id: "2", fields: ["name": "京都市"])]
+        )
         #expect(try japanese.ids(japanese.search(Query("京都", mode: .words))) == ["2"])
         #expect(try japanese.ids(japanese.search(Query("京都"))) == ["1", "2"])
     }
@@ -108,7 +119,11 @@ struct QueryBehaviorTests {
     @Test func highlightsAreStringRangesInTheOriginal() throws {
         let index = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "de")),
-            records: [Record(id: "1", fields: ["name": "Große Straße"]), Record(id: "2", fields: ["name": "Cafe\u{301} 😀 Müller"])])
+            records: [
+                Record(id: "1", fields: ["name": "Große Straße"]),
+                Record(id: "2", fields: ["name": "Cafe\u{301} 😀 Müller"]),
+            ]
+        )
         let row = try #require(index.handle(forID: "1"))
         let name = try index.value(of: "name", for: row)
         let ranges = try #require(try index.highlights(of: row, for: Query("STRASSE"))["name"])
@@ -122,7 +137,8 @@ struct QueryBehaviorTests {
     @Test func ignorableQueriesMatchEverythingAndShiftedIgnoresPunctuation() throws {
         let index = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(alternate: .shifted)),
-            records: [Record(id: "1", fields: ["name": "Rock'n'Roll"]), Record(id: "2", fields: ["name": "Jazz"])])
+            records: [Record(id: "1", fields: ["name": "Rock'n'Roll"]), Record(id: "2", fields: ["name": "Jazz"])]
+        )
         #expect(try index.ids(index.search(Query("rock n roll"))) == ["1"])
         let punctuation = try index.search(Query("--"))
         #expect(punctuation.state == .matches && punctuation.rows.count == 2)

@@ -19,7 +19,10 @@ struct ScanChunkTests {
             fresh.scanChunkBytes = chunk
             let got = Set(try fresh.ids(fresh.search(Query(query))))
             let expected = Set(try records.filter { try reference.contains(query, in: $0["name"]) }.map(\.id))
-            #expect(got == expected, "chunk \(chunk), '\(query)': missing \(expected.subtracting(got).count), extra \(got.subtracting(expected).count)")
+            #expect(
+                got == expected,
+                "chunk \(chunk), '\(query)': missing \(expected.subtracting(got).count), extra \(got.subtracting(expected).count)"
+            )
         }
     }
 }

@@ -25,12 +25,21 @@ struct SlotMapTests {
             if step % 997 == 0 {
                 #expect(map.count == oracle.count)
                 for probe in Int32(0)..<5_400 where map[probe] != oracle[probe] {
-                    Issue.record("step \(step): key \(probe) is \(String(describing: map[probe])), expected \(String(describing: oracle[probe]))")
+                    Issue.record(
+                        "step \(step): key \(probe) is \(String(describing: map[probe])), expected \(String(describing: oracle[probe]))"
+                    )
                     return
                 }
             }
         }
-        #expect(map == { var m = SlotMap(); for (k, v) in oracle { m.set(k, to: v) }; return m }())
+        #expect(
+            map
+                == {
+                    var m = SlotMap()
+                    for (k, v) in oracle { m.set(k, to: v) }
+                    return m
+                }()
+        )
         for key in oracle.keys { map.remove(key) }
         #expect(map.count == 0 && map[0] == nil)
     }

@@ -29,7 +29,8 @@ struct SlotSequenceTests {
 
         /// A new slot, sometimes past a gap of empty 512-slot blocks.
         mutating func newSlot(_ generator: inout SeededGenerator) -> Int32 {
-            let gap = Int.random(in: 0..<100, using: &generator) == 0 ? Int32.random(in: 1...2000, using: &generator) : 0
+            let gap =
+                Int.random(in: 0..<100, using: &generator) == 0 ? Int32.random(in: 1...2000, using: &generator) : 0
             free.append(contentsOf: next..<(next + gap))
             let slot = next + gap
             next = slot + 1
@@ -53,7 +54,11 @@ struct SlotSequenceTests {
                 insert(newSlot(&generator), at: oracle.count)
             case 2:  // a freed slot comes back where ascending order puts it
                 if let slot = takeFree(&generator) {
-                    insert(slot, at: keepingAscending ? ascendingPosition(of: slot) : Int.random(in: 0...oracle.count, using: &generator))
+                    insert(
+                        slot,
+                        at: keepingAscending
+                            ? ascendingPosition(of: slot) : Int.random(in: 0...oracle.count, using: &generator)
+                    )
                 }
             case 3:  // remove at a position
                 guard !oracle.isEmpty else { return }
@@ -67,7 +72,8 @@ struct SlotSequenceTests {
                 sequence.remove(slot)
                 free.append(slot)
             case 5:  // a new or freed slot anywhere
-                let slot = Bool.random(using: &generator) ? newSlot(&generator) : (takeFree(&generator) ?? newSlot(&generator))
+                let slot =
+                    Bool.random(using: &generator) ? newSlot(&generator) : (takeFree(&generator) ?? newSlot(&generator))
                 insert(slot, at: Int.random(in: 0...oracle.count, using: &generator))
             case 6:  // move
                 guard oracle.count > 1 else { return }
@@ -101,7 +107,8 @@ struct SlotSequenceTests {
         func fullCheck(_ generator: inout SeededGenerator) {
             #expect(sequence.count == oracle.count)
             #expect(sequence.array == oracle)
-            for (position, slot) in oracle.enumerated() where sequence[position] != slot || sequence.position(of: slot) != position {
+            for (position, slot) in oracle.enumerated()
+            where sequence[position] != slot || sequence.position(of: slot) != position {
                 Issue.record("position \(position): slot \(sequence[position]), expected \(slot)")
                 break
             }
@@ -109,8 +116,13 @@ struct SlotSequenceTests {
             #expect(oracle.allSatisfy { sequence.contains($0) })
             for density in [2, 40, 2000] {
                 var bits = Bitset(capacity: Int(next) + 64)
-                for slot in 0..<(next + 64) where Int.random(in: 0..<density, using: &generator) == 0 { bits.insert(slot) }
-                #expect(sequence.members(of: bits, count: bits.count) == oracle.filter { bits.contains($0) }, "density 1/\(density)")
+                for slot in 0..<(next + 64) where Int.random(in: 0..<density, using: &generator) == 0 {
+                    bits.insert(slot)
+                }
+                #expect(
+                    sequence.members(of: bits, count: bits.count) == oracle.filter { bits.contains($0) },
+                    "density 1/\(density)"
+                )
             }
         }
     }

@@ -53,7 +53,10 @@ struct SlotTableTests {
         func checkAll(_ universe: [String], sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(table.count == oracle.count, sourceLocation: sourceLocation)
             for id in universe where table.slot(of: id, ids: ids) != oracle[id] {
-                Issue.record("\(id): \(String(describing: table.slot(of: id, ids: ids))), expected \(String(describing: oracle[id]))", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(id): \(String(describing: table.slot(of: id, ids: ids))), expected \(String(describing: oracle[id]))",
+                    sourceLocation: sourceLocation
+                )
                 return
             }
             // Never fuller than the load limit (so probes always end at an empty bucket).
@@ -191,7 +194,9 @@ struct SlotTableTests {
         let index = try Self.index((0..<100_000).map { "id\($0)" })
         #expect(index.slotOfID.bucketCount == IDTable.bucketCount(for: 100_000))
         #expect(index.slotOfID.memoryFootprint < 750_000)  // five bytes a bucket
-        for i in stride(from: 0, to: 100_000, by: 997) { #expect(try index.id(of: #require(index.handle(forID: "id\(i)"))) == "id\(i)") }
+        for i in stride(from: 0, to: 100_000, by: 997) {
+            #expect(try index.id(of: #require(index.handle(forID: "id\(i)"))) == "id\(i)")
+        }
         #expect(index.handle(forID: "id100000") == nil)
     }
 
@@ -200,7 +205,8 @@ struct SlotTableTests {
     static func index(_ ids: [String]) throws -> SearchIndex {
         try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"]),
-            records: ids.map { Record(id: $0, fields: ["name": "name \($0)"]) })
+            records: ids.map { Record(id: $0, fields: ["name": "name \($0)"]) }
+        )
     }
 
     /// Remove then reuse, before the generations exist and after: the old handle is rejected by
@@ -234,7 +240,10 @@ struct SlotTableTests {
         try Self.expectStale(c, in: index)
         #expect(try index.value(of: "name", for: c2) == "name c2")
         // Query results carry the current generations.
-        #expect(try index.search(Query("name")).rows.sorted() == ["a", "c", "d", "f"].map { index.handle(forID: $0)! }.sorted())
+        #expect(
+            try index.search(Query("name")).rows.sorted()
+                == ["a", "c", "d", "f"].map { index.handle(forID: $0)! }.sorted()
+        )
     }
 
     /// Slots freed and reused by the bulk path (`insert(contentsOf:)` of 8,192 records or more).
@@ -283,7 +292,11 @@ struct SlotTableTests {
         #expect(try loaded.search(Query("name")).rows.sorted() == [handles[0], handles[2], handles[3], f].sorted())
     }
 
-    private static func expectStale(_ handle: RecordHandle, in index: SearchIndex, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private static func expectStale(
+        _ handle: RecordHandle,
+        in index: SearchIndex,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.record(handle) }
         #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.id(of: handle) }
         #expect(throws: SiftError.staleHandle, sourceLocation: sourceLocation) { try index.position(of: handle) }

@@ -11,21 +11,28 @@ struct SnapshotTests {
 
     static func sampleIndex() throws -> SearchIndex {
         let cities = try readTSV("cities.tsv")
-        let name = cities.header.firstIndex(of: "name")!, country = cities.header.firstIndex(of: "country_name")!
+        let name = cities.header.firstIndex(of: "name")!
+        let country = cities.header.firstIndex(of: "country_name")!
         let continent = cities.header.firstIndex(of: "continent_code")!
         let records = cities.rows.prefix(3000).enumerated().map {
-            Record(id: "c\($0.offset)", fields: ["name": $0.element[name], "country": $0.element[country], "continent": $0.element[continent]])
+            Record(
+                id: "c\($0.offset)",
+                fields: ["name": $0.element[name], "country": $0.element[country], "continent": $0.element[continent]]
+            )
         }
         let index = try SearchIndex(
             configuration: IndexConfiguration(
-                searchFields: ["name", "country"], collation: Collation(locale: "de"),
+                searchFields: ["name", "country"],
+                collation: Collation(locale: "de"),
                 scopes: [
                     Scope(name: "All"), Scope(name: "Name", fields: ["name"], minimumLength: 2),
                     Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"])),
                     Scope(name: "Spanish", collation: Collation(locale: "es")),
                 ],
-                sortField: "name"),
-            records: records)
+                sortField: "name"
+            ),
+            records: records
+        )
         // Edits, so that slots are no longer contiguous or in order.
         try index.remove(id: "c5")
         try index.move(from: 10, to: 0)
@@ -35,11 +42,12 @@ struct SnapshotTests {
         return index
     }
 
-    static let queries: [Query] = ["a", "sa", "strasse", "nino", "zür", "san j"].flatMap { text in
-        ["All", "Name", "Europe", "Spanish"].flatMap { scope in
-            MatchMode.allCases.map { Query(text, scope: scope, mode: $0, order: .original) }
-        }
-    } + [Query("s", order: .sorted), Query("pa", order: .ranked)]
+    static let queries: [Query] =
+        ["a", "sa", "strasse", "nino", "zür", "san j"].flatMap { text in
+            ["All", "Name", "Europe", "Spanish"].flatMap { scope in
+                MatchMode.allCases.map { Query(text, scope: scope, mode: $0, order: .original) }
+            }
+        } + [Query("s", order: .sorted), Query("pa", order: .ranked)]
 
     @Test func aSavedIndexLoadsWithTheSameAnswers() throws {
         let index = try Self.sampleIndex()
@@ -50,14 +58,18 @@ struct SnapshotTests {
         #expect(loaded.configuration == index.configuration)
         #expect(try loaded.handles().map { try loaded.id(of: $0) } == index.handles().map { try index.id(of: $0) })
         for query in Self.queries {
-            let a = try index.search(query), b = try loaded.search(query)
+            let a = try index.search(query)
+            let b = try loaded.search(query)
             #expect(try index.ids(a) == loaded.ids(b), "\(query)")
             #expect(a.scopeCounts == b.scopeCounts)
             for (x, y) in zip(a.rows.prefix(20), b.rows.prefix(20)) {
                 #expect(try index.matchRanges(of: x, for: query) == loaded.matchRanges(of: y, for: query))
             }
         }
-        #expect(try loaded.record(#require(loaded.handle(forID: "c20"))) == index.record(#require(index.handle(forID: "c20"))))
+        #expect(
+            try loaded.record(#require(loaded.handle(forID: "c20")))
+                == index.record(#require(index.handle(forID: "c20")))
+        )
         // The loaded index is fully editable.
         try loaded.insert(Record(id: "after", fields: ["name": "Strasbourg"]))
         #expect(try loaded.ids(loaded.search(Query("strasb"))).contains("after"))
@@ -102,7 +114,9 @@ struct SnapshotTests {
         try bytes.write(to: URL(fileURLWithPath: path))
         #expect(
             throws: SiftError.snapshot(
-                path: path, reason: "format version 2; this Sift reads version 3: rebuild the snapshot from the data")
+                path: path,
+                reason: "format version 2; this Sift reads version 3: rebuild the snapshot from the data"
+            )
         ) {
             try SearchIndex.load(from: path)
         }
@@ -144,7 +158,11 @@ struct SnapshotTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         // Change the stored collator version string ("a.b.c.d") and keep the checksum valid.
         let version = Array(try ICUCollator(Collation(locale: "de")).version.utf8)
-        let position = try #require(bytes.indices.dropFirst(32).first { bytes[$0..<min(bytes.count, $0 + version.count)].elementsEqual(version) })
+        let position = try #require(
+            bytes.indices.dropFirst(32).first {
+                bytes[$0..<min(bytes.count, $0 + version.count)].elementsEqual(version)
+            }
+        )
         bytes[position] = bytes[position] == UInt8(ascii: "9") ? UInt8(ascii: "8") : UInt8(ascii: "9")
         Self.fixChecksum(&bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -157,7 +175,12 @@ struct SnapshotTests {
     }
 
     @Test func notASnapshotAndUnwritablePathsAreClearErrors() throws {
-        #expect(throws: SiftError.snapshot(path: Paths.data.appendingPathComponent("cities.tsv").path, reason: "not a Sift index snapshot")) {
+        #expect(
+            throws: SiftError.snapshot(
+                path: Paths.data.appendingPathComponent("cities.tsv").path,
+                reason: "not a Sift index snapshot"
+            )
+        ) {
             try SearchIndex.load(from: Paths.data.appendingPathComponent("cities.tsv").path)
         }
         #expect {

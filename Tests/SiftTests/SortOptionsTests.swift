@@ -19,14 +19,22 @@ struct SortOptionsTests {
 
     @Test func numericSortingComparesNumbersByValue() throws {
         let text = try SearchIndex(
-            configuration: IndexConfiguration(searchFields: ["name"], sortField: "population"), records: Self.populations)
+            configuration: IndexConfiguration(searchFields: ["name"], sortField: "population"),
+            records: Self.populations
+        )
         #expect(try Self.sortedIDs(text) == ["c", "b", "a", "d"])  // "136455" < "15114" < "2138551" < "9"
         let numeric = try SearchIndex(
             configuration: IndexConfiguration(
-                searchFields: ["name"], sortField: "population", sortOptions: SortOptions(numeric: true)),
-            records: Self.populations)
+                searchFields: ["name"],
+                sortField: "population",
+                sortOptions: SortOptions(numeric: true)
+            ),
+            records: Self.populations
+        )
         #expect(try Self.sortedIDs(numeric) == ["d", "b", "c", "a"])  // 9 < 15114 < 136455 < 2138551
-        #expect(try numeric.search(Query("", order: .sorted)).rows.map { try numeric.id(of: $0) } == ["d", "b", "c", "a"])
+        #expect(
+            try numeric.search(Query("", order: .sorted)).rows.map { try numeric.id(of: $0) } == ["d", "b", "c", "a"]
+        )
         // Edits keep the order.
         try numeric.insert(Record(id: "e", fields: ["name": "Lyon", "population": "522250"]))
         #expect(try Self.sortedIDs(numeric) == ["d", "b", "c", "e", "a"])
@@ -38,7 +46,8 @@ struct SortOptionsTests {
         }
         let index = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], sortOptions: SortOptions(numeric: true)),
-            records: records)
+            records: records
+        )
         #expect(try Self.sortedIDs(index) == ["0", "1", "3", "2"])  // 9, 10, 15, 150
         // "15" is still found inside "150", and "1" inside "10", as text.
         let fifteen = try index.search(Query("15", order: .sorted))
@@ -57,10 +66,14 @@ struct SortOptionsTests {
     @Test func shiftedSortingIgnoresSpacesAndPunctuation() throws {
         let shifted = try SearchIndex(
             configuration: IndexConfiguration(searchFields: ["name"], sortOptions: SortOptions(alternate: .shifted)),
-            records: Self.punctuated)
+            records: Self.punctuated
+        )
         #expect(try Self.sortedIDs(shifted) == ["3", "2", "1", "4", "5"])  // Aachen, Abasān, Ākra, sGravenzande, Zürich
         // Counted (the default), punctuation sorts before letters.
-        let counted = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: Self.punctuated)
+        let counted = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"]),
+            records: Self.punctuated
+        )
         let order = try Self.sortedIDs(counted)
         #expect(try #require(order.firstIndex(of: "1")) < #require(order.firstIndex(of: "2")))
         #expect(try #require(order.firstIndex(of: "2")) < #require(order.firstIndex(of: "3")))
@@ -71,14 +84,18 @@ struct SortOptionsTests {
     @Test func sectionsLookPastLeadingPunctuation() throws {
         for options in [SortOptions(), SortOptions(alternate: .shifted)] {
             let index = try SearchIndex(
-                configuration: IndexConfiguration(searchFields: ["name"], sortOptions: options), records: Self.punctuated)
+                configuration: IndexConfiguration(searchFields: ["name"], sortOptions: options),
+                records: Self.punctuated
+            )
             let titles = try ["1", "2", "3", "4", "5"].map { id in
                 index.sectionTitles[try index.section(of: try #require(index.handle(forID: id)))]
             }
             #expect(titles == ["A", "A", "A", "S", "Z"], "\(options)")
         }
         // The locales' labels are unchanged.
-        let spanish = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")))
+        let spanish = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es"))
+        )
         #expect(spanish.sectionTitles.contains("Ñ"))
     }
 
@@ -90,7 +107,13 @@ struct SortOptionsTests {
         // The collation an index configuration hands out compares as the one it was given.
         #expect(numeric.collation == Collation())
         // The initializer without sort options still compiles and means the defaults.
-        let old = IndexConfiguration(searchFields: ["name"], collation: Collation(), scopes: [Scope(name: "All")], sortField: nil, cacheCapacity: 64)
+        let old = IndexConfiguration(
+            searchFields: ["name"],
+            collation: Collation(),
+            scopes: [Scope(name: "All")],
+            sortField: nil,
+            cacheCapacity: 64
+        )
         #expect(old.sortOptions == SortOptions())
     }
 
@@ -98,8 +121,13 @@ struct SortOptionsTests {
         let directory = FileManager.default.temporaryDirectory
         for options in [SortOptions(), SortOptions(numeric: true), SortOptions(numeric: true, alternate: .shifted)] {
             let index = try SearchIndex(
-                configuration: IndexConfiguration(searchFields: ["name"], sortField: "population", sortOptions: options),
-                records: Self.populations + Self.punctuated)
+                configuration: IndexConfiguration(
+                    searchFields: ["name"],
+                    sortField: "population",
+                    sortOptions: options
+                ),
+                records: Self.populations + Self.punctuated
+            )
             let path = directory.appendingPathComponent("sift-sort-\(UUID().uuidString).siftidx").path
             defer { try? FileManager.default.removeItem(atPath: path) }
             try index.save(to: path)

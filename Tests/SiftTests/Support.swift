@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Sift
 
 /// Paths of the package's own files, found from this source file.

@@ -38,7 +38,10 @@ struct SweepLayoutTests {
             if choice < 5, !records.isEmpty {
                 let position = Int(random.next() % UInt64(records.count))
                 let name = names[Int(random.next() % UInt64(names.count))]
-                records[position] = Record(id: records[position].id, fields: ["name": name, "other": records[position]["other"]])
+                records[position] = Record(
+                    id: records[position].id,
+                    fields: ["name": name, "other": records[position]["other"]]
+                )
                 try index.update(records[position])
             } else if choice < 7, !records.isEmpty {
                 let position = Int(random.next() % UInt64(records.count))
@@ -48,7 +51,10 @@ struct SweepLayoutTests {
                 let position = Int(random.next() % UInt64(records.count + 1))
                 let record = Record(
                     id: "n\(nextID)",
-                    fields: ["name": names[Int(random.next() % UInt64(names.count))], "other": names[step % names.count]])
+                    fields: [
+                        "name": names[Int(random.next() % UInt64(names.count))], "other": names[step % names.count],
+                    ]
+                )
                 nextID += 1
                 try index.insert(record, at: position)
                 records.insert(record, at: position)
@@ -61,7 +67,10 @@ struct SweepLayoutTests {
     }
 
     private func expectSameAnswers(
-        _ index: SearchIndex, _ records: [Record], _ configuration: IndexConfiguration, step: Int
+        _ index: SearchIndex,
+        _ records: [Record],
+        _ configuration: IndexConfiguration,
+        step: Int
     ) throws {
         let fresh = try SearchIndex(configuration: configuration, records: records)
         let reference = try ReferenceSearch(collation: Collation())
@@ -71,7 +80,10 @@ struct SweepLayoutTests {
                 let got = try index.ids(index.search(Query(query, mode: mode)))
                 let expected = try fresh.ids(fresh.search(Query(query, mode: mode)))
                 let sameAsFresh = got == expected
-                #expect(sameAsFresh, "step \(step), \(mode) '\(query)': \(got.count) results, a fresh index \(expected.count)")
+                #expect(
+                    sameAsFresh,
+                    "step \(step), \(mode) '\(query)': \(got.count) results, a fresh index \(expected.count)"
+                )
                 if mode == .contains {
                     let usearch = try records.filter {
                         try reference.contains(query, in: $0["name"]) || reference.contains(query, in: $0["other"])
@@ -148,7 +160,8 @@ struct SweepLayoutTests {
             let position = Int(random.next() % UInt64(records.count))
             records[position] = Record(
                 id: records[position].id,
-                fields: ["name": names[Int(random.next() % UInt64(names.count))], "other": records[position]["other"]])
+                fields: ["name": names[Int(random.next() % UInt64(names.count))], "other": records[position]["other"]]
+            )
             try index.update(records[position])
         }
         for _ in 0..<40 { try index.remove(id: records.remove(at: Int(random.next() % UInt64(records.count))).id) }
@@ -169,7 +182,10 @@ struct SweepLayoutTests {
                         let usearch = try records.filter {
                             try reference.contains(typed, in: $0["name"]) || reference.contains(typed, in: $0["other"])
                         }.map(\.id)
-                        #expect(got == usearch, "level \(level), '\(typed)': \(got.count) results, ICU usearch \(usearch.count)")
+                        #expect(
+                            got == usearch,
+                            "level \(level), '\(typed)': \(got.count) results, ICU usearch \(usearch.count)"
+                        )
                     }
                 }
             }

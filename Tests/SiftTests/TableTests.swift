@@ -11,7 +11,8 @@ private func makeIndex() throws -> SearchIndex {
     ]
     return try SearchIndex(
         configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
-        records: names.enumerated().map { Record(id: "r\($0)", fields: ["name": $1]) })
+        records: names.enumerated().map { Record(id: "r\($0)", fields: ["name": $1]) }
+    )
 }
 
 private func table(_ handles: [RecordHandle], _ index: SearchIndex, sectioned: Bool) throws -> RecordTable {
@@ -23,7 +24,10 @@ struct TableTests {
     @Test func sortedSectionsUseTheAlphabeticIndexOfTheLocale() throws {
         let index = try makeIndex()
         let sorted = try RecordTable.expected(
-            index.handles(in: .sorted), in: index, layout: TableLayout(order: .sorted, isSectioned: true))
+            index.handles(in: .sorted),
+            in: index,
+            layout: TableLayout(order: .sorted, isSectioned: true)
+        )
         #expect(sorted.sectionIndexTitles == index.sectionTitles)
         let titles = sorted.everySection.map(\.title)
         #expect(titles.contains("Ñ") && titles.contains("N"))
@@ -103,18 +107,27 @@ struct TableChangeSetTests {
     /// A random table built from the index's records: a random subset, in random order, some rows
     /// with changed content (as an update gives: same record, new title and maybe a new section).
     private static func randomTable(
-        _ index: SearchIndex, sectioned: Bool, _ generator: inout SeededGenerator, changing: Bool
+        _ index: SearchIndex,
+        sectioned: Bool,
+        _ generator: inout SeededGenerator,
+        changing: Bool
     ) throws -> RecordTable {
         var rows: [TableRow] = []
         for handle in index.handles().shuffled(using: &generator) where Bool.random(using: &generator) {
             var row = try index.tableRow(for: handle)
             if changing && Int.random(in: 0..<6, using: &generator) == 0 {
-                let bucket = Bool.random(using: &generator) ? row.bucket : Int32.random(in: 0..<Int32(index.sectionTitles.count), using: &generator)
+                let bucket =
+                    Bool.random(using: &generator)
+                    ? row.bucket : Int32.random(in: 0..<Int32(index.sectionTitles.count), using: &generator)
                 row = TableRow(id: row.id, title: row.title + "*", handle: row.handle, bucket: bucket)
             }
             rows.append(row)
         }
-        return RecordTable(rows: rows, layout: TableLayout(order: .original, isSectioned: sectioned), sectionTitles: index.sectionTitles)
+        return RecordTable(
+            rows: rows,
+            layout: TableLayout(order: .original, isSectioned: sectioned),
+            sectionTitles: index.sectionTitles
+        )
     }
 
     @Test(arguments: [false, true])
@@ -215,12 +228,20 @@ struct TableViewTests {
     /// A table of `handles` (in the layout's order) made as the controller makes it.
     static func view(_ handles: [RecordHandle], _ index: SearchIndex, _ layout: TableLayout) -> RecordTable {
         RecordTable(
-            handles: handles, layout: layout, sectionTitles: index.sectionTitles, source: index.tableRowSource(withSections: true),
-            groupedBySection: layout.order == .sorted)
+            handles: handles,
+            layout: layout,
+            sectionTitles: index.sectionTitles,
+            source: index.tableRowSource(withSections: true),
+            groupedBySection: layout.order == .sorted
+        )
     }
 
     /// The records in a layout's order: the index's, or a random one for `.ranked`.
-    static func ordered(_ index: SearchIndex, _ layout: TableLayout, _ generator: inout SeededGenerator) -> [RecordHandle] {
+    static func ordered(
+        _ index: SearchIndex,
+        _ layout: TableLayout,
+        _ generator: inout SeededGenerator
+    ) -> [RecordHandle] {
         switch layout.order {
         case .original: index.handles()
         case .sorted: index.handles(in: .sorted)
@@ -265,8 +286,16 @@ struct TableViewTests {
         let index = try makeIndex()
         var generator = SeededGenerator(seed: 22)
         for _ in 0..<200 {
-            let old = Self.view(Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) }, index, layout)
-            let new = Self.view(Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) }, index, layout)
+            let old = Self.view(
+                Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) },
+                index,
+                layout
+            )
+            let new = Self.view(
+                Self.ordered(index, layout, &generator).filter { _ in Bool.random(using: &generator) },
+                index,
+                layout
+            )
             let changes = TableChangeSet(from: old, to: new)
             #expect(try changes.apply(to: old, dataSource: new) == new)
             if layout.order != .ranked { #expect(changes.movedRows.isEmpty && changes.reloadedRows.isEmpty) }
@@ -287,10 +316,14 @@ struct TableViewTests {
     @Test func laterEditsNeverChangeATableUnderItsReader() async throws {
         let controller = try SearchController(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
-            records: ["Paris", "Parma", "Pau", "Lapa", "Oslo"].enumerated().map { Record(id: "r\($0)", fields: ["name": $1]) },
+            records: ["Paris", "Parma", "Pau", "Lapa", "Oslo"].enumerated().map {
+                Record(id: "r\($0)", fields: ["name": $1])
+            },
             options: .init(
                 originalTable: TableLayout(order: .sorted, isSectioned: true),
-                resultsTable: TableLayout(order: .sorted, isSectioned: true)))
+                resultsTable: TableLayout(order: .sorted, isSectioned: true)
+            )
+        )
         let before = try await controller.settledUpdate(for: controller.setText("pa"))
         let original = before.tables.original.everyRow
         let results = before.tables.results.everyRow
@@ -310,8 +343,11 @@ struct TableViewTests {
     @Test func theControllerReportsBigChangesAsAReload() async throws {
         let controller = try SearchController(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
-            records: (0..<200).map { Record(id: "r\($0)", fields: ["name": $0 % 2 == 0 ? "Paris \($0)" : "Oslo \($0)"]) },
-            options: .init(changeLimit: 10))
+            records: (0..<200).map {
+                Record(id: "r\($0)", fields: ["name": $0 % 2 == 0 ? "Paris \($0)" : "Oslo \($0)"])
+            },
+            options: .init(changeLimit: 10)
+        )
         let wide = try await controller.settledUpdate(for: controller.setText("p"))
         #expect(wide.tables.results.rowCount == 100 && wide.resultsChanges.requiresReload)
         let narrow = try await controller.settledUpdate(for: controller.setText("paris 10"))
@@ -319,8 +355,10 @@ struct TableViewTests {
         #expect(narrow.resultsChanges.requiresReload)
         let narrower = try await controller.settledUpdate(for: controller.setText("paris 100"))
         #expect(!narrower.resultsChanges.requiresReload && narrower.resultsChanges.deletedRows.count == 5)
-        #expect(try narrower.resultsChanges.apply(to: narrow.tables.results, dataSource: narrower.tables.results)
-            == narrower.tables.results)
+        #expect(
+            try narrower.resultsChanges.apply(to: narrow.tables.results, dataSource: narrower.tables.results)
+                == narrower.tables.results
+        )
     }
 
     /// An index with no records yet has no column for its sort field: tables and sorting start
@@ -329,7 +367,9 @@ struct TableViewTests {
         for layout in Self.layouts where layout.order != .ranked {
             let controller = try SearchController(
                 configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
-                records: [], options: .init(originalTable: layout, resultsTable: layout))
+                records: [],
+                options: .init(originalTable: layout, resultsTable: layout)
+            )
             #expect(await controller.currentUpdate.tables.original.rowCount == 0)
             try await controller.insert(Record(id: "1", fields: ["name": "Ñuñoa"]))
             let update = await controller.currentUpdate

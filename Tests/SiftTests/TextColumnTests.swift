@@ -13,7 +13,9 @@ struct TextColumnTests {
         case 4: return String(repeating: "x", count: Int.random(in: 120...140, using: &generator))
         default:
             let letters = Array("abcdefghijßéñ東")
-            return String((0..<Int.random(in: 1...30, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+            return String(
+                (0..<Int.random(in: 1...30, using: &generator)).map { _ in letters.randomElement(using: &generator)! }
+            )
         }
     }
 
@@ -74,7 +76,10 @@ struct TextColumnTests {
             column.set(5, round % 2 == 0 ? "value 5" : "v5")
         }
         #expect(column.bytes.count == size)
-        #expect(column.string(3) == "value 3 again" && column.string(5) == "v5" && column.string(4) == "value 4" && column.string(9) == "value 9, longer")
+        #expect(
+            column.string(3) == "value 3 again" && column.string(5) == "v5" && column.string(4) == "value 4"
+                && column.string(9) == "value 9, longer"
+        )
         // Setting "" past the end stores nothing.
         column.set(100, "")
         #expect(column.slotCount == 16)
@@ -100,7 +105,9 @@ struct TextColumnTests {
 
     @Test func damagedBytesAreRejected() throws {
         var column = TextColumn()
-        for (slot, value) in ["a", "", String(repeating: "é", count: 100), "zz"].enumerated() { column.set(Int32(slot), value) }
+        for (slot, value) in ["a", "", String(repeating: "é", count: 100), "zz"].enumerated() {
+            column.set(Int32(slot), value)
+        }
         let bytes = column.bytes
         #expect(throws: SnapshotFormatError.self) { try TextColumn(bytes: bytes, slotCount: 5) }  // too few bytes
         #expect(throws: SnapshotFormatError.self) { try TextColumn(bytes: bytes, slotCount: 3) }  // bytes left over

@@ -93,8 +93,11 @@ final class ICUFolder {
         self.collator = collator
         var status: Int32 = 0
         guard let opened = sift_folder_open(collator.handle, &status), status <= 0 else {
-            throw .icu(operation: "open collation iterators", locale: collator.collation.locale,
-                       status: statusName(status))
+            throw .icu(
+                operation: "open collation iterators",
+                locale: collator.collation.locale,
+                status: statusName(status)
+            )
         }
         handle = opened
     }
@@ -108,7 +111,9 @@ final class ICUFolder {
         var text = text
         var status: Int32 = 0
         let count = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status) }
+            bytes.withMemoryRebound(to: CChar.self) {
+                sift_folder_fold(handle, $0.baseAddress, Int32($0.count), &status)
+            }
         }
         return try collect(count: count, status: status, withDetails: true)
     }
@@ -122,7 +127,11 @@ final class ICUFolder {
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.
     @discardableResult
-    func fold(_ text: String, into batch: inout FoldedBatch, deferringDictionaryWords: Bool = false) throws(SiftError)
+    func fold(
+        _ text: String,
+        into batch: inout FoldedBatch,
+        deferringDictionaryWords: Bool = false
+    ) throws(SiftError)
         -> Bool
     {
         var text = text
@@ -132,7 +141,12 @@ final class ICUFolder {
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 deferringDictionaryWords
                     ? sift_folder_fold_deferring_dictionary_words(
-                        handle, chars.baseAddress, Int32(chars.count), &deferred, &status)
+                        handle,
+                        chars.baseAddress,
+                        Int32(chars.count),
+                        &deferred,
+                        &status
+                    )
                     : sift_folder_fold(handle, chars.baseAddress, Int32(chars.count), &status)
             }
         }
@@ -158,7 +172,9 @@ final class ICUFolder {
     /// Folds UTF-16 text (which may hold lone surrogates).
     func fold(utf16 text: [UInt16]) throws(SiftError) -> FoldedText {
         var status: Int32 = 0
-        let count = text.withUnsafeBufferPointer { sift_folder_fold_utf16(handle, $0.baseAddress, Int32($0.count), &status) }
+        let count = text.withUnsafeBufferPointer {
+            sift_folder_fold_utf16(handle, $0.baseAddress, Int32($0.count), &status)
+        }
         return try collect(count: count, status: status, withDetails: true)
     }
 
@@ -220,8 +236,11 @@ final class ICUFolder {
                 }
             }
             guard count >= 0, status <= 0 else {
-                throw .icu(operation: "split a query into words", locale: collator.collation.locale,
-                           status: statusName(status))
+                throw .icu(
+                    operation: "split a query into words",
+                    locale: collator.collation.locale,
+                    status: statusName(status)
+                )
             }
             if count <= capacity { break }
             ranges = [Int32](repeating: 0, count: Int(count) * 2)
@@ -242,8 +261,15 @@ final class ICUFolder {
             pattern.withUTF8 { p in
                 t.withMemoryRebound(to: CChar.self) { tc in
                     p.withMemoryRebound(to: CChar.self) { pc in
-                        sift_folder_nfd_equal(handle, tc.baseAddress!, Int32(tc.count), start, limit,
-                                              pc.baseAddress!, Int32(pc.count)) != 0
+                        sift_folder_nfd_equal(
+                            handle,
+                            tc.baseAddress!,
+                            Int32(tc.count),
+                            start,
+                            limit,
+                            pc.baseAddress!,
+                            Int32(pc.count)
+                        ) != 0
                     }
                 }
             }
@@ -317,8 +343,16 @@ final class ICUFolder {
                 text.withUTF8 { t in
                     p.withMemoryRebound(to: CChar.self) { pc in
                         t.withMemoryRebound(to: CChar.self) { tc in
-                            sift_reference_search(handle, pc.baseAddress!, Int32(pc.count), tc.baseAddress!,
-                                                  Int32(tc.count), &buffer, capacity, &status)
+                            sift_reference_search(
+                                handle,
+                                pc.baseAddress!,
+                                Int32(pc.count),
+                                tc.baseAddress!,
+                                Int32(tc.count),
+                                &buffer,
+                                capacity,
+                                &status
+                            )
                         }
                     }
                 }
@@ -340,8 +374,16 @@ final class ICUFolder {
         let capacity = Int32(buffer.count / 2)
         let count = pattern.withUnsafeBufferPointer { p in
             text.withUnsafeBufferPointer { t in
-                sift_reference_search_utf16(handle, p.baseAddress!, Int32(p.count), t.baseAddress!, Int32(t.count),
-                                            &buffer, capacity, &status)
+                sift_reference_search_utf16(
+                    handle,
+                    p.baseAddress!,
+                    Int32(p.count),
+                    t.baseAddress!,
+                    Int32(t.count),
+                    &buffer,
+                    capacity,
+                    &status
+                )
             }
         }
         guard count >= 0, status <= 0 else {

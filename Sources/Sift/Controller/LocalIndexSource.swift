@@ -10,7 +10,11 @@ public struct LocalIndexSource: SearchSource {
     /// Runs `SearchIndex.search(_:isCancelled:)` with the request's cancellation check.
     ///
     /// - Complexity: that of `SearchIndex.search(_:isCancelled:)`.
-    public func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    public func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
     {
         SearchAnswer(try index.search(request.query, isCancelled: request.isCancelled))

@@ -133,7 +133,9 @@ extension SearchController {
     ///   - change: the index edit; returns the record's handle after it (nil when deleting).
     private func edit(replacing oldHandle: RecordHandle?, _ change: (SearchIndex) throws -> RecordHandle?) throws {
         guard source.supportsEditing else {
-            throw SiftError.invalidConfiguration("the search source is read-only: edits need a source that follows the index")
+            throw SiftError.invalidConfiguration(
+                "the search source is read-only: edits need a source that follows the index"
+            )
         }
         let counted = content.query
         let before = try oldHandle.map { try badgeMemberships(of: $0, for: counted) }
@@ -143,10 +145,18 @@ extension SearchController {
         let newHandle = try change(index)
         let source = index.tableRowSource(withSections: rowsNeedSections)
         let originalChanges = try tables.original.replaceRow(
-            number: oldOriginal, with: newHandle, source: source, precedes: originalOrder())
+            number: oldOriginal,
+            with: newHandle,
+            source: source,
+            precedes: originalOrder()
+        )
         let isResult = try newHandle.map { try showsInResults($0) } ?? false
         let resultsChanges = try tables.results.replaceRow(
-            number: oldResults, with: isResult ? newHandle : nil, source: source, precedes: resultsOrder())
+            number: oldResults,
+            with: isResult ? newHandle : nil,
+            source: source,
+            precedes: resultsOrder()
+        )
         let after = try newHandle.map { try badgeMemberships(of: $0, for: counted) }
         for i in scopes.indices {
             guard let count = scopeCounts[i] else { continue }

@@ -22,9 +22,12 @@ extension SearchController {
 
         /// Options; every default suits a search bar over a local index.
         public init(
-            trigger: SearchTrigger = .asYouType, debounce: Duration = .zero,
-            belowThreshold: BelowThresholdPolicy = .originalList, mode: MatchMode = .contains,
-            originalTable: TableLayout = TableLayout(), resultsTable: TableLayout = TableLayout(),
+            trigger: SearchTrigger = .asYouType,
+            debounce: Duration = .zero,
+            belowThreshold: BelowThresholdPolicy = .originalList,
+            mode: MatchMode = .contains,
+            originalTable: TableLayout = TableLayout(),
+            resultsTable: TableLayout = TableLayout(),
             changeLimit: Int? = nil
         ) {
             self.trigger = trigger

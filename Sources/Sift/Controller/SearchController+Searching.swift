@@ -52,7 +52,11 @@ extension SearchController {
     }
 
     /// Waits out the debounce, asks the source, and publishes its answer unless superseded.
-    private func runSearch(_ generation: UInt64, _ query: Query, after debounce: (@Sendable () async throws -> Void)?)
+    private func runSearch(
+        _ generation: UInt64,
+        _ query: Query,
+        after debounce: (@Sendable () async throws -> Void)?
+    )
         async
     {
         if let debounce {
@@ -65,9 +69,11 @@ extension SearchController {
         let waited = inputMark.elapsed
         let searchMark = clock.mark()
         let request = SearchRequest(
-            query: query, generation: generation,
+            query: query,
+            generation: generation,
             isCancelled: { Task.isCancelled || self.latestGeneration != generation },
-            progressHandler: { fraction in self.progressed(generation, fraction) })
+            progressHandler: { fraction in self.progressed(generation, fraction) }
+        )
         var answer: SearchAnswer
         do {
             repeat {
@@ -77,7 +83,10 @@ extension SearchController {
         } catch {
             guard isCurrent(generation) else { return }
             state = .failed(String(describing: error))
-            publish(.answer, timing: SearchTiming(waited: waited, searched: searchMark.elapsed, total: inputMark.elapsed))
+            publish(
+                .answer,
+                timing: SearchTiming(waited: waited, searched: searchMark.elapsed, total: inputMark.elapsed)
+            )
             return
         }
         guard isCurrent(generation) else { return }
@@ -86,8 +95,11 @@ extension SearchController {
         let changes = show(.matches(query), rows: answer.rows, inIndexOrder: answer.revision != nil)
         scopeCounts = scopes.map { answer.scopeCounts[$0.name] }
         publish(
-            .answer, original: TableChangeSet(), results: changes,
-            timing: SearchTiming(waited: waited, searched: searched, total: inputMark.elapsed))
+            .answer,
+            original: TableChangeSet(),
+            results: changes,
+            timing: SearchTiming(waited: waited, searched: searched, total: inputMark.elapsed)
+        )
     }
 
     /// Publishes a source's progress report, unless its query is superseded.
@@ -116,15 +128,20 @@ extension SearchController {
         case .allRecords:
             let order: ResultOrder = options.resultsTable.order == .sorted ? .sorted : .original
             // The original table's list, when it is that order and not regrouped: shared, not copied.
-            handles = options.originalTable.order == order && !options.originalTable.isSectioned
+            handles =
+                options.originalTable.order == order && !options.originalTable.isSectioned
                 ? tables.original.handles : index.handles(in: order)
         case .matches:
             handles = rows
             sorted = sorted && inIndexOrder
         }
         let results = RecordTable(
-            handles: handles, layout: options.resultsTable, sectionTitles: index.sectionTitles,
-            source: index.tableRowSource(withSections: rowsNeedSections), groupedBySection: sorted)
+            handles: handles,
+            layout: options.resultsTable,
+            sectionTitles: index.sectionTitles,
+            source: index.tableRowSource(withSections: rowsNeedSections),
+            groupedBySection: sorted
+        )
         let changes = LazyChangeSet(from: tables.results, to: results, limit: options.changeLimit)
         tables.results = results
         return changes

@@ -25,7 +25,8 @@ extension SearchController {
     /// - Returns: the delivering task; cancel it to stop the deliveries.
     @discardableResult
     public func deliverUpdates<A: Actor>(
-        to actor: A, buffering: UpdateBuffering = .all,
+        to actor: A,
+        buffering: UpdateBuffering = .all,
         _ handler: @escaping @Sendable (isolated A, SearchUpdate) -> Void
     ) -> Task<Void, Never> {
         let stream = updates(buffering: buffering)
@@ -47,7 +48,8 @@ extension SearchController {
     /// - Returns: the delivering task; cancel it to stop the deliveries.
     @discardableResult
     public func deliverUpdatesOnMainActor(
-        buffering: UpdateBuffering = .all, _ handler: @escaping @MainActor @Sendable (SearchUpdate) -> Void
+        buffering: UpdateBuffering = .all,
+        _ handler: @escaping @MainActor @Sendable (SearchUpdate) -> Void
     ) -> Task<Void, Never> {
         let stream = updates(buffering: buffering)
         return Task { @MainActor in
@@ -56,7 +58,9 @@ extension SearchController {
     }
 
     private static func deliver<A: Actor>(
-        _ update: SearchUpdate, on actor: isolated A, _ handler: @Sendable (isolated A, SearchUpdate) -> Void
+        _ update: SearchUpdate,
+        on actor: isolated A,
+        _ handler: @Sendable (isolated A, SearchUpdate) -> Void
     ) {
         handler(actor, update)
     }
@@ -69,7 +73,9 @@ extension SearchController {
     /// updates carry `processedGeneration`, which only grows, and answers reach this point only
     /// while their generation is current (`isCurrent(_:)`), all on the actor.
     func publish(
-        _ reason: UpdateReason, original: TableChangeSet = TableChangeSet(), results: TableChangeSet = TableChangeSet(),
+        _ reason: UpdateReason,
+        original: TableChangeSet = TableChangeSet(),
+        results: TableChangeSet = TableChangeSet(),
         timing: SearchTiming? = nil
     ) {
         publish(reason, original: original, results: LazyChangeSet(results), timing: timing)
@@ -78,13 +84,20 @@ extension SearchController {
     /// `publish(_:original:results:timing:)` with a results change set that may be worked out later.
     func publish(_ reason: UpdateReason, original: TableChangeSet, results: LazyChangeSet, timing: SearchTiming?) {
         let update = SearchUpdate(
-            sequence: latestUpdate.sequence + 1, generation: processedGeneration, reason: reason, query: query,
+            sequence: latestUpdate.sequence + 1,
+            generation: processedGeneration,
+            reason: reason,
+            query: query,
             state: state,
             scopes: scopes.enumerated().map { i, scope in
                 ScopeButton(name: scope.name, minimumLength: scope.minimumLength, count: scopeCounts[i])
             },
-            resultsQuery: content.query, tables: tables, originalChanges: original, resultsChanges: results,
-            timing: timing)
+            resultsQuery: content.query,
+            tables: tables,
+            originalChanges: original,
+            resultsChanges: results,
+            timing: timing
+        )
         latestUpdate = update
         for (id, continuation) in subscribers {
             if case .terminated = continuation.yield(update) { subscribers[id] = nil }

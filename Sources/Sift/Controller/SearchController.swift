@@ -87,8 +87,10 @@ public actor SearchController {
     ///   original order also groups them by section); the first sorted or sectioned table sorts the
     ///   index, O(*n* log *n*).
     public init(
-        index: sending SearchIndex, options: Options = Options(),
-        source: any SearchSource = LocalIndexSource(), clock: any Clock<Duration> = ContinuousClock()
+        index: sending SearchIndex,
+        options: Options = Options(),
+        source: any SearchSource = LocalIndexSource(),
+        clock: any Clock<Duration> = ContinuousClock()
     ) throws(SiftError) {
         guard options.originalTable.order != .ranked else {
             throw .invalidConfiguration("the original table is in original or sorted order, not ranked")
@@ -101,19 +103,38 @@ public actor SearchController {
         inputs = Mutex(InputState(scope: index.scopes[0].name))
         query = Query("", scope: index.scopes[0].name, mode: options.mode, order: options.resultsTable.order)
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
-        let source = index.tableRowSource(withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned)
+        let source = index.tableRowSource(
+            withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned
+        )
         tables = SearchTables(
             original: RecordTable(
-                handles: index.handles(in: options.originalTable.order), layout: options.originalTable,
-                sectionTitles: index.sectionTitles, source: source, groupedBySection: options.originalTable.order == .sorted),
+                handles: index.handles(in: options.originalTable.order),
+                layout: options.originalTable,
+                sectionTitles: index.sectionTitles,
+                source: source,
+                groupedBySection: options.originalTable.order == .sorted
+            ),
             results: RecordTable(
-                handles: [], layout: options.resultsTable, sectionTitles: index.sectionTitles, source: source,
-                groupedBySection: true))
+                handles: [],
+                layout: options.resultsTable,
+                sectionTitles: index.sectionTitles,
+                source: source,
+                groupedBySection: true
+            )
+        )
         inputMark = self.clock.mark()
         latestUpdate = SearchUpdate(
-            sequence: 0, generation: 0, reason: .initial, query: query, state: .inactive,
+            sequence: 0,
+            generation: 0,
+            reason: .initial,
+            query: query,
+            state: .inactive,
             scopes: index.scopes.map { ScopeButton(name: $0.name, minimumLength: $0.minimumLength, count: nil) },
-            resultsQuery: nil, tables: tables, originalChanges: TableChangeSet(), resultsChanges: LazyChangeSet())
+            resultsQuery: nil,
+            tables: tables,
+            originalChanges: TableChangeSet(),
+            resultsChanges: LazyChangeSet()
+        )
     }
 
     /// A controller over a new index of `records`.
@@ -122,12 +143,18 @@ public actor SearchController {
     ///   `SiftError.invalidConfiguration` for a `.ranked` original table.
     /// - Complexity: O(*n*) in the size of the records.
     public init(
-        configuration: IndexConfiguration, records: [Record], options: Options = Options(),
-        source: any SearchSource = LocalIndexSource(), clock: any Clock<Duration> = ContinuousClock()
+        configuration: IndexConfiguration,
+        records: [Record],
+        options: Options = Options(),
+        source: any SearchSource = LocalIndexSource(),
+        clock: any Clock<Duration> = ContinuousClock()
     ) throws(SiftError) {
         try self.init(
-            index: try SearchIndex(configuration: configuration, records: records), options: options, source: source,
-            clock: clock)
+            index: try SearchIndex(configuration: configuration, records: records),
+            options: options,
+            source: source,
+            clock: clock
+        )
     }
 
     deinit {

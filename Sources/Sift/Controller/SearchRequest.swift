@@ -16,7 +16,9 @@ public struct SearchRequest {
     private let progressHandler: (Double) -> Void
 
     init(
-        query: Query, generation: UInt64, isCancelled: @escaping @Sendable () -> Bool,
+        query: Query,
+        generation: UInt64,
+        isCancelled: @escaping @Sendable () -> Bool,
         progressHandler: @escaping (Double) -> Void
     ) {
         self.query = query

@@ -35,7 +35,11 @@ public protocol SearchSource: Sendable {
     ///   - isolation: the controller's actor, which the call runs on.
     /// - Throws: `CancellationError` when superseded, or the source's own error (shown as
     ///   `SearchState.failed`).
-    func search(_ request: SearchRequest, in index: SearchIndex, isolation: isolated any Actor) async throws
+    func search(
+        _ request: SearchRequest,
+        in index: SearchIndex,
+        isolation: isolated any Actor
+    ) async throws
         -> SearchAnswer
 }
 

@@ -44,9 +44,17 @@ public struct SearchUpdate: Sendable {
     var resultsChangeSet: LazyChangeSet
 
     init(
-        sequence: UInt64, generation: UInt64, reason: UpdateReason, query: Query, state: SearchState,
-        scopes: [ScopeButton], resultsQuery: Query?, tables: SearchTables, originalChanges: TableChangeSet,
-        resultsChanges: LazyChangeSet, timing: SearchTiming? = nil
+        sequence: UInt64,
+        generation: UInt64,
+        reason: UpdateReason,
+        query: Query,
+        state: SearchState,
+        scopes: [ScopeButton],
+        resultsQuery: Query?,
+        tables: SearchTables,
+        originalChanges: TableChangeSet,
+        resultsChanges: LazyChangeSet,
+        timing: SearchTiming? = nil
     ) {
         self.sequence = sequence
         self.generation = generation
@@ -75,7 +83,9 @@ final class LazyChangeSet: Sendable {
     init(_ changes: TableChangeSet = TableChangeSet()) { state = Mutex(.known(changes)) }
 
     /// The change set from `old` to `new`, worked out when first read.
-    init(from old: RecordTable, to new: RecordTable, limit: Int?) { state = Mutex(.between(old: old, new: new, limit: limit)) }
+    init(from old: RecordTable, to new: RecordTable, limit: Int?) {
+        state = Mutex(.between(old: old, new: new, limit: limit))
+    }
 
     var value: TableChangeSet {
         state.withLock { state in

@@ -31,8 +31,12 @@ public struct IndexConfiguration: Hashable, Sendable {
     ///     sortOptions: SortOptions(numeric: true))     // 15114 before 136455 before 2138551
     /// ```
     public init(
-        searchFields: [String], collation: Collation = Collation(), scopes: [Scope] = [Scope(name: "All")],
-        sortField: String? = nil, sortOptions: SortOptions = SortOptions(), cacheCapacity: Int = 64
+        searchFields: [String],
+        collation: Collation = Collation(),
+        scopes: [Scope] = [Scope(name: "All")],
+        sortField: String? = nil,
+        sortOptions: SortOptions = SortOptions(),
+        cacheCapacity: Int = 64
     ) {
         self.searchFields = searchFields
         self.storedCollation = collation

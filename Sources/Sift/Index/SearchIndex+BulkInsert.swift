@@ -92,9 +92,14 @@ extension SearchIndex {
         hashes.withUnsafeMutableBufferPointer { hashes in
             firsts.withUnsafeMutableBufferPointer { firsts in
                 let work = BulkHashing(
-                    records: records, table: slotOfID, ids: ids, fieldPositions: fieldPositions, fieldNames: fieldNames,
+                    records: records,
+                    table: slotOfID,
+                    ids: ids,
+                    fieldPositions: fieldPositions,
+                    fieldNames: fieldNames,
                     hashes: hashes,
-                    firsts: firsts)
+                    firsts: firsts
+                )
                 DispatchQueue.concurrentPerform(iterations: pieces) { piece in work.run(piece: piece) }
             }
         }
@@ -137,7 +142,12 @@ extension SearchIndex {
     }
 
     /// Runs one parallel step of a bulk insert (see `BulkPlan`), folding into `pieces`.
-    private func runBulkStep(_ plan: BulkPlan, folders: [[ICUFolder]], into pieces: inout [BulkPiece], repeated: inout Int?) {
+    private func runBulkStep(
+        _ plan: BulkPlan,
+        folders: [[ICUFolder]],
+        into pieces: inout [BulkPiece],
+        repeated: inout Int?
+    ) {
         // Move what the step changes out of the index, so that each task holds the only
         // reference to its target.
         var columns: [FoldedColumn] = []
@@ -168,10 +178,18 @@ extension SearchIndex {
                                 withUnsafeMutablePointer(to: &live) { live in
                                     withUnsafeMutablePointer(to: &repeated) { repeated in
                                         BulkStep(
-                                            plan: plan, folders: folders, codeBooks: codeBooks,
-                                            searchFields: configuration.searchFields, fieldNames: fieldNames,
-                                            pieces: pieces, columns: columns, textColumns: textColumns,
-                                            table: table, order: order, live: live, repeated: repeated
+                                            plan: plan,
+                                            folders: folders,
+                                            codeBooks: codeBooks,
+                                            searchFields: configuration.searchFields,
+                                            fieldNames: fieldNames,
+                                            pieces: pieces,
+                                            columns: columns,
+                                            textColumns: textColumns,
+                                            table: table,
+                                            order: order,
+                                            live: live,
+                                            repeated: repeated
                                         ).run()
                                     }
                                 }
@@ -253,9 +271,11 @@ private struct BulkHashing: @unchecked Sendable {
 
     func run(piece: Int) {
         let pieces = firsts.count
-        let start = records.count * piece / pieces, end = records.count * (piece + 1) / pieces
+        let start = records.count * piece / pieces
+        let end = records.count * (piece + 1) / pieces
         let checkKnown = table.count > 0
-        var known: Int? = nil, unknownField: Int? = nil
+        var known: Int? = nil
+        var unknownField: Int? = nil
         records.withUnsafeBufferPointer { records in
             for index in start..<end {
                 let hash = IDTable.hash(records[index].id)
@@ -297,7 +317,11 @@ private struct BulkStep: @unchecked Sendable {
     let repeated: UnsafeMutablePointer<Int?>
 
     private enum Task {
-        case repeats, fold(Int), column(Int), texts(Int), table, order
+        case repeats
+        case fold(Int)
+        case column(Int)
+        case texts(Int)
+        case table, order
     }
 
     private var tasks: [Task] {
@@ -352,7 +376,13 @@ private struct BulkStep: @unchecked Sendable {
         let fold = plan.fold!
         let start = fold.lowerBound + fold.count * piece / pieces.count
         let end = fold.lowerBound + fold.count * (piece + 1) / pieces.count
-        pieces[piece].fold(start..<end, of: plan.records, searchFields: searchFields, folders: folders[piece], codeBooks: codeBooks)
+        pieces[piece].fold(
+            start..<end,
+            of: plan.records,
+            searchFields: searchFields,
+            folders: folders[piece],
+            codeBooks: codeBooks
+        )
     }
 
     /// The committed records of each piece, with their slots.
@@ -384,14 +414,20 @@ private struct BulkStep: @unchecked Sendable {
                     let encodedNow = piece.deferred.withView { view in single.append(view[text], codeBook: codeBook) }
                     precondition(encodedNow, "the code book lacks an element of a committed text")
                     columns[number].append(
-                        single, segments: 0..<1, owners: UnsafeBufferPointer(rebasing: owners[segment...segment]))
+                        single,
+                        segments: 0..<1,
+                        owners: UnsafeBufferPointer(rebasing: owners[segment...segment])
+                    )
                     deferred += 1
                     segment += 1
                 } else {
                     var end = segment + 1
                     while end < count && !encoded.isDeferred(end) { end += 1 }
                     columns[number].append(
-                        encoded, segments: segment..<end, owners: UnsafeBufferPointer(rebasing: owners[segment..<end]))
+                        encoded,
+                        segments: segment..<end,
+                        owners: UnsafeBufferPointer(rebasing: owners[segment..<end])
+                    )
                     segment = end
                 }
             }
@@ -407,7 +443,9 @@ private struct BulkStep: @unchecked Sendable {
         plan.records.withUnsafeBufferPointer { records in
             plan.slots.withUnsafeBufferPointer { slots in
                 if number == 0 {
-                    for offset in 0..<commit.count { column.pointee.set(slots[offset], records[commit.lowerBound + offset].id) }
+                    for offset in 0..<commit.count {
+                        column.pointee.set(slots[offset], records[commit.lowerBound + offset].id)
+                    }
                 } else {
                     let name = [fieldNames[number - 1]]
                     var value = [""]

@@ -60,7 +60,9 @@ extension SearchIndex {
         let perRecord = foldedTextsPerRecord
         for offset in 0..<(failure?.index ?? records.count) {
             let slot = try batch.withView { view in
-                Result { () throws(SiftError) in try commit(records[offset], folded: view, firstText: offset * perRecord) }
+                Result { () throws(SiftError) in
+                    try commit(records[offset], folded: view, firstText: offset * perRecord)
+                }
             }.get()
             insertIntoOrder(slot, at: count)
         }

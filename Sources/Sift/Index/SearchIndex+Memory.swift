@@ -59,7 +59,8 @@ extension SearchIndex {
                 usage.segmentTables += parts.tables
             }
         }
-        usage.slotTables += generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
+        usage.slotTables +=
+            generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
         for column in [ids] + values {
             let parts = column.memoryParts

@@ -50,7 +50,9 @@ extension SearchIndex {
                 let id = self.ids.withUTF8(slot) { SortKeys.bigEndianPrefix($0) }
                 column.withUTF8(slot) { utf8 in
                     keys.append(
-                        position: Int32(position), section: UInt16(clamping: alphabetic.bucket(utf8: utf8)), id: id
+                        position: Int32(position),
+                        section: UInt16(clamping: alphabetic.bucket(utf8: utf8)),
+                        id: id
                     ) { folder.sortKey(utf8: utf8, into: $0, capacity: $1) }
                 }
             }
@@ -60,7 +62,9 @@ extension SearchIndex {
         if parallel.isEmpty {
             work.run(0)
         } else {
-            DispatchQueue.concurrentPerform(iterations: parallel.count + 1) { i in work.run(i == 0 ? 0 : parallel[i - 1]) }
+            DispatchQueue.concurrentPerform(iterations: parallel.count + 1) { i in
+                work.run(i == 0 ? 0 : parallel[i - 1])
+            }
         }
         for worker in 1..<workers where tools[worker] == nil { work.run(worker) }
 
@@ -101,15 +105,18 @@ extension SearchIndex {
                 records.withUnsafeBufferPointer { records in
                     let base = keys.baseAddress!
                     func precedes(_ a: Int32, _ b: Int32) -> Bool {
-                        let i = Int(a), j = Int(b)
-                        let lengthA = starts[i + 1] - starts[i], lengthB = starts[j + 1] - starts[j]
+                        let i = Int(a)
+                        let j = Int(b)
+                        let lengthA = starts[i + 1] - starts[i]
+                        let lengthB = starts[j + 1] - starts[j]
                         let common = min(lengthA, lengthB)
                         if common > 6 {  // the first six bytes tie
                             let order = memcmp(base + starts[i] + 6, base + starts[j] + 6, common - 6)
                             if order != 0 { return order < 0 }
                         }
                         if lengthA != lengthB { return lengthA < lengthB }
-                        let idA = records[i].id, idB = records[j].id
+                        let idA = records[i].id
+                        let idB = records[j].id
                         if idA.prefix != idB.prefix { return idA.prefix < idB.prefix }
                         if idA.length <= 8 && idB.length <= 8 { return idA.length < idB.length }
                         return self.idPrecedes(records[i].slot, records[j].slot)
@@ -165,7 +172,9 @@ private final class SortKeys: @unchecked Sendable {
     /// Appends one record's key, written by `write(pointer, room)`, which returns the key's
     /// length (more than `room` when it did not fit).
     func append(
-        position: Int32, section: UInt16, id: (prefix: UInt64, length: Int),
+        position: Int32,
+        section: UInt16,
+        id: (prefix: UInt64, length: Int),
         write: (UnsafeMutablePointer<UInt8>, Int) -> Int
     ) {
         var length = write(bytes + used, capacity - used)

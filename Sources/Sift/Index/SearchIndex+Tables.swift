@@ -11,7 +11,10 @@ extension SearchIndex {
     func tableRowSource(withSections: Bool) -> TableRowSource {
         if withSections { _ = sorted }
         return TableRowSource(
-            ids: ids, titles: sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn(), sections: withSections ? sectionOfSlot : [])
+            ids: ids,
+            titles: sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn(),
+            sections: withSections ? sectionOfSlot : []
+        )
     }
 
     /// The row a table shows for a record: its id, the value of the sort field and its
@@ -21,8 +24,11 @@ extension SearchIndex {
     func tableRow(for handle: RecordHandle) throws(SiftError) -> TableRow {
         let sortField = configuration.sortField ?? configuration.searchFields[0]
         return TableRow(
-            id: try id(of: handle), title: try value(of: sortField, for: handle), handle: handle,
-            bucket: Int32(try section(of: handle)))
+            id: try id(of: handle),
+            title: try value(of: sortField, for: handle),
+            handle: handle,
+            bucket: Int32(try section(of: handle))
+        )
     }
 
     /// The group a matching record falls in when `query` orders its results `.ranked`: 0 for a

@@ -281,7 +281,9 @@ public final class SearchIndex {
         guard let filter = plan.scope.filter, let field = plan.filterField else { return live }
         if categoryMembers[field] == nil {
             var members: [String: Bitset] = [:]
-            live.forEachMember { slot in members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot) }
+            live.forEachMember { slot in
+                members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot)
+            }
             categoryMembers[field] = members
         }
         var result = Bitset(capacity: generations.count)
@@ -293,7 +295,9 @@ public final class SearchIndex {
 
     /// Registers the field names of records so that folding can run without mutating the index.
     func registerFields<S: Sequence>(of records: S) where S.Element == Record {
-        for record in records { for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) } }
+        for record in records {
+            for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) }
+        }
     }
 
     /// Folds a record's search fields with the given folders (one per folding), appending one
@@ -302,13 +306,22 @@ public final class SearchIndex {
     /// (see `ICUFolder.fold(_:into:deferringDictionaryWords:)`), returns whether any text's word
     /// starts were left out.
     @discardableResult
-    func fold(_ record: Record, folders: [ICUFolder], into batch: inout FoldedBatch, deferringDictionaryWords: Bool = false)
+    func fold(
+        _ record: Record,
+        folders: [ICUFolder],
+        into batch: inout FoldedBatch,
+        deferringDictionaryWords: Bool = false
+    )
         throws(SiftError) -> Bool
     {
         var deferred = false
         for folder in folders {
             for field in configuration.searchFields {
-                if try folder.fold(record.fields[field] ?? "", into: &batch, deferringDictionaryWords: deferringDictionaryWords) {
+                if try folder.fold(
+                    record.fields[field] ?? "",
+                    into: &batch,
+                    deferringDictionaryWords: deferringDictionaryWords
+                ) {
                     deferred = true
                 }
             }
@@ -341,8 +354,11 @@ public final class SearchIndex {
     /// lists the slot in `slotsAwaitingWordStarts`.
     func foldForEdit(_ record: Record, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
         try fold(
-            record, folders: foldings.map(\.folder), into: &batch,
-            deferringDictionaryWords: slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts)
+            record,
+            folders: foldings.map(\.folder),
+            into: &batch,
+            deferringDictionaryWords: slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts
+        )
     }
 
     /// Adds the word starts that single-record edits left out (Thai, Chinese, Japanese and other
@@ -367,7 +383,11 @@ public final class SearchIndex {
                     var text = 0
                     for folding in foldings {
                         for position in configuration.searchFields.indices {
-                            folding.columns[position].setWordStarts(slot: slot, folded: view[text], codeBook: &folding.codeBook)
+                            folding.columns[position].setWordStarts(
+                                slot: slot,
+                                folded: view[text],
+                                codeBook: &folding.codeBook
+                            )
                             text += 1
                         }
                     }
@@ -380,7 +400,12 @@ public final class SearchIndex {
     /// Stores a folded record in a free slot and indexes it everywhere but in the original order.
     /// Its folded texts are `folded[firstText...]`, one per (folding, search field). `idIsNew`:
     /// the caller has just checked that no record has the id.
-    func commit(_ record: Record, folded: FoldedBatchView, firstText: Int, idIsNew: Bool = false) throws(SiftError)
+    func commit(
+        _ record: Record,
+        folded: FoldedBatchView,
+        firstText: Int,
+        idIsNew: Bool = false
+    ) throws(SiftError)
         -> Int32
     {
         guard idIsNew || slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
@@ -437,7 +462,9 @@ public final class SearchIndex {
         for folding in foldings {
             for position in folding.columns.indices {
                 folding.columns[position].reserveCapacity(
-                    bytes: elements / max(1, foldedTextsPerRecord) + records, segments: records)
+                    bytes: elements / max(1, foldedTextsPerRecord) + records,
+                    segments: records
+                )
             }
         }
     }
@@ -450,7 +477,9 @@ public final class SearchIndex {
         let slot = storedSlot ?? freeSlots.last ?? Int32(generations.count)
         var total = record.id.utf8.count
         for value in record.fields.values { total += value.utf8.count }
-        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) { return }
+        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) {
+            return
+        }
         guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
         for (name, value) in record.fields where !value.isEmpty {
             let position = fieldPositions[name] ?? values.count
@@ -464,17 +493,22 @@ public final class SearchIndex {
     /// Stores a record's field values in the value columns (replacing the slot's old values; a
     /// field the record lacks becomes empty).
     func setValues(of record: Record, slot: Int32) {
-        if values.count < fieldNames.count { values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count)) }
+        if values.count < fieldNames.count {
+            values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count))
+        }
         for position in values.indices {
             let value = record.fields[fieldNames[position]] ?? ""
-            if Int(slot) < values[position].slotCount ? values[position].equals(slot, value) : value.isEmpty { continue }
+            if Int(slot) < values[position].slotCount ? values[position].equals(slot, value) : value.isEmpty {
+                continue
+            }
             values[position].set(slot, value)
         }
     }
 
     /// Clears a slot's values.
     func clearValues(slot: Int32) {
-        for position in values.indices where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
+        for position in values.indices
+        where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
             values[position].set(slot, "")
         }
     }
@@ -505,7 +539,9 @@ public final class SearchIndex {
     /// index's own).
     func workerFolders(_ workers: Int) throws(SiftError) -> [[ICUFolder]] {
         var result = [foldings.map(\.folder)]
-        for _ in 1..<max(1, workers) { result.append(try foldings.map { folding throws(SiftError) in try ICUFolder(folding.folder.collator) }) }
+        for _ in 1..<max(1, workers) {
+            result.append(try foldings.map { folding throws(SiftError) in try ICUFolder(folding.folder.collator) })
+        }
         return result
     }
 
@@ -555,9 +591,13 @@ public final class SearchIndex {
     /// Section, then collation order of two slots by sort field, ties by id (the order `sorted`
     /// is built in).
     private func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
-        let sectionA = sectionOfSlot[Int(a)], sectionB = sectionOfSlot[Int(b)]
+        let sectionA = sectionOfSlot[Int(a)]
+        let sectionB = sectionOfSlot[Int(b)]
         if sectionA != sectionB { return sectionA < sectionB }
-        let comparison = sortFolder.compare(value(at: sortFieldPosition, slot: a), value(at: sortFieldPosition, slot: b))
+        let comparison = sortFolder.compare(
+            value(at: sortFieldPosition, slot: a),
+            value(at: sortFieldPosition, slot: b)
+        )
         if comparison != 0 { return comparison < 0 }
         return idPrecedes(a, b)
     }
@@ -570,8 +610,11 @@ public final class SearchIndex {
         if sectionOfSlot.count < generations.count {
             sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
         }
-        sectionOfSlot[Int(slot)] = UInt16(clamping: alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot)))
-        var low = 0, high = sortedStorage!.count
+        sectionOfSlot[Int(slot)] = UInt16(
+            clamping: alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot))
+        )
+        var low = 0
+        var high = sortedStorage!.count
         while low < high {
             let mid = (low + high) / 2
             if sortsBefore(sortedStorage![mid], slot) { low = mid + 1 } else { high = mid }

@@ -92,7 +92,9 @@ struct MatchCache {
             entries[index] = (key, match, clock, version)
             return
         }
-        if entries.count >= capacity, let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse }) {
+        if entries.count >= capacity,
+            let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse })
+        {
             entries.remove(at: oldest)
         }
         entries.append((key, match, clock, version))

@@ -39,7 +39,10 @@ public struct Scope: Hashable, Sendable {
     /// A scope; by default it searches every search field of the index, with the index's
     /// collation, from the first character typed.
     public init(
-        name: String, fields: [String]? = nil, filter: Filter? = nil, collation: Collation? = nil,
+        name: String,
+        fields: [String]? = nil,
+        filter: Filter? = nil,
+        collation: Collation? = nil,
         minimumLength: Int = 1
     ) {
         self.name = name

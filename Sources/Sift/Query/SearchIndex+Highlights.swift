@@ -26,7 +26,8 @@ extension SearchIndex {
             var ranges: [Range<Int>] = []
             for pattern in patterns {
                 let key = key(plan, field, anchor, pattern)
-                ranges += try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
+                ranges +=
+                    try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
             }
             guard !ranges.isEmpty else { continue }
             ranges.sort { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
@@ -113,9 +114,15 @@ extension SearchIndex {
                 && flags[byte - start] & startMask == startMask
                 && flags[leads[last] - start] & FoldFlags.endOK != 0
                 && (key.identicalText == nil
-                    || folding.folder.canonicallyEqual(text, utf16Range: lows[element], limits[last], pattern: key.identicalText!))
+                    || folding.folder.canonicallyEqual(
+                        text,
+                        utf16Range: lows[element],
+                        limits[last],
+                        pattern: key.identicalText!
+                    ))
             if accepted {
-                let lower = Int(lows[element]), upper = Int(limits[last])
+                let lower = Int(lows[element])
+                let upper = Int(limits[last])
                 ranges.append(lower..<max(lower, upper))
                 element = last + 1
                 while element < leads.count && Int(lows[element]) < upper { element += 1 }

@@ -52,7 +52,8 @@ extension SearchIndex {
         var selectedState = SearchResult.State.all
         for (index, plan) in scopePlans.enumerated() {
             let state: SearchResult.State =
-                length == 0 ? .all : length < plan.scope.minimumLength ? .tooShort(needed: plan.scope.minimumLength) : .matches
+                length == 0
+                ? .all : length < plan.scope.minimumLength ? .tooShort(needed: plan.scope.minimumLength) : .matches
             var bits: Bitset? = nil
             switch state {
             case .all:
@@ -60,10 +61,13 @@ extension SearchIndex {
             case .tooShort:
                 bits = nil
             case .matches:
-                let folded = try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
+                let folded =
+                    try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
-                var matches = try fieldSetMatches[fieldSet] ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
+                var matches =
+                    try fieldSetMatches[fieldSet]
+                    ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
                 fieldSetMatches[fieldSet] = matches
                 matches.formIntersection(filterMembers(plan))
                 bits = matches
@@ -79,14 +83,22 @@ extension SearchIndex {
             let plan = scopePlans[selected]
             let ranked = query.order == .ranked && selectedState == .matches
             rows = try orderedRows(
-                bits, order: ranked ? .original : query.order, isCancelled: isCancelled)
+                bits,
+                order: ranked ? .original : query.order,
+                isCancelled: isCancelled
+            )
             if ranked, case .patterns(let patterns)? = foldedQueries[plan.folding] {
                 rows = rank(rows, plan: plan, patterns: patterns, mode: query.mode)
             }
         }
         return SearchResult(
-            query: query, state: selectedState, rows: rows, scopeCounts: counts, revision: revision,
-            statistics: statistics)
+            query: query,
+            state: selectedState,
+            rows: rows,
+            scopeCounts: counts,
+            revision: revision,
+            statistics: statistics
+        )
     }
 
     /// Whether one record matches a query in the query's scope (for re-evaluating edited records
@@ -142,14 +154,21 @@ extension SearchIndex {
     func key(_ plan: ScopePlan, _ field: Int, _ anchor: Anchor, _ pattern: (bytes: [UInt8], text: String)) -> MatchKey {
         let identical = foldings[plan.folding].collation.strength == .identical
         return MatchKey(
-            folding: plan.folding, field: field, anchor: anchor, pattern: pattern.bytes,
-            identicalText: identical ? pattern.text : nil)
+            folding: plan.folding,
+            field: field,
+            anchor: anchor,
+            pattern: pattern.bytes,
+            identicalText: identical ? pattern.text : nil
+        )
     }
 
     // MARK: - Scope and field results
 
     private func scopeMatches(
-        _ plan: ScopePlan, _ folded: FoldedQuery, mode: MatchMode, _ statistics: inout QueryStatistics,
+        _ plan: ScopePlan,
+        _ folded: FoldedQuery,
+        mode: MatchMode,
+        _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
         switch folded {
@@ -171,7 +190,11 @@ extension SearchIndex {
 
     /// The records one field pattern matches: from the cache, by narrowing a cached shorter
     /// pattern's candidates, or by a full scan of the column.
-    func fieldMatch(_ key: MatchKey, _ statistics: inout QueryStatistics, _ isCancelled: () -> Bool) throws
+    func fieldMatch(
+        _ key: MatchKey,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws
         -> FieldMatch
     {
         // (The closures are written out at each call: a closure held in a variable escapes, and
@@ -184,7 +207,9 @@ extension SearchIndex {
         // Narrow when the cached candidates are few (or the index fits in cache); past a twentieth
         // of a large index a sequential sweep of the whole column (memory speed, SIMD) beats
         // visiting scattered candidates, whose every visit is a cache miss. Both are exact.
-        if let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }), order.count < 4096 || base.candidates.count * 20 < order.count {
+        if let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
+            order.count < 4096 || base.candidates.count * 20 < order.count
+        {
             statistics.narrowedScans += 1
             result = try narrowedScan(key, candidates: base.candidates, &statistics, isCancelled)
         } else {
@@ -290,7 +315,10 @@ extension SearchIndex {
     }
 
     private func narrowedScan(
-        _ key: MatchKey, candidates base: Bitset, _ statistics: inout QueryStatistics, _ isCancelled: () -> Bool
+        _ key: MatchKey,
+        candidates base: Bitset,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
@@ -307,24 +335,31 @@ extension SearchIndex {
         } else {
             try column.withKernelView { view in
                 try withKernelPattern(key) { pattern in
-                        try base.words.withUnsafeBufferPointer { baseWords in
-                            try matched.withUnsafeMutableWords { matchedWords in
-                                try candidates.withUnsafeMutableWords { candidateWords in
-                                    var view = view
-                                    var pattern = pattern
-                                    var word = 0
-                                    while word < baseWords.count {
-                                        let next = min(baseWords.count, word + 1024)
-                                        examined += sift_scan_candidates(
-                                            &view, &pattern, column.slotCount,
-                                            baseWords.baseAddress!, word, next, key.anchor == .fieldStart ? 1 : 0,
-                                            matchedWords, candidateWords)
-                                        word = next
-                                        if isCancelled() { throw CancellationError() }
-                                    }
+                    try base.words.withUnsafeBufferPointer { baseWords in
+                        try matched.withUnsafeMutableWords { matchedWords in
+                            try candidates.withUnsafeMutableWords { candidateWords in
+                                var view = view
+                                var pattern = pattern
+                                var word = 0
+                                while word < baseWords.count {
+                                    let next = min(baseWords.count, word + 1024)
+                                    examined += sift_scan_candidates(
+                                        &view,
+                                        &pattern,
+                                        column.slotCount,
+                                        baseWords.baseAddress!,
+                                        word,
+                                        next,
+                                        key.anchor == .fieldStart ? 1 : 0,
+                                        matchedWords,
+                                        candidateWords
+                                    )
+                                    word = next
+                                    if isCancelled() { throw CancellationError() }
                                 }
                             }
                         }
+                    }
                 }
             }
         }
@@ -339,8 +374,12 @@ extension SearchIndex {
             while lastLead > 0 && !CodeBook.isLead(bytes[lastLead]) { lastLead -= 1 }
             return try body(
                 sift_scan_pattern(
-                    bytes: bytes.baseAddress!, length: bytes.count, lastLead: lastLead,
-                    requireWordStart: key.anchor == .wordStart ? 1 : 0))
+                    bytes: bytes.baseAddress!,
+                    length: bytes.count,
+                    lastLead: lastLead,
+                    requireWordStart: key.anchor == .wordStart ? 1 : 0
+                )
+            )
         }
     }
 
@@ -362,10 +401,14 @@ extension SearchIndex {
                     if let generations {
                         for i in 0..<slots.count {
                             let slot = slots[i]
-                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slot, generation: generations[Int(slot)]))
+                            (buffer.baseAddress! + i).initialize(
+                                to: RecordHandle(slot: slot, generation: generations[Int(slot)])
+                            )
                         }
                     } else {
-                        for i in 0..<slots.count { (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: 0)) }
+                        for i in 0..<slots.count {
+                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: 0))
+                        }
                     }
                     initialized = slots.count
                 }
@@ -375,12 +418,17 @@ extension SearchIndex {
 
     /// Stable partition into prefix matches, word-start matches and inner matches.
     private func rank(
-        _ rows: [RecordHandle], plan: ScopePlan, patterns: [(bytes: [UInt8], text: String)], mode: MatchMode
+        _ rows: [RecordHandle],
+        plan: ScopePlan,
+        patterns: [(bytes: [UInt8], text: String)],
+        mode: MatchMode
     ) -> [RecordHandle] {
         guard mode != .prefix, let first = patterns.first else { return rows }
         var groups: [[RecordHandle]] = [[], [], []]
         if foldings[plan.folding].collation.strength == .identical {
-            for row in rows { groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row) }
+            for row in rows {
+                groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row)
+            }
         } else {
             // The same classes as `rankingGroup`, read in place: no scanner, key or flag bytes per row.
             let columns = plan.fields.map { foldings[plan.folding].columns[$0] }
@@ -392,7 +440,11 @@ extension SearchIndex {
                     for column in columns {
                         guard let segment = column.segment(ofSlot: row.slot),
                             let matchClass = column.bestMatchClass(
-                                ofSegment: segment, pattern: pattern, lastLead: lastLead, startMask: FoldFlags.startOK)
+                                ofSegment: segment,
+                                pattern: pattern,
+                                lastLead: lastLead,
+                                startMask: FoldFlags.startOK
+                            )
                         else { continue }
                         best = min(best, matchClass)
                         if best == 0 { break }
@@ -409,7 +461,10 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's searched fields.
     func rankingGroup(
-        slot: Int32, plan: ScopePlan, firstPattern: (bytes: [UInt8], text: String), mode: MatchMode
+        slot: Int32,
+        plan: ScopePlan,
+        firstPattern: (bytes: [UInt8], text: String),
+        mode: MatchMode
     ) -> Int {
         var best = 2
         for field in plan.fields {

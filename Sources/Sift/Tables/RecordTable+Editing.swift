@@ -19,7 +19,9 @@ extension RecordTable {
     /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to move
     ///   the handles after the changed rows (a memory move).
     mutating func replaceRow(
-        number oldNumber: Int?, with newHandle: RecordHandle?, source: TableRowSource,
+        number oldNumber: Int?,
+        with newHandle: RecordHandle?,
+        source: TableRowSource,
         precedes: (RecordHandle, RecordHandle) throws -> Bool
     ) rethrows -> TableChangeSet {
         precondition(isSnapshot, "only tables made from an index are edited")

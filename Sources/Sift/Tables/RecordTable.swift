@@ -53,7 +53,10 @@ public struct RecordTable: Sendable {
     ///   sectioned table groups the rows by section, keeping their order: O(*m*).
     /// - Complexity: O(1) for an unsectioned table (the handles are shared, not copied).
     init(
-        handles: [RecordHandle], layout: TableLayout, sectionTitles: [String], source: TableRowSource,
+        handles: [RecordHandle],
+        layout: TableLayout,
+        sectionTitles: [String],
+        source: TableRowSource,
         groupedBySection: Bool
     ) {
         self.layout = layout
@@ -299,8 +302,10 @@ public struct RecordTable: Sendable {
     /// - Complexity: O(*m*): every row of the table is made. A table view asks for what it shows:
     ///   `numberOfSections`, `numberOfRows(inSection:)`, `title(ofSection:)`, `row(at:)`.
     @available(
-        *, deprecated,
-        message: "makes every row (O(m)); ask numberOfSections, numberOfRows(inSection:), title(ofSection:), row(at:), or rows(inSection:)"
+        *,
+        deprecated,
+        message:
+            "makes every row (O(m)); ask numberOfSections, numberOfRows(inSection:), title(ofSection:), row(at:), or rows(inSection:)"
     )
     public var sections: [TableSection] {
         sectionKeys.indices.map { section in
@@ -398,7 +403,9 @@ public struct RecordTable: Sendable {
     /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to open
     ///   the gap in the handles, plus O(*s*).
     mutating func insert(
-        _ handle: RecordHandle, source: TableRowSource, precedes: (RecordHandle, RecordHandle) throws -> Bool
+        _ handle: RecordHandle,
+        source: TableRowSource,
+        precedes: (RecordHandle, RecordHandle) throws -> Bool
     ) rethrows -> (path: TableIndexPath, insertedSection: Bool) {
         content = .snapshot(source)
         let key = key(of: handle)

@@ -52,5 +52,7 @@ public struct SearchTables: Hashable, Sendable {
     /// Whether the record shown at a row of the original table is among the results.
     ///
     /// - Complexity: O(1).
-    public func isInResults(originalRowAt path: TableIndexPath) -> Bool { resultsIndexPath(ofOriginalRowAt: path) != nil }
+    public func isInResults(originalRowAt path: TableIndexPath) -> Bool {
+        resultsIndexPath(ofOriginalRowAt: path) != nil
+    }
 }

@@ -26,13 +26,17 @@ extension TableChangeSet {
         let oldCount = old.numberOfSections
         let deletedSections = Set(deletedSections)
         let insertedSections = Set(insertedSections)
-        guard deletedSections.count == self.deletedSections.count, deletedSections.allSatisfy({ (0..<oldCount).contains($0) })
+        guard deletedSections.count == self.deletedSections.count,
+            deletedSections.allSatisfy({ (0..<oldCount).contains($0) })
         else { throw fail("deleted sections \(self.deletedSections) are not distinct sections of \(oldCount)") }
         let newCount = oldCount - deletedSections.count + insertedSections.count
         guard newCount == new.numberOfSections else {
-            throw fail("\(oldCount) sections - \(deletedSections.count) + \(insertedSections.count) != \(new.numberOfSections)")
+            throw fail(
+                "\(oldCount) sections - \(deletedSections.count) + \(insertedSections.count) != \(new.numberOfSections)"
+            )
         }
-        guard insertedSections.count == self.insertedSections.count, insertedSections.allSatisfy({ (0..<newCount).contains($0) })
+        guard insertedSections.count == self.insertedSections.count,
+            insertedSections.allSatisfy({ (0..<newCount).contains($0) })
         else { throw fail("inserted sections \(self.insertedSections) are not distinct sections of \(newCount)") }
 
         // What happens to each old row, and what fills each new path explicitly.
@@ -53,7 +57,9 @@ extension TableChangeSet {
             }
         }
         for move in movedRows {
-            guard isOldRow(move.from), leaving.insert(move.from).inserted else { throw fail("cannot move from \(move.from)") }
+            guard isOldRow(move.from), leaving.insert(move.from).inserted else {
+                throw fail("cannot move from \(move.from)")
+            }
             guard isNewPath(move.to), arriving.updateValue(old[move.from], forKey: move.to) == nil else {
                 throw fail("cannot move to \(move.to)")
             }
@@ -72,7 +78,9 @@ extension TableChangeSet {
         var oldSection = 0
         for section in 0..<newCount {
             if insertedSections.contains(section) {
-                sections.append((new.key(ofSection: section), new.rowNumbers(inSection: section).map { new.row(number: $0) }))
+                sections.append(
+                    (new.key(ofSection: section), new.rowNumbers(inSection: section).map { new.row(number: $0) })
+                )
                 continue
             }
             while deletedSections.contains(oldSection) { oldSection += 1 }
@@ -84,7 +92,9 @@ extension TableChangeSet {
             let arrivals = arrivalsBySection[section] ?? [:]
             let count = survivors.count + arrivals.count
             guard count == new.numberOfRows(inSection: section) else {
-                throw fail("section \(section): \(count) rows after the update, the data source has \(new.numberOfRows(inSection: section))")
+                throw fail(
+                    "section \(section): \(count) rows after the update, the data source has \(new.numberOfRows(inSection: section))"
+                )
             }
             var rows: [TableRow] = []
             rows.reserveCapacity(count)

@@ -62,8 +62,12 @@ public struct TableChangeSet: Hashable, Sendable {
 
     /// A change set; the default is no change.
     public init(
-        deletedSections: [Int] = [], insertedSections: [Int] = [], deletedRows: [TableIndexPath] = [],
-        insertedRows: [TableIndexPath] = [], movedRows: [Move] = [], reloadedRows: [TableIndexPath] = []
+        deletedSections: [Int] = [],
+        insertedSections: [Int] = [],
+        deletedRows: [TableIndexPath] = [],
+        insertedRows: [TableIndexPath] = [],
+        movedRows: [Move] = [],
+        reloadedRows: [TableIndexPath] = []
     ) {
         self.deletedSections = deletedSections
         self.insertedSections = insertedSections
@@ -75,7 +79,8 @@ public struct TableChangeSet: Hashable, Sendable {
 
     /// Whether nothing changed.
     public var isEmpty: Bool {
-        !requiresReload && deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty && insertedRows.isEmpty
+        !requiresReload && deletedSections.isEmpty && insertedSections.isEmpty && deletedRows.isEmpty
+            && insertedRows.isEmpty
             && movedRows.isEmpty && reloadedRows.isEmpty
     }
 }

@@ -17,8 +17,11 @@ struct TableRowSource: Sendable {
     /// - Complexity: O(1).
     func row(for handle: RecordHandle) -> TableRow {
         TableRow(
-            id: ids.string(handle.slot), title: titles.string(handle.slot), handle: handle,
-            bucket: section(ofSlot: handle.slot))
+            id: ids.string(handle.slot),
+            title: titles.string(handle.slot),
+            handle: handle,
+            bucket: section(ofSlot: handle.slot)
+        )
     }
 
     /// The section of a slot (0 for a slot the snapshot does not know).

@@ -21,12 +21,15 @@ public enum _SiftFuzzing {
         let collation = collations[Int(data[0]) % collations.count]
         let text = String(decoding: data[2...], as: UTF8.self)
         let parts = text.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false)
-        let recordTexts = parts[0].split(separator: "\n", omittingEmptySubsequences: false).prefix(24).map { String($0.prefix(300)) }
+        let recordTexts = parts[0].split(separator: "\n", omittingEmptySubsequences: false).prefix(24).map {
+            String($0.prefix(300))
+        }
         let query = parts.count > 1 ? String(parts[1].prefix(64)) : ""
         do {
             let index = try SearchIndex(
                 configuration: IndexConfiguration(searchFields: ["t"], collation: collation, cacheCapacity: 6),
-                records: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) })
+                records: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) }
+            )
             let reference = try ReferenceSearch(collation: collation)
             if let problem = try typeAndCompare(query, index: index, reference: reference) { return problem }
             // An edit while results are cached, then again.
@@ -35,7 +38,8 @@ public enum _SiftFuzzing {
                 switch data[1] % 3 {
                 case 0: try index.remove(id: victim)
                 case 1: try index.update(Record(id: victim, fields: ["t": String(query.reversed())]))
-                default: try index.insert(Record(id: "new", fields: ["t": query + " " + (recordTexts.first ?? "")]), at: 0)
+                default:
+                    try index.insert(Record(id: "new", fields: ["t": query + " " + (recordTexts.first ?? "")]), at: 0)
                 }
                 if let problem = try typeAndCompare(query, index: index, reference: reference) { return problem }
             }
@@ -45,7 +49,11 @@ public enum _SiftFuzzing {
         return nil
     }
 
-    private static func typeAndCompare(_ query: String, index: SearchIndex, reference: ReferenceSearch) throws -> String? {
+    private static func typeAndCompare(
+        _ query: String,
+        index: SearchIndex,
+        reference: ReferenceSearch
+    ) throws -> String? {
         var typed = ""
         for character in query {
             typed.append(character)
@@ -62,12 +70,14 @@ public enum _SiftFuzzing {
                     continue
                 }
                 if (matched[id] != nil) != !expected.isEmpty {
-                    return "\(typed.debugDescription) membership of \(text.debugDescription): Sift \(matched[id] != nil), ICU \(!expected.isEmpty)"
+                    return
+                        "\(typed.debugDescription) membership of \(text.debugDescription): Sift \(matched[id] != nil), ICU \(!expected.isEmpty)"
                 }
                 if let row = matched[id] {
                     let ranges = try index.matchRanges(of: row, for: Query(typed))["t"] ?? []
                     if ranges != expected {
-                        return "\(typed.debugDescription) ranges in \(text.debugDescription): Sift \(ranges), ICU \(expected)"
+                        return
+                            "\(typed.debugDescription) ranges in \(text.debugDescription): Sift \(ranges), ICU \(expected)"
                     }
                 }
             }

@@ -29,7 +29,11 @@ struct BulkPiece {
     ///
     /// - Complexity: O(*s*) in the size of the records' search fields.
     mutating func fold(
-        _ records: Range<Int>, of all: [Record], searchFields: [String], folders: [ICUFolder], codeBooks: [CodeBookView]
+        _ records: Range<Int>,
+        of all: [Record],
+        searchFields: [String],
+        folders: [ICUFolder],
+        codeBooks: [CodeBookView]
     ) {
         let fields = searchFields.count
         let texts = folders.count * fields
@@ -45,13 +49,24 @@ struct BulkPiece {
         swap(&scratch, &self.scratch)
         defer { swap(&scratch, &self.scratch) }
         all.withUnsafeBufferPointer { all in
-            foldRecords(records, of: all, searchFields: searchFields, folders: folders, codeBooks: codeBooks, scratch: &scratch)
+            foldRecords(
+                records,
+                of: all,
+                searchFields: searchFields,
+                folders: folders,
+                codeBooks: codeBooks,
+                scratch: &scratch
+            )
         }
     }
 
     private mutating func foldRecords(
-        _ records: Range<Int>, of all: UnsafeBufferPointer<Record>, searchFields: [String], folders: [ICUFolder],
-        codeBooks: [CodeBookView], scratch: inout FoldedBatch
+        _ records: Range<Int>,
+        of all: UnsafeBufferPointer<Record>,
+        searchFields: [String],
+        folders: [ICUFolder],
+        codeBooks: [CodeBookView],
+        scratch: inout FoldedBatch
     ) {
         let fields = searchFields.count
         let texts = folders.count * fields
@@ -79,7 +94,8 @@ struct BulkPiece {
                     columns[text].appendDeferred(text: Int32(deferred.ends.count))
                     deferred.append(slice)
                     for element in slice.elements
-                    where codeBooks[folding].code(for: element) == 0 && seen[folding].existingCode(for: element) == nil {
+                    where codeBooks[folding].code(for: element) == 0 && seen[folding].existingCode(for: element) == nil
+                    {
                         _ = seen[folding].code(for: element)
                         newElements[folding].append((element, record))
                     }

@@ -73,7 +73,9 @@ struct EncodedSegments {
         let start = Int(byteStarts[byteStarts.count - 1])
         // Room for the longest codes (4 bytes) and the separator, and their word-start bits.
         let room = start + 4 * count + 1
-        if codes.count < room { codes.append(contentsOf: repeatElement(0, count: max(room, 2 * codes.count) - codes.count)) }
+        if codes.count < room {
+            codes.append(contentsOf: repeatElement(0, count: max(room, 2 * codes.count) - codes.count))
+        }
         let words = (room + 63) >> 6
         if wordStarts.count < words {
             wordStarts.append(contentsOf: repeatElement(0, count: max(words, 2 * wordStarts.count) - wordStarts.count))
@@ -105,7 +107,11 @@ struct EncodedSegments {
         }
         guard length > 0 else { return false }
         if !simple {
-            PackedFlags.appendSegment(codes: codes[start..<(start + length - 1)], elementFlags: folded.flags, to: &flags)
+            PackedFlags.appendSegment(
+                codes: codes[start..<(start + length - 1)],
+                elementFlags: folded.flags,
+                to: &flags
+            )
         }
         kinds.append(simple ? Kind.simple : 0)
         byteStarts.append(UInt32(start + length))

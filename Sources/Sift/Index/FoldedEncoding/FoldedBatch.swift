@@ -34,7 +34,15 @@ struct FoldedBatch {
                 limits.withUnsafeBufferPointer { limits in
                     flags.withUnsafeBufferPointer { flags in
                         ends.withUnsafeBufferPointer { ends in
-                            body(FoldedBatchView(elements: elements, lows: lows, limits: limits, flags: flags, ends: ends))
+                            body(
+                                FoldedBatchView(
+                                    elements: elements,
+                                    lows: lows,
+                                    limits: limits,
+                                    flags: flags,
+                                    ends: ends
+                                )
+                            )
                         }
                     }
                 }
@@ -59,7 +67,8 @@ struct FoldedBatchView {
             elements: UnsafeBufferPointer(rebasing: elements[start..<end]),
             lows: UnsafeBufferPointer(rebasing: lows[start..<end]),
             limits: UnsafeBufferPointer(rebasing: limits[start..<end]),
-            flags: UnsafeBufferPointer(rebasing: flags[start..<end]))
+            flags: UnsafeBufferPointer(rebasing: flags[start..<end])
+        )
     }
 }
 

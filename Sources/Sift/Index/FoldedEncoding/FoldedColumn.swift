@@ -74,7 +74,8 @@ struct FoldedColumn {
         return (
             codes.capacity, 8 * wordStarts.capacity + flags.capacity + bits,
             4 * (blockStarts.capacity + wideStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
-                + 2 * startOffsets.capacity + 8 * wideBlocks.capacity + awayOwners.memoryFootprint + awaySegments.memoryFootprint
+                + 2 * startOffsets.capacity + 8 * wideBlocks.capacity + awayOwners.memoryFootprint
+                + awaySegments.memoryFootprint
         )
     }
 
@@ -168,10 +169,14 @@ struct FoldedColumn {
         precondition(owners.count == segments.count)
         guard !segments.isEmpty else { return }
         for slot in owners { remove(slot: slot) }
-        let first = segments.lowerBound, end = segments.upperBound
-        let byteLow = Int(encoded.byteStarts[first]), byteHigh = Int(encoded.byteStarts[end])
-        let flagLow = Int(encoded.flagStarts[first]), flagHigh = Int(encoded.flagStarts[end])
-        let byteBase = codes.count, flagBase = flags.count
+        let first = segments.lowerBound
+        let end = segments.upperBound
+        let byteLow = Int(encoded.byteStarts[first])
+        let byteHigh = Int(encoded.byteStarts[end])
+        let flagLow = Int(encoded.flagStarts[first])
+        let flagHigh = Int(encoded.flagStarts[end])
+        let byteBase = codes.count
+        let flagBase = flags.count
         codes.append(contentsOf: encoded.codes[byteLow..<byteHigh])
         if flagHigh > flagLow { flags.append(contentsOf: encoded.flags[flagLow..<flagHigh]) }
         encoded.wordStarts.withUnsafeBufferPointer { words in
@@ -191,8 +196,10 @@ struct FoldedColumn {
         for (i, segment) in segments.enumerated() {
             let simple = encoded.kinds[segment] & EncodedSegments.Kind.simple != 0
             appendSegmentEntry(
-                start: byteBase + Int(encoded.byteStarts[segment]) - byteLow, owner: owners[i],
-                flagStart: simple ? nil : 4 * (flagBase + Int(encoded.flagStarts[segment]) - flagLow))
+                start: byteBase + Int(encoded.byteStarts[segment]) - byteLow,
+                owner: owners[i],
+                flagStart: simple ? nil : 4 * (flagBase + Int(encoded.flagStarts[segment]) - flagLow)
+            )
         }
     }
 
@@ -213,7 +220,9 @@ struct FoldedColumn {
 
     private mutating func setWordStart(at byte: Int) {
         let word = byte >> 6
-        if word >= wordStarts.count { wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count)) }
+        if word >= wordStarts.count {
+            wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count))
+        }
         wordStarts[word] |= 1 << UInt64(byte & 63)
     }
 
@@ -354,7 +363,10 @@ struct FoldedColumn {
     /// - Complexity: O(*n* · *m*) for a segment of *n* bytes and a pattern of *m* bytes; it stops
     ///   at the first occurrence at a word start.
     func bestMatchClass(
-        ofSegment segment: Int, pattern: UnsafeBufferPointer<UInt8>, lastLead: Int, startMask: UInt8
+        ofSegment segment: Int,
+        pattern: UnsafeBufferPointer<UInt8>,
+        lastLead: Int,
+        startMask: UInt8
     ) -> Int? {
         let (start, end) = bounds(ofSegment: segment)
         let m = pattern.count
@@ -475,9 +487,13 @@ struct FoldedColumn {
     var storage: Storage {
         let n = segmentCount
         return Storage(
-            codes: codes, wordStarts: wordStarts, segmentStarts: (0..<n).map { UInt32(start(ofSegment: $0)) },
+            codes: codes,
+            wordStarts: wordStarts,
+            segmentStarts: (0..<n).map { UInt32(start(ofSegment: $0)) },
             segmentOwners: (0..<n).map { owner(ofSegment: $0) ?? -1 },
-            segmentFlags: (0..<n).map { flagStart(ofSegment: $0).map(UInt32.init) ?? Self.simple }, flags: flags)
+            segmentFlags: (0..<n).map { flagStart(ofSegment: $0).map(UInt32.init) ?? Self.simple },
+            flags: flags
+        )
     }
 
     /// A column from stored buffers, checked so that no scan can read out of bounds: segments
@@ -518,7 +534,10 @@ struct FoldedColumn {
                 }
             }
             appendSegmentEntry(
-                start: Int(start), owner: owner, flagStart: flagPosition == Self.simple ? nil : Int(flagPosition))
+                start: Int(start),
+                owner: owner,
+                flagStart: flagPosition == Self.simple ? nil : Int(flagPosition)
+            )
             if owner < 0 { deadBytes += end - Int(start) + 1 }  // dead segments may remain in a stored column
         }
         guard n == 0 || Int(s.segmentStarts[n - 1]) < s.codes.count else { throw .init("column end") }
@@ -567,17 +586,27 @@ struct FoldedColumn {
                                     try withKernelMaps { owners, ownersCapacity, segments, segmentsCapacity in
                                         try body(
                                             sift_column_view(
-                                                codes: codes.baseAddress!, length: codes.count,
-                                                wordStarts: wordStarts.baseAddress!, wordCount: wordStarts.count,
+                                                codes: codes.baseAddress!,
+                                                length: codes.count,
+                                                wordStarts: wordStarts.baseAddress!,
+                                                wordCount: wordStarts.count,
                                                 flags: flags.baseAddress!,
                                                 blockStarts: blockStarts ?? nonePointer,
                                                 startOffsets: startOffsets ?? noOffsetPointer,
-                                                wideBlocks: wideBlocks, wideStarts: wideStarts ?? nonePointer,
-                                                checkedSegments: checked, deadSegments: dead, flaggedSegments: flagged,
-                                                flaggedRanks: ranks, flagStarts: flagStarts ?? nonePointer,
-                                                awayOwners: owners, awayOwnersCapacity: ownersCapacity,
-                                                awaySegments: segments, awaySegmentsCapacity: segmentsCapacity,
-                                                segmentCount: segmentCount))
+                                                wideBlocks: wideBlocks,
+                                                wideStarts: wideStarts ?? nonePointer,
+                                                checkedSegments: checked,
+                                                deadSegments: dead,
+                                                flaggedSegments: flagged,
+                                                flaggedRanks: ranks,
+                                                flagStarts: flagStarts ?? nonePointer,
+                                                awayOwners: owners,
+                                                awayOwnersCapacity: ownersCapacity,
+                                                awaySegments: segments,
+                                                awaySegmentsCapacity: segmentsCapacity,
+                                                segmentCount: segmentCount
+                                            )
+                                        )
                                     }
                                 }
                             }
@@ -589,13 +618,19 @@ struct FoldedColumn {
     }
 
     private func withKernelStarts<R>(
-        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UInt16>?, UnsafePointer<UInt64>, UnsafePointer<UInt32>?) throws -> R
+        _ body: (UnsafePointer<UInt32>?, UnsafePointer<UInt16>?, UnsafePointer<UInt64>, UnsafePointer<UInt32>?) throws
+            -> R
     ) rethrows -> R {
         try blockStarts.withUnsafeBufferPointer { blockStarts in
             try startOffsets.withUnsafeBufferPointer { startOffsets in
                 try wideBlocks.withUnsafeBufferPointer { wideBlocks in
                     try wideStarts.withUnsafeBufferPointer { wideStarts in
-                        try body(blockStarts.baseAddress, startOffsets.baseAddress, wideBlocks.baseAddress!, wideStarts.baseAddress)
+                        try body(
+                            blockStarts.baseAddress,
+                            startOffsets.baseAddress,
+                            wideBlocks.baseAddress!,
+                            wideStarts.baseAddress
+                        )
                     }
                 }
             }
@@ -614,8 +649,12 @@ struct FoldedColumn {
                     try flaggedRanks.withUnsafeBufferPointer { ranks in
                         try flagStarts.withUnsafeBufferPointer { flagStarts in
                             try body(
-                                checked.baseAddress!, dead.baseAddress!, flagged.baseAddress!, ranks.baseAddress!,
-                                flagStarts.baseAddress)
+                                checked.baseAddress!,
+                                dead.baseAddress!,
+                                flagged.baseAddress!,
+                                ranks.baseAddress!,
+                                flagStarts.baseAddress
+                            )
                         }
                     }
                 }
@@ -631,8 +670,11 @@ struct FoldedColumn {
             try awayOwners.entries.withUnsafeBufferPointer { owners in
                 try awaySegments.entries.withUnsafeBufferPointer { segments in
                     try body(
-                        owners.baseAddress ?? emptyPointer, awayOwners.capacity, segments.baseAddress ?? emptyPointer,
-                        awaySegments.capacity)
+                        owners.baseAddress ?? emptyPointer,
+                        awayOwners.capacity,
+                        segments.baseAddress ?? emptyPointer,
+                        awaySegments.capacity
+                    )
                 }
             }
         }
@@ -655,7 +697,8 @@ extension FoldedText {
             if flags[i] & FoldFlags.startOK != 0, flags[last] & FoldFlags.endOK != 0,
                 elements[i...last].elementsEqual(pattern)
             {
-                let lower = Int(lows[i]), upper = Int(limits[last])
+                let lower = Int(lows[i])
+                let upper = Int(limits[last])
                 ranges.append(lower..<max(lower, upper))
                 i = last + 1
                 while i < elements.count && Int(lows[i]) < upper { i += 1 }
@@ -679,7 +722,11 @@ enum PackedFlags {
     /// other bytes and one 0 entry for the separator.
     ///
     /// - Complexity: O(*n*) in the segment's length.
-    static func appendSegment(codes: ArraySlice<UInt8>, elementFlags: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    static func appendSegment(
+        codes: ArraySlice<UInt8>,
+        elementFlags: UnsafeBufferPointer<UInt8>,
+        to bytes: inout [UInt8]
+    ) {
         let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
         var pending: UInt8 = 0
         var entry = 0

@@ -112,7 +112,9 @@ extension SearchIndex {
     public static func load(from path: String) throws(SiftError) -> SearchIndex {
         let bytes = try FileIO.read(path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
-        guard bytes.count >= 8, Array(bytes[0..<8]) == SnapshotFile.magic else { throw fail("not a Sift index snapshot") }
+        guard bytes.count >= 8, Array(bytes[0..<8]) == SnapshotFile.magic else {
+            throw fail("not a Sift index snapshot")
+        }
         guard bytes.count >= SnapshotFile.headerSize else {
             throw fail("truncated: \(bytes.count) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
         }
@@ -122,7 +124,8 @@ extension SearchIndex {
             guard version == SnapshotFile.version else {
                 throw .init(
                     "format version \(version); this Sift reads version \(SnapshotFile.version)"
-                        + (version < SnapshotFile.version ? ": rebuild the snapshot from the data" : ""))
+                        + (version < SnapshotFile.version ? ": rebuild the snapshot from the data" : "")
+                )
             }
             guard try header.read(UInt32.self, "byte order") == SnapshotFile.byteOrderMark else {
                 throw .init("written with another byte order")
@@ -131,8 +134,12 @@ extension SearchIndex {
             let checksum = try header.read(UInt64.self, "checksum")
             let actual = UInt64(bytes.count - SnapshotFile.headerSize)
             guard actual >= length else { throw .init("truncated: payload of \(actual) bytes, \(length) expected") }
-            guard actual == length else { throw .init("corrupted: \(actual - length) unexpected bytes after the payload") }
-            let computed = bytes.withUnsafeBytes { SnapshotFile.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotFile.headerSize...])) }
+            guard actual == length else {
+                throw .init("corrupted: \(actual - length) unexpected bytes after the payload")
+            }
+            let computed = bytes.withUnsafeBytes {
+                SnapshotFile.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotFile.headerSize...]))
+            }
             guard computed == checksum else { throw .init("corrupted: checksum mismatch") }
         } catch {
             throw fail(error.what)
@@ -149,7 +156,9 @@ extension SearchIndex {
             guard recordCount < UInt64(Int32.max) else { throw .init("record count") }
             var textColumns: [TextColumn] = []
             for _ in 0...fieldNames.count {
-                textColumns.append(try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount)))
+                textColumns.append(
+                    try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
+                )
             }
             let ids = textColumns.removeFirst()
             let values = textColumns
@@ -171,7 +180,8 @@ extension SearchIndex {
                         segmentStarts: try reader.readArray(UInt32.self, "segment starts"),
                         segmentOwners: try reader.readArray(Int32.self, "segment owners"),
                         segmentFlags: try reader.readArray(UInt32.self, "segment flags"),
-                        flags: try reader.readArray(UInt8.self, "flags"))
+                        flags: try reader.readArray(UInt8.self, "flags")
+                    )
                     columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
                 stored.append((collation, version, codeBook, columns))
@@ -191,7 +201,8 @@ extension SearchIndex {
                 guard stored.version == currentVersion else {
                     throw .init(
                         "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
-                            + "(collator \(currentVersion)): rebuild the snapshot from the data")
+                            + "(collator \(currentVersion)): rebuild the snapshot from the data"
+                    )
                 }
                 folding.codeBook = stored.codeBook
                 folding.columns = stored.columns
@@ -206,7 +217,8 @@ extension SearchIndex {
 
     /// Fills a freshly configured index with records 0..<n in original order.
     private func restore(fieldNames: [String], ids: TextColumn, values: [TextColumn]) throws(SnapshotFormatError) {
-        guard fieldNames.count >= self.fieldNames.count, Array(fieldNames.prefix(self.fieldNames.count)) == self.fieldNames,
+        guard fieldNames.count >= self.fieldNames.count,
+            Array(fieldNames.prefix(self.fieldNames.count)) == self.fieldNames,
             Set(fieldNames).count == fieldNames.count
         else { throw .init("field names") }
         self.fieldNames = fieldNames
@@ -220,7 +232,8 @@ extension SearchIndex {
         slotOfID = table
         order = SlotSequence(0..<Int32(count))
         for folding in foldings {
-            for column in folding.columns where (0..<Int32(count)).contains(where: { column.segment(ofSlot: $0) == nil }) {
+            for column in folding.columns
+            where (0..<Int32(count)).contains(where: { column.segment(ofSlot: $0) == nil }) {
                 throw .init("a record without a segment")
             }
         }
@@ -259,8 +272,13 @@ extension SearchIndex {
             let alternate = Collation.Alternate(rawValue: try reader.readString("alternate"))
         else { throw .init("collation") }
         return Collation(
-            locale: locale, strength: strength, alternate: alternate, normalization: try reader.readBool("normalization"),
-            caseLevel: try reader.readBool("case level"), rules: try reader.readOptionalString("rules"))
+            locale: locale,
+            strength: strength,
+            alternate: alternate,
+            normalization: try reader.readBool("normalization"),
+            caseLevel: try reader.readBool("case level"),
+            rules: try reader.readOptionalString("rules")
+        )
     }
 
     private static func encode(_ configuration: IndexConfiguration, into writer: inout SnapshotWriter) {
@@ -284,7 +302,9 @@ extension SearchIndex {
         writer.write(UInt32(clamping: configuration.cacheCapacity))
     }
 
-    private static func decodeConfiguration(_ reader: inout SnapshotReader) throws(SnapshotFormatError)
+    private static func decodeConfiguration(
+        _ reader: inout SnapshotReader
+    ) throws(SnapshotFormatError)
         -> IndexConfiguration
     {
         let searchFields = try reader.readStrings("search fields")
@@ -297,17 +317,32 @@ extension SearchIndex {
             let fields = try reader.readBool("scope fields") ? try reader.readStrings("scope fields") : nil
             var filter: Scope.Filter? = nil
             if try reader.readBool("scope filter") {
-                filter = Scope.Filter(field: try reader.readString("filter field"), values: Set(try reader.readStrings("filter values")))
+                filter = Scope.Filter(
+                    field: try reader.readString("filter field"),
+                    values: Set(try reader.readStrings("filter values"))
+                )
             }
             let scopeCollation = try reader.readBool("scope collation") ? try decodeCollation(&reader) : nil
             let minimumLength = Int(try reader.read(UInt32.self, "minimum length"))
-            scopes.append(Scope(name: name, fields: fields, filter: filter, collation: scopeCollation, minimumLength: minimumLength))
+            scopes.append(
+                Scope(
+                    name: name,
+                    fields: fields,
+                    filter: filter,
+                    collation: scopeCollation,
+                    minimumLength: minimumLength
+                )
+            )
         }
         let sortField = try reader.readOptionalString("sort field")
         let cacheCapacity = Int(try reader.read(UInt32.self, "cache capacity"))
         return IndexConfiguration(
-            searchFields: searchFields, collation: collation, scopes: scopes, sortField: sortField,
-            cacheCapacity: cacheCapacity)
+            searchFields: searchFields,
+            collation: collation,
+            scopes: scopes,
+            sortField: sortField,
+            cacheCapacity: cacheCapacity
+        )
     }
 }
 
@@ -339,7 +374,9 @@ enum FileIO {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
         let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot create \(temporary) (\(errorText()))") }
+        guard descriptor >= 0 else {
+            throw .snapshot(path: path, reason: "cannot create \(temporary) (\(errorText()))")
+        }
         var failure: String? = nil
         outer: for part in parts {
             var done = 0

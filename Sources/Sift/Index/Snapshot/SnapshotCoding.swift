@@ -114,7 +114,11 @@ struct SnapshotReader {
             for i in 0..<Int(count) {
                 var length: UInt32 = 0
                 withUnsafeMutableBytes(of: &length) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[(lengths.lowerBound + 4 * i)..<(lengths.lowerBound + 4 * i + 4)]))
+                    $0.copyMemory(
+                        from: UnsafeRawBufferPointer(
+                            rebasing: raw[(lengths.lowerBound + 4 * i)..<(lengths.lowerBound + 4 * i + 4)]
+                        )
+                    )
                 }
                 let end = offset + Int(UInt32(littleEndian: length))
                 guard end <= blob.upperBound else {

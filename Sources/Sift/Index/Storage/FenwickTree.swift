@@ -29,7 +29,8 @@ struct FenwickTree {
     /// - Complexity: O(log *b*).
     @inline(__always)
     func prefix(_ bucket: Int) -> Int {
-        var node = bucket, sum = 0
+        var node = bucket
+        var sum = 0
         while node > 0 {
             sum += Int(nodes[node - 1])
             node &= node - 1
@@ -63,7 +64,8 @@ struct FenwickTree {
     ///
     /// - Complexity: O(log *b*).
     func locate(_ position: Int) -> (bucket: Int, offset: Int) {
-        var bucket = 0, remaining = position
+        var bucket = 0
+        var remaining = position
         var step = nodes.isEmpty ? 0 : 1 << (Int.bitWidth - 1 - nodes.count.leadingZeroBitCount)
         while step > 0 {
             let next = bucket + step

@@ -179,7 +179,8 @@ struct IDTable {
         var partitionBits = 0
         while partitionBits < 16 && (1 << partitionBits) * 1024 < n { partitionBits += 1 }
         @inline(__always) func partition(_ hash: Int) -> Int {
-            partitionBits == 0 ? 0 : Int(truncatingIfNeeded: UInt64(bitPattern: Int64(hash)) >> UInt64(64 - partitionBits))
+            partitionBits == 0
+                ? 0 : Int(truncatingIfNeeded: UInt64(bitPattern: Int64(hash)) >> UInt64(64 - partitionBits))
         }
         var starts = [Int](repeating: 0, count: (1 << partitionBits) + 1)
         for hash in hashes { starts[partition(hash) + 1] += 1 }
@@ -260,7 +261,9 @@ struct IDTable {
                     let tag = Self.tag(hash)
                     var i = home(hash, size)
                     while buckets[i] >= 0 {
-                        if tags[i] == tag && ids.withUTF8(slot, { id in ids.withUTF8(buckets[i]) { $0.elementsEqual(id) } }) {
+                        if tags[i] == tag
+                            && ids.withUTF8(slot, { id in ids.withUTF8(buckets[i]) { $0.elementsEqual(id) } })
+                        {
                             return true
                         }
                         i += 1

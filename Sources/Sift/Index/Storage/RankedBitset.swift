@@ -110,7 +110,9 @@ struct RankedBitset {
     /// The index of the set bit of `word` that has `rank` set bits below it.
     @inline(__always)
     private static func select(_ rank: Int, in word: UInt64) -> Int {
-        var word = word, rank = rank, base = 0
+        var word = word
+        var rank = rank
+        var base = 0
         // Halve the word three times by the set bits of its lower half, then step through at
         // most seven set bits of a byte.
         let low32 = (word & 0xFFFF_FFFF).nonzeroBitCount

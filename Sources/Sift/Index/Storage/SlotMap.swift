@@ -89,7 +89,9 @@ struct SlotMap: Equatable {
 
     /// Every key and value, in no particular order.
     var pairs: [(key: Int32, value: Int32)] {
-        stride(from: 0, to: entries.count, by: 2).compactMap { entries[$0] == -1 ? nil : (entries[$0], entries[$0 + 1]) }
+        stride(from: 0, to: entries.count, by: 2).compactMap {
+            entries[$0] == -1 ? nil : (entries[$0], entries[$0 + 1])
+        }
     }
 
     private mutating func grow() {

@@ -173,7 +173,9 @@ struct SlotSequence {
         let i = Int(slot)
         // The array's own growth is geometric: growing the count only as far as needed keeps
         // appends amortized O(1) without doubling the table's length.
-        if i >= labelOfSlot.count { labelOfSlot.append(contentsOf: repeatElement(Self.absent, count: i + 1 - labelOfSlot.count)) }
+        if i >= labelOfSlot.count {
+            labelOfSlot.append(contentsOf: repeatElement(Self.absent, count: i + 1 - labelOfSlot.count))
+        }
         labelOfSlot[i] = label
     }
 
@@ -242,7 +244,8 @@ struct SlotSequence {
     /// - Complexity: O(log *b*).
     private func blockIndex(of slot: Int32) -> Int {
         let label = labelOfSlot[Int(slot)]
-        var low = 0, high = firstLabels.count
+        var low = 0
+        var high = firstLabels.count
         while high - low > 1 {
             let mid = (low + high) / 2
             if firstLabels[mid] <= label { low = mid } else { high = mid }
@@ -448,8 +451,12 @@ struct SlotSequence {
                     for block in blocks {
                         block.withUnsafeBufferPointer { slots in
                             written += sift_select_in_order(
-                                slots.baseAddress!, slots.count, words.baseAddress!, words.count,
-                                out.baseAddress! + written)
+                                slots.baseAddress!,
+                                slots.count,
+                                words.baseAddress!,
+                                words.count,
+                                out.baseAddress! + written
+                            )
                         }
                     }
                 }
@@ -479,8 +486,12 @@ struct SlotSequence {
                     slotScratch.withUnsafeMutableBufferPointer { slotScratch in
                         guard labels.count > 1 else { return }
                         sift_sort_by_key(
-                            labels.baseAddress!, slots.baseAddress!, labelScratch.baseAddress!, slotScratch.baseAddress!,
-                            labels.count)
+                            labels.baseAddress!,
+                            slots.baseAddress!,
+                            labelScratch.baseAddress!,
+                            slotScratch.baseAddress!,
+                            labels.count
+                        )
                     }
                 }
             }

@@ -132,7 +132,9 @@ struct TextColumn {
         return bytes.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
             let start = Int(groupStarts[group])
-            var p = start, value = start, size = 0
+            var p = start
+            var value = start
+            var size = 0
             for i in 0..<members {
                 let (length, prefix) = Self.decode(base + p)
                 if i == member { (value, size) = (p, prefix + length) }
@@ -274,7 +276,8 @@ struct TextColumn {
 
     /// Replaces the value of a slot below `slotCount`.
     private mutating func replace(_ index: Int, with value: UnsafeBufferPointer<UInt8>) {
-        let group = index >> Self.groupShift, member = index & (Self.groupSize - 1)
+        let group = index >> Self.groupShift
+        let member = index & (Self.groupSize - 1)
         var (start, at, oldSize, end) = layout(ofGroup: group, member: member)
         var slack = Int(groupSlack[group])
         let newSize = Self.prefixSize(value.count) + value.count
@@ -284,7 +287,8 @@ struct TextColumn {
             (start, at, oldSize, end) = layout(ofGroup: group, member: member)
             slack = 0
         }
-        let tail = at + oldSize, tailCount = end - tail
+        let tail = at + oldSize
+        let tailCount = end - tail
         if delta <= slack || end + slack == bytes.count {
             // In place: the group shrinks, grows into its slack, or ends `bytes` and grows there.
             if delta > slack {
@@ -319,7 +323,9 @@ struct TextColumn {
             let base = b.baseAddress!
             (base + target).update(from: base + start, count: at - start)
             let prefix = Self.writePrefix(value.count, to: base + target + at - start)
-            if let source = value.baseAddress { (base + target + at - start + prefix).update(from: source, count: value.count) }
+            if let source = value.baseAddress {
+                (base + target + at - start + prefix).update(from: source, count: value.count)
+            }
             (base + target + at - start + newSize).update(from: base + tail, count: tailCount)
         }
         groupStarts[group] = UInt32(target)
@@ -397,7 +403,8 @@ struct TextColumn {
             for slot in 0..<slotCount {
                 if slot & (Self.groupSize - 1) == 0 { starts.append(UInt32(p)) }
                 guard p < b.count else { return nil }
-                var length = Int(b[p]), prefix = 1
+                var length = Int(b[p])
+                var prefix = 1
                 if b[p] >= Self.longPrefix {
                     guard b[p] == Self.longPrefix, b.count - p >= Self.longPrefixSize,
                         b[(p + 1)..<(p + Self.longPrefixSize)].allSatisfy({ $0 < 0x80 })
