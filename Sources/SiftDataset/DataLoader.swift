@@ -17,7 +17,8 @@ import Darwin
 /// - NUL characters are valid UTF-8 and are kept in values.
 /// - Nothing is dropped or padded silently: every problem is an error.
 ///
-/// TSV/CSV (parsed with the `CSV` package, `yaslab/CSV.swift`):
+/// TSV/CSV (parsed in one pass over the bytes, in chunks on every core; ``DataFile`` keeps the
+/// values in the file's bytes until they are read):
 /// - The first row is the header. An empty file (or one with only line breaks) is an error
 ///   ("empty file (no header)"); a header without data rows gives a table with no rows.
 /// - Header names must be non-empty and distinct.
@@ -47,15 +48,7 @@ public struct DataLoader {
     ///   contents are bad (see ``parse(bytes:source:format:)``).
     /// - Complexity: O(*n*) in the size of the file.
     public static func load(path: String, format: DataFormat? = nil) throws(DataFileError) -> DataTable {
-        guard let format = format ?? DataFormat.detect(path: path) else {
-            let ext = DataFormat.fileExtension(of: path).map { "'.\($0)'" } ?? "none"
-            throw DataFileError(
-                file: path,
-                message: "cannot tell the data format from the file extension (\(ext)); "
-                    + "use .tsv, .tab, .csv, .jsonl or .ndjson")
-        }
-        let bytes = try readFile(path)
-        return try parse(bytes: bytes, source: path, format: format)
+        try DataFile(path: path, format: format).table
     }
 
     /// Parses the contents of a data file.
@@ -67,19 +60,28 @@ public struct DataLoader {
     /// - Throws: ``DataFileError`` for the first problem in the file, in file order.
     /// - Complexity: O(*n*) in the number of bytes.
     public static func parse(bytes: [UInt8], source: String, format: DataFormat) throws(DataFileError) -> DataTable {
-        try bytes.withUnsafeBufferPointer { (buffer) throws(DataFileError) -> DataTable in
-            if let delimiter = format.delimiter {
-                var parser = DelimitedParser(bytes: buffer, source: source, format: format, delimiter: delimiter)
-                return try parser.parse()
-            } else {
-                var parser = JSONLinesParser(bytes: buffer, source: source)
-                return try parser.parse()
-            }
+        try DataFile(bytes: bytes, source: source, format: format).table
+    }
+
+    /// Reads a whole file, for ``DataFile/init(bytes:source:format:progress:)``.
+    ///
+    /// - Parameters:
+    ///   - path: The file to read.
+    ///   - progress: Called as the file is read.
+    /// - Throws: ``DataFileError`` naming the file, with the system's own reason:
+    ///   `missing.tsv: cannot read file (No such file or directory)`.
+    /// - Complexity: O(*n*) in the size of the file.
+    public static func readBytes(
+        path: String, progress: ((DataLoadProgress) -> Void)? = nil
+    ) throws(DataFileError) -> [UInt8] {
+        try readFile(path) { read, total in
+            progress?(DataLoadProgress(phase: .reading, completed: read, total: total))
         }
     }
 
-    /// Reads a whole file with POSIX calls, so that failures carry the system's own reason.
-    static func readFile(_ path: String) throws(DataFileError) -> [UInt8] {
+    /// Reads a whole file with POSIX calls, so that failures carry the system's own reason,
+    /// calling `progress` with the bytes read so far and the file's size (0 when unknown).
+    static func readFile(_ path: String, progress: ((Int, Int) -> Void)? = nil) throws(DataFileError) -> [UInt8] {
         func failure(_ code: Int32) -> DataFileError {
             DataFileError(file: path, message: "cannot read file (\(String(cString: strerror(code))))")
         }
@@ -91,8 +93,8 @@ public struct DataLoader {
         let sizeHint = fstat(descriptor, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 0
         var bytes = [UInt8]()
         bytes.reserveCapacity(sizeHint + 1)
-        let chunkSize = max(sizeHint + 1, 1 << 16)
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        let chunkSize = 1 << 23
+        var chunk = [UInt8](repeating: 0, count: min(chunkSize, max(1 << 16, sizeHint + 1)))
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
@@ -102,6 +104,7 @@ public struct DataLoader {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
+            progress?(bytes.count, sizeHint)
         }
         return bytes
     }

@@ -27,47 +27,12 @@ extension DataTable {
     /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line
     ///   and id column for an empty or duplicate id (which names the line of the first one).
     ///   Nothing is dropped silently: a row that cannot become a record is an error.
-    /// - Complexity: O(*n*) in the size of the table.
+    /// - Complexity: O(*n*) in the size of the table, divided among the cores (see
+    ///   ``DataFile/records(idField:fields:categories:progress:)``).
     public func records(idField: String? = nil, fields: [String]? = nil, categories: [String] = [])
         throws(DataFileError) -> [Record]
     {
-        let idColumn = try idField.map { name throws(DataFileError) in try requireColumn(name, role: "id field") }
-        var kept: [(name: String, column: Int)]
-        if let fields {
-            kept = []
-            var seen = Set<String>()
-            for name in fields + categories where seen.insert(name).inserted {
-                kept.append((name, try requireColumn(name, role: categories.contains(name) && !fields.contains(name) ? "category field" : "field")))
-            }
-        } else {
-            for name in categories { _ = try requireColumn(name, role: "category field") }
-            kept = columns.enumerated().map { ($1, $0) }
-        }
-        var records: [Record] = []
-        records.reserveCapacity(rows.count)
-        var lineOfID: [String: Int] = [:]
-        lineOfID.reserveCapacity(rows.count)
-        for row in rows {
-            let id: String
-            if let idColumn {
-                id = row.values[idColumn]
-                if id.isEmpty {
-                    throw DataFileError(file: source, line: row.line, field: columns[idColumn], message: "empty id")
-                }
-            } else {
-                id = String(row.number)
-            }
-            if let first = lineOfID.updateValue(row.line, forKey: id) {
-                throw DataFileError(
-                    file: source, line: row.line, field: idColumn.map { columns[$0] } ?? "id",
-                    message: "duplicate id '\(id)' (first on line \(first))")
-            }
-            var values: [String: String] = [:]
-            values.reserveCapacity(kept.count)
-            for (name, column) in kept where !row.values[column].isEmpty { values[name] = row.values[column] }
-            records.append(Record(id: id, fields: values))
-        }
-        return records
+        try DataFile(self).records(idField: idField, fields: fields, categories: categories)
     }
 
     /// The columns to search when none are named: the text columns (``textColumns``), or, when
@@ -78,13 +43,5 @@ extension DataTable {
     public var defaultSearchFields: [String] {
         let text = textColumns
         return text.isEmpty ? columns : text
-    }
-
-    private func requireColumn(_ name: String, role: String) throws(DataFileError) -> Int {
-        guard let column = column(named: name) else {
-            throw DataFileError(
-                file: source, message: "unknown \(role) '\(name)' (columns: \(columns.joined(separator: ", ")))")
-        }
-        return column
     }
 }

@@ -72,24 +72,36 @@ public struct DataRow: Sendable, Equatable {
 /// Whether `text` is an ASCII integer or decimal number: `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`.
 func isNumberText(_ text: String) -> Bool {
     var text = text
-    return text.withUTF8 { bytes in
-        var i = 0
-        let n = bytes.count
-        if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-        var digits = 0
-        while i < n, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1; digits += 1 }
-        if i < n, bytes[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < n, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1; digits += 1 }
-        }
-        guard digits > 0 else { return false }
-        if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
-            i += 1
-            if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-            var exponentDigits = 0
-            while i < n, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1; exponentDigits += 1 }
-            guard exponentDigits > 0 else { return false }
-        }
-        return i == n
+    return text.withUTF8 { isNumberBytes($0) }
+}
+
+/// Whether UTF-8 `bytes` are an ASCII integer or decimal number (see ``isNumberText(_:)``).
+func isNumberBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    let n = bytes.count
+    if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+    var digits = 0
+    while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+        i += 1
+        digits += 1
     }
+    if i < n, bytes[i] == UInt8(ascii: ".") {
+        i += 1
+        while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+            i += 1
+            digits += 1
+        }
+    }
+    guard digits > 0 else { return false }
+    if i < n, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        i += 1
+        if i < n, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var exponentDigits = 0
+        while i < n, bytes[i] &- UInt8(ascii: "0") < 10 {
+            i += 1
+            exponentDigits += 1
+        }
+        guard exponentDigits > 0 else { return false }
+    }
+    return i == n
 }

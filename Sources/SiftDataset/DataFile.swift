@@ -1,0 +1,481 @@
+public import Sift
+
+/// A data file read and parsed, on every core: its columns, and its rows' values kept where the
+/// file's bytes hold them until they are read. The fast road from a file to records.
+///
+/// ```swift
+/// let file = try DataFile(path: "cities.tsv")
+/// let fields = file.defaultSearchFields                          // the text columns
+/// let records = try file.records(idField: "geonameid", fields: fields)
+/// let index = try SearchIndex(configuration: IndexConfiguration(searchFields: fields), records: records)
+/// ```
+///
+/// It reads as ``DataLoader`` does, with the same rules and the same errors (the first problem
+/// in the file, naming its line and field), and answers what a ``DataTable`` answers
+/// (``columns``, ``textColumns``, ``defaultSearchFields``, ``records(idField:fields:categories:progress:)``)
+/// without making a `String` per value first: TSV and CSV rows are parsed in chunks on every
+/// core, and records are made on every core too. ``table`` makes the ``DataTable``.
+public struct DataFile: Sendable {
+    /// The file path as it was given (used in error messages).
+    public let source: String
+    /// The format the file was read as.
+    public let format: DataFormat
+    /// The column names: the header row for TSV/CSV, or every key in first-seen order for JSON Lines.
+    public let columns: [String]
+    /// The number of data rows.
+    public let rowCount: Int
+    private let storage: Storage
+
+    private enum Storage: Sendable {
+        /// TSV/CSV: the file's bytes and the chunks of rows parsed from them.
+        case delimited(bytes: [UInt8], chunks: [DelimitedChunk])
+        /// Rows made already (JSON Lines, or a table given).
+        case rows([DataRow])
+    }
+
+    /// Reads the file at `path` and parses it.
+    ///
+    /// - Parameters:
+    ///   - path: The file to read; it is also the ``source`` used in messages.
+    ///   - format: The format to read; `nil` detects it from the extension (``DataFormat/detect(path:)``).
+    ///   - progress: Called, from any thread, as the file is read and parsed.
+    /// - Throws: ``DataFileError``, as ``DataLoader/load(path:format:)`` does.
+    /// - Complexity: O(*n*) in the size of the file, divided among the cores for TSV and CSV.
+    public init(
+        path: String,
+        format: DataFormat? = nil,
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil
+    ) throws(DataFileError) {
+        guard let format = format ?? DataFormat.detect(path: path) else {
+            let ext = DataFormat.fileExtension(of: path).map { "'.\($0)'" } ?? "none"
+            throw DataFileError(
+                file: path,
+                message: "cannot tell the data format from the file extension (\(ext)); "
+                    + "use .tsv, .tab, .csv, .jsonl or .ndjson"
+            )
+        }
+        let bytes = try DataLoader.readFile(path) { read, total in
+            progress?(DataLoadProgress(phase: .reading, completed: read, total: total))
+        }
+        try self.init(bytes: bytes, source: path, format: format, progress: progress)
+    }
+
+    /// Parses the contents of a data file.
+    ///
+    /// - Parameters:
+    ///   - bytes: The raw file contents (UTF-8, optionally starting with a byte order mark).
+    ///   - source: The name to report in errors and to store in ``source``.
+    ///   - format: How to read the bytes.
+    ///   - progress: Called, from any thread, as the bytes are parsed.
+    /// - Throws: ``DataFileError`` for the first problem in the file, in file order.
+    /// - Complexity: O(*n*) in the number of bytes, divided among the cores for TSV and CSV.
+    public init(
+        bytes: [UInt8],
+        source: String,
+        format: DataFormat,
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil
+    ) throws(DataFileError) {
+        try self.init(bytes: bytes, source: source, format: format, chunkBytes: 1 << 20, progress: progress)
+    }
+
+    /// Parses with chunks of about `chunkBytes` (tests make them tiny, to put boundaries everywhere).
+    init(
+        bytes: [UInt8],
+        source: String,
+        format: DataFormat,
+        chunkBytes: Int,
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil
+    ) throws(DataFileError) {
+        self.source = source
+        self.format = format
+        guard let delimiter = format.delimiter else {
+            let table = try bytes.withUnsafeBufferPointer { (buffer) throws(DataFileError) -> DataTable in
+                var parser = JSONLinesParser(bytes: buffer, source: source)
+                return try parser.parse()
+            }
+            progress?(DataLoadProgress(phase: .parsing, completed: bytes.count, total: bytes.count))
+            columns = table.columns
+            rowCount = table.rows.count
+            storage = .rows(table.rows)
+            return
+        }
+        let total = bytes.count
+        let (columns, chunks) = try bytes.withUnsafeBufferPointer {
+            (buffer) throws(DataFileError) -> ([String], [DelimitedChunk]) in
+            var parser = DelimitedParser(bytes: buffer, source: source, delimiter: delimiter)
+            parser.chunkBytes = max(1, chunkBytes)
+            if let progress {
+                parser.progress = { progress(DataLoadProgress(phase: .parsing, completed: $0, total: total)) }
+            }
+            return try parser.parse()
+        }
+        self.columns = columns
+        // Chunks without rows are left out.
+        let kept = chunks.filter { $0.rowCount > 0 }
+        rowCount = kept.last.map { $0.firstRow + $0.rowCount } ?? 0
+        storage = .delimited(bytes: bytes, chunks: kept)
+    }
+
+    /// The file of a table's rows (for its records, made on every core).
+    public init(_ table: DataTable) {
+        source = table.source
+        format = table.format
+        columns = table.columns
+        rowCount = table.rows.count
+        storage = .rows(table.rows)
+    }
+
+    // MARK: - Rows and values
+
+    /// The 1-based line of the file on which data row `row` (0-based) starts.
+    ///
+    /// - Precondition: `row` is in `0..<rowCount`.
+    /// - Complexity: O(log *k*) for *k* chunks.
+    public func line(ofRow row: Int) -> Int {
+        switch storage {
+        case .rows(let rows): return rows[row].line
+        case .delimited(_, let chunks):
+            let chunk = chunks[chunkIndex(ofRow: row, in: chunks)]
+            return chunk.firstLine + chunk.rowLines[row - chunk.firstRow]
+        }
+    }
+
+    /// The value of data row `row` (0-based) in `column`.
+    ///
+    /// - Precondition: `row` is in `0..<rowCount` and `column` in `columns.indices`.
+    /// - Complexity: O(log *k*) for *k* chunks, plus the value's length.
+    public func value(ofRow row: Int, column: Int) -> String {
+        switch storage {
+        case .rows(let rows): return rows[row].values[column]
+        case .delimited(let bytes, let chunks):
+            let chunk = chunks[chunkIndex(ofRow: row, in: chunks)]
+            let cell = chunk.cells[(row - chunk.firstRow) * columns.count + column]
+            return bytes.withUnsafeBufferPointer { cellString(cell, bytes: $0, unescaped: chunk.unescaped) }
+        }
+    }
+
+    /// The index of the column called `named`, or `nil` if there is none.
+    ///
+    /// - Complexity: O(*c*) for *c* columns.
+    public func column(named: String) -> Int? {
+        columns.firstIndex(of: named)
+    }
+
+    /// The table: every row's values as strings.
+    ///
+    /// - Complexity: O(*n*) in the size of the file, divided among the cores.
+    public var table: DataTable {
+        if case .rows(let rows) = storage {
+            return DataTable(source: source, format: format, columns: columns, rows: rows)
+        }
+        let columnCount = columns.count
+        let rows = withPieces { pieces in
+            [DataRow](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+                let rows = UnsafeSendable(buffer)
+                parallelFor(pieces.count) { p in
+                    let piece = pieces[p]
+                    for row in piece.rows {
+                        let values = (0..<columnCount).map { piece.string(row: row, column: $0) }
+                        (rows.value.baseAddress! + row).initialize(
+                            to: DataRow(line: piece.line(ofRow: row), number: row + 1, values: values)
+                        )
+                    }
+                }
+                initialized = rowCount
+            }
+        }
+        return DataTable(source: source, format: format, columns: columns, rows: rows)
+    }
+
+    /// The columns whose non-empty values are not all numbers, as ``DataTable/textColumns``.
+    ///
+    /// - Complexity: O(*n*) in the size of the file at worst (a column of numbers is read whole),
+    ///   divided among the cores.
+    public var textColumns: [String] {
+        let columnCount = columns.count
+        var hasText = [Bool](repeating: false, count: columnCount)
+        withPieces { pieces in
+            var found = [[Bool]](repeating: [], count: pieces.count)
+            found.withUnsafeMutableBufferPointer { found in
+                let results = UnsafeSendable(found)
+                parallelFor(pieces.count) { p in
+                    let piece = pieces[p]
+                    results.value[p] = (0..<columnCount).map { column in
+                        piece.rows.contains { row in piece.isText(row: row, column: column) }
+                    }
+                }
+            }
+            for flags in found {
+                for (column, flag) in flags.enumerated() where flag { hasText[column] = true }
+            }
+        }
+        return columns.indices.filter { hasText[$0] }.map { columns[$0] }
+    }
+
+    /// The columns to search when none are named, as ``DataTable/defaultSearchFields``: the text
+    /// columns, or every column when none holds text.
+    ///
+    /// - Complexity: as ``textColumns``.
+    public var defaultSearchFields: [String] {
+        let text = textColumns
+        return text.isEmpty ? columns : text
+    }
+
+    // MARK: - Records
+
+    /// The records of the rows, as ``DataTable/records(idField:fields:categories:)`` makes them
+    /// (record *i* from data row *i*; only non-empty values; ids from `idField`, else the data row
+    /// number), with the same errors, made on every core.
+    ///
+    /// - Parameter progress: Called, from any thread, with the number of records made so far.
+    /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line and
+    ///   id column for an empty or duplicate id (the first in file order).
+    /// - Complexity: O(*n*) in the size of the values kept, divided among the cores; O(*r*)
+    ///   hash-table inserts for *r* rows to check the ids when there is an id column.
+    public func records(
+        idField: String? = nil,
+        fields: [String]? = nil,
+        categories: [String] = [],
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil
+    ) throws(DataFileError) -> [Record] {
+        let idColumn = try idField.map { name throws(DataFileError) in try requireColumn(name, role: "id field") }
+        var kept: [(name: String, column: Int)]
+        if let fields {
+            kept = []
+            var seen = Set<String>()
+            for name in fields + categories where seen.insert(name).inserted {
+                let role = categories.contains(name) && !fields.contains(name) ? "category field" : "field"
+                kept.append((name, try requireColumn(name, role: role)))
+            }
+        } else {
+            for name in categories { _ = try requireColumn(name, role: "category field") }
+            kept = columns.enumerated().map { ($1, $0) }
+        }
+        let rowCount = self.rowCount
+        let total = rowCount
+        var report: (@Sendable (Int) -> Void)? = nil
+        if let progress { report = { progress(DataLoadProgress(phase: .records, completed: $0, total: total)) } }
+        let made = ProgressCounter(report: report)
+        return try withPieces { (pieces) throws(DataFileError) -> [Record] in
+            var ids: [String] = []
+            if idColumn != nil || !isDelimited {
+                // A table's own row numbers are checked too (a file's are 1, 2, 3, ...).
+                ids = try checkedIDs(column: idColumn, pieces: pieces)
+            }
+            let names = kept.map(\.name)
+            let keptColumns = kept.map(\.column)
+            return [Record](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+                let records = UnsafeSendable(buffer)
+                parallelFor(pieces.count) { p in
+                    let piece = pieces[p]
+                    for row in piece.rows {
+                        var values = [String: String](minimumCapacity: names.count)
+                        for (name, column) in zip(names, keptColumns) where !piece.isEmpty(row: row, column: column) {
+                            values[name] = piece.string(row: row, column: column)
+                        }
+                        let id = ids.isEmpty ? String(row + 1) : ids[row]
+                        (records.value.baseAddress! + row).initialize(to: Record(id: id, fields: values))
+                    }
+                    made.add(piece.rows.count)
+                }
+                initialized = rowCount
+            }
+        }
+    }
+
+    /// The ids of every row (from `column`, else the data row numbers), read on every core,
+    /// checked in file order: the first empty id or the first repeated one, whichever comes
+    /// first, is an error.
+    private func checkedIDs(column: Int?, pieces: [Piece]) throws(DataFileError) -> [String] {
+        var ids = [String](repeating: "", count: rowCount)
+        var firstEmpty = [Int?](repeating: nil, count: pieces.count)
+        ids.withUnsafeMutableBufferPointer { ids in
+            firstEmpty.withUnsafeMutableBufferPointer { firstEmpty in
+                let (idBuffer, emptyBuffer) = (UnsafeSendable(ids), UnsafeSendable(firstEmpty))
+                parallelFor(pieces.count) { p in
+                    let piece = pieces[p]
+                    for row in piece.rows {
+                        let id = column.map { piece.string(row: row, column: $0) } ?? String(piece.number(ofRow: row))
+                        if id.isEmpty && emptyBuffer.value[p] == nil { emptyBuffer.value[p] = row }
+                        idBuffer.value[row] = id
+                    }
+                }
+            }
+        }
+        let empty = firstEmpty.compactMap { $0 }.min()
+        var rowOfID: [String: Int] = [:]
+        rowOfID.reserveCapacity(empty ?? rowCount)
+        for row in 0..<(empty ?? rowCount) {
+            if let first = rowOfID.updateValue(row, forKey: ids[row]) {
+                throw DataFileError(
+                    file: source,
+                    line: line(ofRow: row),
+                    field: column.map { columns[$0] } ?? "id",
+                    message: "duplicate id '\(ids[row])' (first on line \(line(ofRow: first)))"
+                )
+            }
+        }
+        if let empty {
+            throw DataFileError(
+                file: source,
+                line: line(ofRow: empty),
+                field: column.map { columns[$0] },
+                message: "empty id"
+            )
+        }
+        return ids
+    }
+
+    private var isDelimited: Bool {
+        if case .delimited = storage { return true }
+        return false
+    }
+
+    private func requireColumn(_ name: String, role: String) throws(DataFileError) -> Int {
+        guard let column = column(named: name) else {
+            throw DataFileError(
+                file: source,
+                message: "unknown \(role) '\(name)' (columns: \(columns.joined(separator: ", ")))"
+            )
+        }
+        return column
+    }
+
+    // MARK: - Pieces
+
+    /// A run of rows read by one worker: a chunk of a TSV/CSV file, or a run of made rows.
+    private struct Piece {
+        /// The data rows (0-based, across the file).
+        let rows: Range<Int>
+        let columnCount: Int
+        /// TSV/CSV: the file, and the chunk's values, lines and unescaped bytes.
+        let bytes: UnsafeBufferPointer<UInt8>
+        let cells: [CellRange]
+        let rowLines: [Int]
+        let firstLine: Int
+        let unescaped: [UInt8]
+        /// Otherwise: the rows (all of them).
+        let madeRows: [DataRow]?
+
+        init(rows: Range<Int>, columnCount: Int, bytes: UnsafeBufferPointer<UInt8>, chunk: DelimitedChunk) {
+            self.rows = rows
+            self.columnCount = columnCount
+            self.bytes = bytes
+            cells = chunk.cells
+            rowLines = chunk.rowLines
+            firstLine = chunk.firstLine
+            unescaped = chunk.unescaped
+            madeRows = nil
+        }
+
+        init(rows: Range<Int>, columnCount: Int, madeRows: [DataRow]) {
+            self.rows = rows
+            self.columnCount = columnCount
+            bytes = UnsafeBufferPointer(start: nil, count: 0)
+            cells = []
+            rowLines = []
+            firstLine = 0
+            unescaped = []
+            self.madeRows = madeRows
+        }
+
+        @inline(__always)
+        private func cell(_ row: Int, _ column: Int) -> CellRange {
+            cells[(row - rows.lowerBound) * columnCount + column]
+        }
+
+        func number(ofRow row: Int) -> Int { madeRows?[row].number ?? row + 1 }
+
+        func line(ofRow row: Int) -> Int {
+            if let madeRows { return madeRows[row].line }
+            return firstLine + rowLines[row - rows.lowerBound]
+        }
+
+        func string(row: Int, column: Int) -> String {
+            if let madeRows { return madeRows[row].values[column] }
+            return cellString(cell(row, column), bytes: bytes, unescaped: unescaped)
+        }
+
+        func isEmpty(row: Int, column: Int) -> Bool {
+            if let madeRows { return madeRows[row].values[column].isEmpty }
+            let cell = cell(row, column)
+            return cell.start == cell.end
+        }
+
+        /// Whether the value is not empty and not a number (see ``DataTable/textColumns``).
+        func isText(row: Int, column: Int) -> Bool {
+            if let madeRows {
+                let value = madeRows[row].values[column]
+                return !value.isEmpty && !isNumberText(value)
+            }
+            let cell = cell(row, column)
+            guard cell.start != cell.end else { return false }
+            if cell.start >= 0 { return !isNumberBytes(UnsafeBufferPointer(rebasing: bytes[cell.start..<cell.end])) }
+            return unescaped.withUnsafeBufferPointer { unescaped in
+                !isNumberBytes(UnsafeBufferPointer(rebasing: unescaped[(~cell.start)..<(~cell.end)]))
+            }
+        }
+    }
+
+    /// Calls `body` with the pieces of the rows (for workers), the file's bytes held meanwhile.
+    private func withPieces<R, E: Error>(_ body: ([Piece]) throws(E) -> R) throws(E) -> R {
+        let columnCount = columns.count
+        switch storage {
+        case .rows(let rows):
+            let size = max(1024, (rows.count + 4 * workerCount - 1) / (4 * workerCount))
+            let pieces = stride(from: 0, to: rows.count, by: size).map { start in
+                Piece(rows: start..<min(rows.count, start + size), columnCount: columnCount, madeRows: rows)
+            }
+            return try body(pieces)
+        case .delimited(let bytes, let chunks):
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(E) -> R in
+                let pieces = chunks.map { chunk in
+                    Piece(
+                        rows: chunk.firstRow..<(chunk.firstRow + chunk.rowCount),
+                        columnCount: columnCount,
+                        bytes: buffer,
+                        chunk: chunk
+                    )
+                }
+                return try body(pieces)
+            }
+        }
+    }
+
+    private func chunkIndex(ofRow row: Int, in chunks: [DelimitedChunk]) -> Int {
+        var low = 0
+        var high = chunks.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if chunks[middle].firstRow <= row { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+}
+
+/// How far a ``DataFile`` has got: bytes read or parsed, or records made.
+public struct DataLoadProgress: Sendable, Equatable {
+    /// What is being done.
+    public enum Phase: Sendable, Hashable {
+        /// Reading the file (bytes).
+        case reading
+        /// Parsing it (bytes).
+        case parsing
+        /// Making records (rows).
+        case records
+    }
+
+    /// What is being done.
+    public var phase: Phase
+    /// How much is done: bytes, or records.
+    public var completed: Int
+    /// How much there is to do.
+    public var total: Int
+
+    /// A progress report.
+    public init(phase: Phase, completed: Int, total: Int) {
+        self.phase = phase
+        self.completed = completed
+        self.total = total
+    }
+}
