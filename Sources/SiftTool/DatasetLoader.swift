@@ -67,10 +67,8 @@ struct Dataset {
     /// The columns, in file order.
     var columns: [String]
     var idField: String?
-    /// Every record, in original order.
+    /// Every record, in original order (the data row of a record, as loaded, is its position + 1).
     var records: [Record]
-    /// The data row (1-based) of each record id, as loaded.
-    var rowOfID: [String: Int]
 }
 
 /// Opens a dataset (a data file with its description file, or a snapshot from `sift index`) for
@@ -101,9 +99,11 @@ enum DatasetLoader {
         /// The scope a query runs in.
         var selectedScope: String
 
-        /// The index: the snapshot's, or a new one over the records.
-        func makeIndex() throws -> SearchIndex {
+        /// The index: the snapshot's, or a new one over the records (in the phase `indexing`).
+        func makeIndex(phases: LoadPhases = LoadPhases()) throws -> SearchIndex {
             if let snapshot { return snapshot }
+            phases.begin("indexing", label: "indexing \(grouped(dataset.records.count)) records")
+            defer { phases.end() }
             do {
                 return try SearchIndex(configuration: settings.configuration, records: dataset.records)
             } catch {
@@ -112,8 +112,10 @@ enum DatasetLoader {
         }
     }
 
-    static func open(_ request: DatasetRequest) throws -> Opened {
-        if SnapshotDetection.isSnapshot(request.file) { return try openSnapshot(request) }
+    /// Opens a data file or a snapshot, timing its phases in `phases` (reading, parsing, records;
+    /// snapshot, records).
+    static func open(_ request: DatasetRequest, phases: LoadPhases = LoadPhases()) throws -> Opened {
+        if SnapshotDetection.isSnapshot(request.file) { return try openSnapshot(request, phases: phases) }
         let file = request.file
         var descriptionFile: String? = nil
         var description = DatasetDescription()
@@ -125,13 +127,14 @@ enum DatasetLoader {
         }
         if let descriptionFile { description = try DatasetDescription.load(descriptionFile) }
 
-        let table = try DatasetFile.loadTable(file, format: request.inputFormat)
+        let table = try DatasetFile.load(file, format: request.inputFormat, phases: phases)
         let (settings, firstGiven) = try resolve(
             request, description: description, descriptionFile: descriptionFile, table: table)
         let idField = request.id ?? description.id
-        let (records, rowOfID) = try DatasetFile.records(of: table, idField: idField)
+        let records = try DatasetFile.records(of: table, idField: idField, phases: phases)
+        phases.end()
         let dataset = Dataset(
-            file: file, source: table.source, columns: table.columns, idField: idField, records: records, rowOfID: rowOfID)
+            file: file, source: table.source, columns: table.columns, idField: idField, records: records)
         let selected = try selectedScope(request, scopes: settings.scopes, firstGiven: firstGiven, file: file)
         return Opened(
             dataset: dataset, settings: settings, descriptionFile: descriptionFile, snapshot: nil, selectedScope: selected)
@@ -154,7 +157,7 @@ enum DatasetLoader {
     /// Merges the command line (first) and the description file, and checks every name against
     /// the data file's columns; also returns the name of the first scope `--scope` gave.
     static func resolve(
-        _ request: DatasetRequest, description: DatasetDescription, descriptionFile: String?, table: DataTable
+        _ request: DatasetRequest, description: DatasetDescription, descriptionFile: String?, table: DataFile
     ) throws -> (DatasetSettings, firstScopeGiven: String?) {
         let file = request.file
         let described = descriptionFile ?? file
@@ -302,37 +305,41 @@ enum DatasetLoader {
     /// Opens a snapshot from `sift index`: its configuration is fixed (options that would change
     /// it are refused), and it is read without a description file: what the description said is
     /// in the snapshot.
-    private static func openSnapshot(_ request: DatasetRequest) throws -> Opened {
+    private static func openSnapshot(_ request: DatasetRequest, phases: LoadPhases) throws -> Opened {
         let given = request.configuringOptions
         guard given.isEmpty else {
             throw ToolError(
                 "\(request.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')")
         }
         let index: SearchIndex
+        phases.begin("snapshot", label: "reading the snapshot")
         do {
             index = try SearchIndex.load(from: request.file)
         } catch {
             throw ToolError("\(error)")
         }
+        phases.begin("records", label: "reading records", total: index.count)
         var records: [Record] = []
         records.reserveCapacity(index.count)
         let configuration = index.configuration
         var stored = index.metadata[MetadataKey.columns].flatMap(jsonList) ?? configuration.searchFields
         var known = Set(stored)
         var others = Set<String>()
-        var rowOfID: [String: Int] = [:]
-        rowOfID.reserveCapacity(index.count)
         do {
             // Records are stored in original order: the data row of a record is its position + 1.
-            for (position, handle) in index.handles().enumerated() {
+            let progress = phases.progress
+            for handle in index.handles() {
                 let record = try index.record(handle)
                 records.append(record)
-                rowOfID[record.id] = position + 1
                 for field in record.fields.keys where !known.contains(field) { others.insert(field) }
+                if records.count % 65_536 == 0 {
+                    progress(DataLoadProgress(phase: .records, completed: records.count, total: index.count))
+                }
             }
         } catch {
             throw ToolError("\(request.file): \(error)")
         }
+        phases.end()
         stored += others.sorted()
         known.formUnion(others)
         let columns = stored
@@ -365,7 +372,7 @@ enum DatasetLoader {
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
             file: request.file, source: metadata[MetadataKey.source] ?? request.file, columns: columns, idField: idField,
-            records: records, rowOfID: rowOfID)
+            records: records)
         return Opened(
             dataset: dataset, settings: settings, descriptionFile: nil, snapshot: index, selectedScope: selected)
     }

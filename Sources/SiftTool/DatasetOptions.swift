@@ -196,7 +196,8 @@ struct DatasetRequest {
 /// Reading a data file into records, with errors that name the file, line and field; shared by
 /// `sift query`, `sift index` and the REPL.
 enum DatasetFile {
-    static func loadTable(_ file: String, format: InputFormat?) throws -> DataTable {
+    /// Reads and parses a data file (on every core), in the phases `reading` and `parsing`.
+    static func load(_ file: String, format: InputFormat?, phases: LoadPhases) throws -> DataFile {
         let dataFormat = format?.dataFormat ?? DataFormat.detect(path: file)
         guard let dataFormat else {
             let name = (file as NSString).lastPathComponent
@@ -207,13 +208,16 @@ enum DatasetFile {
                     + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl")
         }
         do {
-            return try DataLoader.load(path: file, format: dataFormat)
+            phases.begin("reading")
+            let bytes = try DataLoader.readBytes(path: file, progress: phases.progress)
+            phases.begin("parsing", total: bytes.count)
+            return try DataFile(bytes: bytes, source: file, format: dataFormat, progress: phases.progress)
         } catch {
             throw ToolError(error.description)
         }
     }
 
-    static func requireColumn(_ name: String, role: String, in table: DataTable, file: String) throws {
+    static func requireColumn(_ name: String, role: String, in table: DataFile, file: String) throws {
         guard table.column(named: name) != nil else {
             throw ToolError("\(file): unknown \(role) '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
         }
@@ -221,26 +225,22 @@ enum DatasetFile {
 
     /// The fields to search: those given, or else every text column (or every column, when none
     /// is text), the id column included when it holds text.
-    static func searchFields(_ given: [String], table: DataTable, file: String) throws -> [String] {
+    static func searchFields(_ given: [String], table: DataFile, file: String) throws -> [String] {
         guard given.isEmpty else { return given }
         let fields = table.defaultSearchFields
         if fields.isEmpty { throw ToolError("\(file): no column to search") }
         return fields
     }
 
-    /// The table's records, in file order, with ids from `idField` (or the 1-based data row),
-    /// checked so that an error can name the line; and the data row of each id.
-    static func records(of table: DataTable, idField: String?) throws -> ([Record], [String: Int]) {
-        let records: [Record]
+    /// The table's records, in file order (made on every core), with ids from `idField` (or the
+    /// 1-based data row), checked so that an error can name the line; in the phase `records`.
+    static func records(of table: DataFile, idField: String?, phases: LoadPhases) throws -> [Record] {
+        phases.begin("records", label: "making records", total: table.rowCount)
         do {
-            records = try table.records(idField: idField)
+            return try table.records(idField: idField, progress: phases.progress)
         } catch {
             throw ToolError(error.description)
         }
-        var rowOfID: [String: Int] = [:]
-        rowOfID.reserveCapacity(records.count)
-        for (record, row) in zip(records, table.rows) { rowOfID[record.id] = row.number }
-        return (records, rowOfID)
     }
 }
 

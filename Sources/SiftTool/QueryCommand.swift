@@ -131,8 +131,9 @@ struct QueryPage {
         index.scopes.first { $0.name == query.scope }?.fields ?? settings.searchFields
     }
 
-    /// The data row (1-based) of a record.
-    func dataRow(of id: String) -> Int { opened.dataset.rowOfID[id] ?? 0 }
+    /// The data row (1-based) of a record: the index is in file order (a snapshot keeps the
+    /// order of the file it was built from).
+    func dataRow(of row: RecordHandle) -> Int { ((try? index.position(of: row)) ?? -1) + 1 }
 
     /// `{"row": 1, "id": "1", "values": {...}, "matches": {...}}`
     func jsonLine(_ row: RecordHandle) throws -> String {
@@ -144,7 +145,7 @@ struct QueryPage {
             let pairs = (ranges[field] ?? []).map { "[\($0.lowerBound), \($0.count)]" }.joined(separator: ", ")
             return "\(JSON.string(field)): [\(pairs)]"
         }
-        return "{\"row\": \(dataRow(of: record.id)), \"id\": \(JSON.string(record.id)), "
+        return "{\"row\": \(dataRow(of: row)), \"id\": \(JSON.string(record.id)), "
             + "\"values\": {\(values.joined(separator: ", "))}, \"matches\": {\(matches.joined(separator: ", "))}}"
     }
 

@@ -20,7 +20,7 @@ struct TextReport {
         var table: [[Cell]] = []
         for row in page.rows {
             let record = try index.record(row)
-            var cells: [Cell] = [plain(String(page.dataRow(of: record.id)))]
+            var cells: [Cell] = [plain(String(page.dataRow(of: row)))]
             if showID { cells.append(plain(record.id)) }
             let highlights = try index.highlights(of: row, for: page.query)
             for field in fields {

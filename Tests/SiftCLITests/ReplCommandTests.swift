@@ -14,13 +14,19 @@ struct ReplCommandTests {
         #expect(lines[stats + 3] == "controller: contains, as-you-type, results sorted")
         let milliseconds = #/\d+\.\d\d ms/#
         #expect(lines[stats + 4].wholeMatch(of: #/indexing: \d+\.\d\d ms \(1 build\)/#) != nil, "\(lines[stats + 4])")
-        #expect(lines[stats + 5].hasPrefix("last answer: \"zü\" in All: waited "))
-        #expect(lines[stats + 5].matches(of: milliseconds).count == 3)
-        #expect(lines[stats + 6].wholeMatch(of: #/keystrokes: 1 · median \d+\.\d\d ms · slowest \d+\.\d\d ms/#) != nil)
+        // The load, phase by phase.
+        let phases = lines[stats + 5].split(separator: " · ").map { $0.replacing(#/ \d+\.\d\d ms/#, with: "") }
+        #expect(phases == ["loading: reading", "parsing", "records", "indexing", "tables"], "\(lines[stats + 5])")
+        #expect(lines[stats + 6].hasPrefix("last answer: \"zü\" in All: waited "))
+        #expect(lines[stats + 6].matches(of: milliseconds).count == 3)
+        // Keystrokes until shown: the last one's search, and its total.
+        let keystrokes = lines[stats + 7].replacing(#/\d+\.\d\d ms/#, with: "T")
+        let expected = "keystrokes: 1 · median T · slowest T · median beyond the search T · last: searched T, total T"
+        #expect(keystrokes == expected, "\(lines[stats + 7])")
         // Timings appear nowhere else.
         #expect(lines[..<stats].allSatisfy { $0.firstMatch(of: milliseconds) == nil })
         // :help lists every command; nothing is read after :quit.
-        let help = lines[(stats + 7)...].joined(separator: "\n")
+        let help = lines[(stats + 8)...].joined(separator: "\n")
         for command in [
             ":type", ":back", ":scope ", ":scopes", ":min", ":mode", ":locale", ":strength", ":sort", ":order",
             ":trigger", ":submit", ":cancel", ":original", ":results", ":insert", ":delete", ":move", ":update",

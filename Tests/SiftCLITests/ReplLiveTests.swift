@@ -102,6 +102,36 @@ struct ReplLiveTests {
         #expect(terminal.waitForExit() == 0)
     }
 
+    /// A keystroke draws only the lines above the table until its answer comes (the table
+    /// changes then), and the record or a notice on screen goes at once: the screen never keeps
+    /// a stale part.
+    @Test func typingAfterTheRecordOrANoticeRedrawsTheWholeScreen() throws {
+        let terminal = try start()
+        terminal.waitForScreen("the original table") { $0.contains("original table · 10 records") }
+        terminal.type("pa")
+        terminal.waitForScreen("the results of pa") { $0.lines[2].hasPrefix("3 results") }
+        terminal.type("\r")
+        terminal.waitForScreen("the record") { $0.contains("Esc or Enter: back") }
+        terminal.type("r")
+        var screen = terminal.waitForScreen("the results of par") {
+            $0.lines[0].hasPrefix("Search: par") && $0.lines[2].hasPrefix("1 result")
+        }
+        #expect(!screen.contains("Esc or Enter: back"))
+        #expect(tableRows(screen).count == 1)
+        #expect(tableRows(screen).first?.contains("Paris") == true)
+
+        terminal.type(Self.escape + "[3~")  // Delete: Paris
+        terminal.waitForScreen("the deletion") { $0.lines.last?.hasPrefix("deleted") == true }
+        terminal.type([0x7F])
+        screen = terminal.waitForScreen("the results of pa without the notice") {
+            $0.lines[2].hasPrefix("2 results") && $0.lines.last?.hasPrefix("Ctrl-C quit") == true
+        }
+        #expect(tableRows(screen).count == 2)
+        #expect(!screen.lines.contains { $0.contains("Paris") })
+        terminal.type([0x03])
+        #expect(terminal.waitForExit() == 0)
+    }
+
     @Test func aSignalRestoresTheTerminalAndExits() throws {
         let terminal = try start(["--on-submit"])
         terminal.waitForScreen("the original table") { $0.contains("original table · 10 records") }

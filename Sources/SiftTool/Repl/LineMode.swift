@@ -47,6 +47,7 @@ final class LineMode {
             let update = await session.settled(session.setText(text))
             emit(status(update))
             try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
+            session.showing(update)
             return .proceed
         }
         let body = line.dropFirst()
@@ -90,15 +91,13 @@ final class LineMode {
         case "insert": try await insert(argument)
         case "delete":
             let row = try number(argument, what: "a row number", usage: "delete")
-            let before = session.latest
-            report("deleted", before, try await session.delete(row: row))
+            report("deleted", try await session.delete(row: row))
         case "move":
             let rows = Self.words(argument)
             guard rows.count == 2 else { throw usage("move") }
             let from = try number(rows[0], what: "a row number", usage: "move")
             let to = try number(rows[1], what: "a row number", usage: "move")
-            let before = session.latest
-            report("moved", before, try await session.move(row: from, to: to))
+            report("moved", try await session.move(row: from, to: to))
         case "update": try await update(argument)
         case "stats": try noArgument(name, argument); printStatistics()
         case "help": try noArgument(name, argument); emit(Self.help)
@@ -118,6 +117,7 @@ final class LineMode {
         for character in text {
             let update = await session.settled(session.setText(session.text + String(character)))
             emit(status(update, badges: false))
+            session.showing(update)
         }
     }
 
@@ -128,6 +128,7 @@ final class LineMode {
         for _ in 0..<min(count, session.text.count) {
             let update = await session.settled(session.setText(String(session.text.dropLast())))
             emit(status(update, badges: false))
+            session.showing(update)
         }
     }
 
@@ -227,8 +228,7 @@ final class LineMode {
             words.removeFirst()
         }
         let fields = try Self.assignments(words, usage: "insert")
-        let before = session.latest
-        report("inserted", before, try await session.insert(fields: fields, before: row))
+        report("inserted", try await session.insert(fields: fields, before: row))
     }
 
     private func update(_ argument: String) async throws {
@@ -237,20 +237,18 @@ final class LineMode {
         let row = try number(first, what: "a row number", usage: "update")
         words.removeFirst()
         let fields = try Self.assignments(words, usage: "update")
-        let before = session.latest
-        report("updated", before, try await session.update(row: row, fields: fields))
+        report("updated", try await session.update(row: row, fields: fields))
     }
 
     /// One line on what an edit did (where the record was and is, in each table), then the state.
-    private func report(_ verb: String, _ before: SearchUpdate, _ outcome: ReplSession.EditOutcome) {
+    private func report(_ verb: String, _ outcome: ReplSession.EditOutcome) {
         let after = outcome.update
         let record = outcome.record
         let title = record[session.settings.sort ?? session.settings.searchFields[0]]
         var parts = ["\(verb) id \(record.id) \"\(Cells.sanitize(title, .allControls))\""]
         if verb == "moved", let position = outcome.position { parts.append("position \(position) of the original order") }
         for kind in TableKind.allCases {
-            let old = session.shown(kind, of: before).rowNumber(ofID: record.id)
-            let new = verb == "deleted" ? nil : session.shown(kind, of: after).rowNumber(ofID: record.id)
+            let (old, new) = outcome.rows[kind] ?? (nil, nil)
             let place: String
             switch (old, new) {
             case (nil, nil): continue
@@ -333,7 +331,7 @@ final class LineMode {
         }
         guard table.rowCount > 0 else { return }
         let slice = table.slice(from: (page - 1) * pageSize, count: pageSize)
-        let contents = await session.contents(of: slice.map(\.row))
+        let contents = await session.contents(of: slice.map(\.row), in: kind, of: update)
         let renderer = ReplTable(columns: session.settings.show, style: style, sectioned: table.isSectioned)
         let rows = zip(slice, contents).map { ReplTable.Row(number: $0.number, section: $0.section, content: $1) }
         emit(renderer.lines(rows, width: Self.width()).joined(separator: "\n"))
@@ -370,7 +368,7 @@ final class LineMode {
         var lines: [String] = []
         lines.append(
             "records: \(session.dataset.records.count) · original table: \(ReplSession.rows(original.rowCount))"
-                + (original.layout.isSectioned ? " in \(original.sections.count) sections" : "")
+                + (original.layout.isSectioned ? " in \(original.numberOfSections) sections" : "")
                 + " · results table: \(ReplSession.rows(update.tables.results.rowCount))")
         lines.append(
             "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sortDescription)"
@@ -379,6 +377,8 @@ final class LineMode {
             "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)")
         let durations = session.indexDurations
         lines.append("indexing: \(Self.milliseconds(durations.last!)) (\(durations.count == 1 ? "1 build" : "\(durations.count) builds"))")
+        let phases = session.loadPhases.map { "\($0.phase) \(Self.milliseconds($0.duration))" }
+        lines.append("loading: " + phases.joined(separator: " · "))
         if let (query, timing) = session.lastAnswer {
             lines.append(
                 "last answer: \"\(query.text)\" in \(query.scope): waited \(Self.milliseconds(timing.waited)),"
@@ -386,15 +386,26 @@ final class LineMode {
         } else {
             lines.append("last answer: none yet")
         }
-        let latencies = session.keystrokeLatencies.sorted()
-        if latencies.isEmpty {
-            lines.append("keystrokes: none yet")
+        let keystrokes = session.keystrokes
+        let totals = keystrokes.map(\.total).sorted()
+        if let last = keystrokes.last {
+            // What the REPL adds to a search: from the keystroke to its display, less the search.
+            let beyond = keystrokes.compactMap { keystroke in keystroke.searched.map { keystroke.total - $0 } }
+                .sorted()
+            var line =
+                "keystrokes: \(totals.count) · median \(Self.milliseconds(totals[totals.count / 2]))"
+                + " · slowest \(Self.milliseconds(totals.last!))"
+            if !beyond.isEmpty { line += " · median beyond the search \(Self.milliseconds(beyond[beyond.count / 2]))" }
+            lines.append(line + " · last: " + Self.keystrokeTimes(last))
         } else {
-            lines.append(
-                "keystrokes: \(latencies.count) · median \(Self.milliseconds(latencies[latencies.count / 2]))"
-                    + " · slowest \(Self.milliseconds(latencies.last!))")
+            lines.append("keystrokes: none yet")
         }
         emit(lines.joined(separator: "\n"))
+    }
+
+    /// `searched 6.61 ms, total 6.85 ms`: a keystroke's search and its time until shown.
+    static func keystrokeTimes(_ keystroke: ReplSession.Keystroke) -> String {
+        (keystroke.searched.map { "searched \(milliseconds($0)), " } ?? "") + "total \(milliseconds(keystroke.total))"
     }
 
     static func records(_ count: Int) -> String { count == 1 ? "1 record" : "\(count) records" }

@@ -69,12 +69,16 @@ final class LiveMode {
     /// Fetches what `update` shows, then shows it, unless a newer update came meanwhile.
     private func adopt(_ update: SearchUpdate) async {
         let needed = visibleRows(of: update, view: view(for: update, from: view, previous: shown))
-            .filter { !isCached($0, for: update.resultsQuery) }
-        if !needed.isEmpty { await fetch(needed) }
+            .filter { !isCached($0.row, for: update.resultsQuery) }
+        if !needed.isEmpty { await fetch(needed, of: update) }
         guard update.sequence >= newest else { return }
+        // A search starting (or reporting progress) changes only the state: the tables are
+        // those on screen, so only the lines above them are drawn again.
+        let onlyState = !update.state.isSettled && update.sequence == shown.sequence + 1 && !showsDetail
         view = view(for: update, from: view, previous: shown)
         shown = update
-        draw()
+        session.showing(update)
+        if onlyState { drawHeader() } else { draw() }
     }
 
     /// The view after `update` replaces `previous`: a new query or scope starts the results at
@@ -103,19 +107,22 @@ final class LiveMode {
 
     private func isCached(_ row: TableRow, for query: Query?) -> Bool { cacheQuery == query && cache[row.handle] != nil }
 
-    private func fetch(_ rows: [TableRow]) async {
-        let (query, contents) = await session.controller.displayContentsAndQuery(of: rows)
+    /// Fetches the contents of rows of the tables of `update`.
+    private func fetch(_ rows: [(row: TableRow, kind: TableKind)], of update: SearchUpdate) async {
+        let (query, contents) = await session.controller.displayContentsAndQuery(of: rows, from: update.sequence)
         if query != cacheQuery {
             cache = [:]
             cacheQuery = query
         }
-        for (row, content) in zip(rows, contents) { cache[row.handle] = content }
+        for (row, content) in zip(rows, contents) { cache[row.row.handle] = content }
     }
 
     // MARK: - Keys
 
     /// Handles a key; true to quit.
     private func handle(_ key: Key) -> Bool {
+        // A notice or the record's detail goes with the key: then the whole screen is drawn again.
+        let redrawsAll = notice != nil || showsDetail
         notice = nil
         if showsDetail {
             showsDetail = false
@@ -125,11 +132,20 @@ final class LiveMode {
             }
         }
         switch key {
+        case .text(let text) where !redrawsAll:
+            // The table changes when the answer comes: until then only the search line does.
+            session.setText(session.text + text)
+            drawHeader()
+            return false
         case .text(let text):
             session.setText(session.text + text)
         case .backspace:
             guard !session.text.isEmpty else { break }
             session.setText(String(session.text.dropLast()))
+            if !redrawsAll {
+                drawHeader()
+                return false
+            }
         case .tab, .shiftTab:
             let scopes = session.settings.scopes
             let current = scopes.firstIndex { $0.name == session.scope } ?? 0
@@ -178,10 +194,11 @@ final class LiveMode {
 
     /// Draws once the rows in sight are fetched.
     private func refresh() {
-        let needed = visibleRows(of: shown, view: view).filter { !isCached($0, for: shown.resultsQuery) }
+        let needed = visibleRows(of: shown, view: view).filter { !isCached($0.row, for: shown.resultsQuery) }
         guard !needed.isEmpty else { return draw() }
+        let update = shown
         Task {
-            await fetch(needed)
+            await fetch(needed, of: update)
             draw()
         }
     }
@@ -243,7 +260,7 @@ final class LiveMode {
         if let path = results.path(ofRow: (view.selected[.results] ?? 0) + 1),
             let original = update.tables.originalIndexPath(ofResultsRowAt: path)
         {
-            originalSelected = session.shown(.original, of: update).rowNumber(of: original) - 1
+            originalSelected = session.shown(.original, of: update).rowNumber(of: original).map { $0 - 1 }
         }
         let count = update.tables.original.rowCount
         let height = rowsInSight(update)
@@ -251,9 +268,10 @@ final class LiveMode {
         return [(.original, top, originalSelected), main]
     }
 
-    private func visibleRows(of update: SearchUpdate, view: View) -> [TableRow] {
+    private func visibleRows(of update: SearchUpdate, view: View) -> [(row: TableRow, kind: TableKind)] {
         panes(of: update, view: view).flatMap { pane in
-            session.shown(pane.kind, of: update).slice(from: pane.top, count: rowsInSight(update)).map(\.row)
+            let slice = session.shown(pane.kind, of: update).slice(from: pane.top, count: rowsInSight(update))
+            return slice.map { ($0.row, pane.kind) }
         }
     }
 
@@ -273,6 +291,15 @@ final class LiveMode {
         lines.append(notice.map { "\u{1B}[1m\($0)\u{1B}[0m" } ?? Self.keyHelp)
         var frame = "\u{1B}[?25l"
         for (i, line) in lines.prefix(rows).enumerated() {
+            frame += "\u{1B}[\(i + 1);1H\u{1B}[2K" + DisplayWidth.fit(line, width: columns) + "\u{1B}[0m"
+        }
+        terminal.write(frame)
+    }
+
+    /// Draws the search line, the scope bar and the status line only.
+    private func drawHeader() {
+        var frame = "\u{1B}[?25l"
+        for (i, line) in [searchLine(), scopeBar(), statusLine()].prefix(rows).enumerated() {
             frame += "\u{1B}[\(i + 1);1H\u{1B}[2K" + DisplayWidth.fit(line, width: columns) + "\u{1B}[0m"
         }
         terminal.write(frame)
@@ -332,8 +359,8 @@ final class LiveMode {
         case .results: left = table.rowCount == 1 ? "1 result" : "\(table.rowCount) results"
         case .failed(let message): left = "failed: \(message)"
         }
-        if !pending, shown.state != .inactive, let latency = session.keystrokeLatencies.last {
-            left += " · \(LineMode.milliseconds(latency))"
+        if !pending, shown.state != .inactive, let keystroke = session.keystrokes.last {
+            left += " · " + LineMode.keystrokeTimes(keystroke)
         }
         let right = table.rowCount == 0 ? "" : "row \((view.selected[kind] ?? 0) + 1) of \(table.rowCount)"
         let gap = columns - DisplayWidth.of(left) - DisplayWidth.of(right)

@@ -55,41 +55,65 @@ struct ReplCommand: AsyncParsableCommand {
     }
 }
 
-/// Opens a dataset for the REPL: its records, settings and search controller.
+/// Opens a dataset for the REPL: its records, settings and search controller, with a progress
+/// bar on standard error (a terminal) when that takes more than a second.
 enum ReplLoader {
     struct Opened {
         var dataset: Dataset
         var settings: DatasetSettings
         var controller: SearchController
-        /// How long indexing (or loading the snapshot) took.
+        /// How long indexing (or loading the snapshot) took, the tables included.
         var indexDuration: Duration
+        /// Each phase of the load and how long it took (reading, parsing, records, indexing,
+        /// tables).
+        var phases: [(phase: String, duration: Duration)]
         var descriptionFile: String?
     }
 
     static func open(_ request: DatasetRequest) throws -> Opened {
+        let bar = ProgressBar.standardError(title: "Loading \((request.file as NSString).lastPathComponent)")
+        let phases = LoadPhases(bar: bar)
+        defer { phases.finish() }
         let clock = ContinuousClock()
         let start = clock.now
-        let opened = try DatasetLoader.open(request)
+        let opened = try DatasetLoader.open(request, phases: phases)
         let (dataset, settings, descriptionFile) = (opened.dataset, opened.settings, opened.descriptionFile)
-        let indexStart = clock.now
+        // A snapshot's load counts as its indexing.
+        let indexStart = opened.snapshot == nil ? clock.now : start
         let controller: SearchController
-        let duration: Duration
-        do {
-            if let snapshot = opened.snapshot {
-                // `opened` is not read again: its index goes to the controller's actor.
+        if let snapshot = opened.snapshot {
+            // `opened` is not read again: its index goes to the controller's actor.
+            phases.begin("tables")
+            do {
                 controller = try SearchController(index: snapshot, options: settings.controllerOptions)
-                duration = start.duration(to: clock.now)
-            } else {
-                controller = try SearchController(
-                    configuration: settings.configuration, records: dataset.records, options: settings.controllerOptions)
-                duration = indexStart.duration(to: clock.now)
+            } catch {
+                throw ToolError("\(error)")
             }
+        } else {
+            controller = try makeController(settings: settings, records: dataset.records, phases: phases)
+        }
+        let duration = indexStart.duration(to: clock.now)
+        phases.end()
+        return Opened(
+            dataset: dataset, settings: settings, controller: controller, indexDuration: duration,
+            phases: phases.durations, descriptionFile: descriptionFile)
+    }
+
+    /// A controller over a new index of `records`, in the phases `indexing` and `tables` (the
+    /// original table; a sorted or sectioned one sorts the index).
+    static func makeController(
+        settings: DatasetSettings, records: [Record], phases: LoadPhases
+    ) throws -> SearchController {
+        do {
+            phases.begin("indexing", label: "indexing \(grouped(records.count)) records")
+            let index = try SearchIndex(configuration: settings.configuration, records: records)
+            let layout = settings.controllerOptions.originalTable
+            let sorts = layout.order == .sorted || layout.isSectioned
+            phases.begin("tables", label: sorts ? "sorting by \(settings.sort ?? settings.searchFields[0])" : "tables")
+            return try SearchController(index: index, options: settings.controllerOptions)
         } catch {
             throw ToolError("\(error)")
         }
-        return Opened(
-            dataset: dataset, settings: settings, controller: controller, indexDuration: duration,
-            descriptionFile: descriptionFile)
     }
 }
 

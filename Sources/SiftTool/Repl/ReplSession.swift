@@ -35,8 +35,18 @@ final class ReplSession {
     // MARK: Statistics (`:stats`)
     private let clock = ContinuousClock()
     private(set) var indexDurations: [Duration]
-    /// From each text input to its first settled update, as the session saw it.
-    private(set) var keystrokeLatencies: [Duration] = []
+    /// The phases of the first load and how long each took (reading, parsing, records,
+    /// indexing, tables).
+    let loadPhases: [(phase: String, duration: Duration)]
+    /// One keystroke, as the display saw it.
+    struct Keystroke {
+        /// The index's time to answer (nil when the keystroke ran no search: too short, say).
+        var searched: Duration?
+        /// From the text input to the display showing its settled update.
+        var total: Duration
+    }
+    /// Every text input that the display showed the answer of, in order.
+    private(set) var keystrokes: [Keystroke] = []
     private var pendingKeystroke: (generation: UInt64, start: ContinuousClock.Instant)?
     /// The latest answer's query and timing.
     private(set) var lastAnswer: (query: Query, timing: SearchTiming)?
@@ -47,10 +57,20 @@ final class ReplSession {
         controller = opened.controller
         descriptionFile = opened.descriptionFile
         indexDurations = [opened.indexDuration]
+        loadPhases = opened.phases
         self.buffering = buffering
         scope = opened.settings.scopes[0].name
         latest = await opened.controller.currentUpdate
+        Self.mapRows(of: latest.tables.original)
         await subscribe()
+    }
+
+    /// Maps the rows of the original table by record now, O(*n*) once, rather than on the first
+    /// row shown: reading a row's record finds it there (and the map is shared with the
+    /// controller's copy of the table).
+    private static func mapRows(of table: RecordTable) {
+        guard let first = table.row(at: TableIndexPath(section: 0, row: 0)) else { return }
+        _ = table.contains(first.handle)
     }
 
     private func subscribe() async {
@@ -67,10 +87,6 @@ final class ReplSession {
         let isNew = update.sequence > latest.sequence || update.sequence == 0
         latest = update
         if update.state.isSettled {
-            if let pending = pendingKeystroke, update.generation >= pending.generation {
-                keystrokeLatencies.append(pending.start.duration(to: clock.now))
-                pendingKeystroke = nil
-            }
             if update.reason == .answer, let timing = update.timing { lastAnswer = (update.query, timing) }
             let ready = waiters.filter { update.generation >= $0.generation }
             waiters.removeAll { update.generation >= $0.generation }
@@ -86,6 +102,18 @@ final class ReplSession {
         return await withCheckedContinuation { waiters.append((generation, $0)) }
     }
 
+    /// The display shows `update` now: if it settles the pending text input, that keystroke's
+    /// time is taken (see ``keystrokes``).
+    func showing(_ update: SearchUpdate) {
+        guard update.state.isSettled, let pending = pendingKeystroke, update.generation >= pending.generation else {
+            return
+        }
+        let answered = update.reason == .answer && update.generation == pending.generation
+        let searched = answered ? update.timing?.searched : nil
+        keystrokes.append(Keystroke(searched: searched, total: pending.start.duration(to: clock.now)))
+        pendingKeystroke = nil
+    }
+
     /// The latest update, once the latest input is settled.
     func settledLatest() async -> SearchUpdate { await settled(controller.latestGeneration) }
 
@@ -97,8 +125,9 @@ final class ReplSession {
         self.text = text
         isActive = true
         isSubmitted = false
+        let start = clock.now
         let generation = controller.setText(text)
-        pendingKeystroke = (generation, clock.now)
+        pendingKeystroke = (generation, start)
         return generation
     }
 
@@ -157,10 +186,10 @@ final class ReplSession {
 
     static func rows(_ count: Int) -> String { count == 1 ? "1 row" : "\(count) rows" }
 
-    /// Records and highlights of rows of the latest update's tables, for display.
-    func contents(of rows: [TableRow]) async -> [RowContent] {
+    /// Records and highlights of rows of a table of `update`, for display.
+    func contents(of rows: [TableRow], in kind: TableKind, of update: SearchUpdate) async -> [RowContent] {
         guard !rows.isEmpty else { return [] }
-        return await controller.displayContents(of: rows)
+        return await controller.displayContents(of: rows.map { ($0, kind) }, from: update.sequence)
     }
 
     // MARK: - Edits (through the controller's table APIs; the mirror follows)
@@ -172,6 +201,9 @@ final class ReplSession {
         /// The record's 1-based position in the original order (file order, with edits), after
         /// the edit; nil when deleted.
         var position: Int?
+        /// The record's row number as shown in each table, before and after the edit (nil where
+        /// a table does not show it).
+        var rows: [TableKind: (before: Int?, after: Int?)] = [:]
     }
 
     /// Inserts a record before the visible table's row `number` (one past the last row: after
@@ -206,9 +238,12 @@ final class ReplSession {
                     // After the last row shown: before the table's first row.
                     path = first
                     position = try mirrorPosition(of: table[first].id)
-                } else if number == table.rowCount + 1, let last = table.sections.last, let lastRow = last.rows.last {
-                    path = TableIndexPath(section: table.sections.count - 1, row: last.rows.count)
-                    position = try mirrorPosition(of: lastRow.id) + 1
+                } else if number == table.rowCount + 1, table.rowCount > 0 {
+                    // After the table's last row, in its last section.
+                    let section = table.numberOfSections - 1
+                    let rows = table.numberOfRows(inSection: section)
+                    path = TableIndexPath(section: section, row: rows)
+                    position = try mirrorPosition(of: table[TableIndexPath(section: section, row: rows - 1)].id) + 1
                 } else if number == 1 && table.rowCount == 0 {
                     path = TableIndexPath(section: 0, row: 0)
                 } else {
@@ -224,13 +259,14 @@ final class ReplSession {
             throw ToolError(error.description)
         }
         dataset.records.insert(record, at: position)
-        return EditOutcome(record: record, update: await editUpdate(), position: position + 1)
+        return outcome(record, before: nil, update: await editUpdate(), position: position + 1)
     }
 
     /// Deletes the record at the visible table's row `number`.
     func delete(row number: Int) async throws -> EditOutcome {
         let (kind, path, row) = try visiblePath(number)
         let position = try mirrorPosition(of: row.id)
+        let before = latest
         let record: Record
         do {
             record = try await controller.deleteRow(at: path, in: kind)
@@ -238,7 +274,7 @@ final class ReplSession {
             throw ToolError(error.description)
         }
         dataset.records.remove(at: position)
-        return EditOutcome(record: record, update: await editUpdate(), position: nil)
+        return outcome(record, before: (row.handle, before), update: await editUpdate(), position: nil)
     }
 
     /// Deletes the record with this id (live mode, whose screen may lag the latest update,
@@ -261,6 +297,7 @@ final class ReplSession {
         let (_, destination, target) = try visiblePath(to)
         let sourcePosition = try mirrorPosition(of: moving.id)
         let targetPosition = try mirrorPosition(of: target.id)
+        let before = latest
         do {
             try await controller.moveRow(at: source, to: destination, in: kind)
         } catch let error as SiftError {
@@ -268,7 +305,8 @@ final class ReplSession {
         }
         let record = dataset.records.remove(at: sourcePosition)
         dataset.records.insert(record, at: targetPosition)
-        return EditOutcome(record: record, update: await editUpdate(), position: targetPosition + 1)
+        let update = await editUpdate()
+        return outcome(record, before: (moving.handle, before), update: update, position: targetPosition + 1)
     }
 
     /// Changes fields of the record at the visible table's row `number` (an empty value removes
@@ -282,6 +320,7 @@ final class ReplSession {
             throw ToolError("cannot change the id field '\(idField)'")
         }
         for (field, value) in changes { fields[field] = value.isEmpty ? nil : value }
+        let before = latest
         do {
             try await controller.updateRow(at: path, in: kind, fields: fields)
         } catch let error as SiftError {
@@ -289,7 +328,36 @@ final class ReplSession {
         }
         let record = Record(id: row.id, fields: fields)
         dataset.records[position] = record
-        return EditOutcome(record: record, update: await editUpdate(), position: position + 1)
+        return outcome(record, before: (row.handle, before), update: await editUpdate(), position: position + 1)
+    }
+
+    /// An edit's outcome, with the record's row numbers before and after it in each table: before,
+    /// by its handle in the tables of the update before the edit; after, from the edit's change
+    /// sets (the record is where a row was inserted or moved to or reloaded, or where it was, in a
+    /// table the edit left alone). Nothing reads more than a few rows.
+    private func outcome(
+        _ record: Record, before: (handle: RecordHandle, update: SearchUpdate)?, update: SearchUpdate,
+        position: Int?
+    ) -> EditOutcome {
+        var rows: [TableKind: (before: Int?, after: Int?)] = [:]
+        for kind in TableKind.allCases {
+            let oldPath = before.flatMap { $0.update.tables[kind].indexPath(of: $0.handle) }
+            let old = before.flatMap { shown(kind, of: $0.update).rowNumber(of: $0.handle) }
+            var new: Int? = nil
+            if position != nil {
+                let table = update.tables[kind]
+                let changes = kind == .original ? update.originalChanges : update.resultsChanges
+                let candidates =
+                    changes.insertedRows + changes.movedRows.map(\.to) + changes.reloadedRows
+                    + changes.insertedSections.map { TableIndexPath(section: $0, row: 0) }
+                    + (oldPath.map { [$0] } ?? [])
+                if let path = candidates.first(where: { table.row(at: $0)?.id == record.id }) {
+                    new = shown(kind, of: update).rowNumber(of: path)
+                }
+            }
+            rows[kind] = (old, new)
+        }
+        return EditOutcome(record: record, update: update, position: position, rows: rows)
     }
 
     /// The update an edit published (edits publish before they return).
@@ -325,19 +393,17 @@ final class ReplSession {
         var settings = self.settings
         try change(&settings)
         let start = clock.now
-        let controller: SearchController
-        do {
-            controller = try SearchController(
-                configuration: settings.configuration, records: dataset.records, options: settings.controllerOptions)
-        } catch {
-            throw ToolError("\(error)")
-        }
+        let name = (dataset.file as NSString).lastPathComponent
+        let phases = LoadPhases(bar: ProgressBar.standardError(title: "Re-indexing \(name)"))
+        defer { phases.finish() }
+        let controller = try ReplLoader.makeController(settings: settings, records: dataset.records, phases: phases)
         let duration = start.duration(to: clock.now)
         indexDurations.append(duration)
         self.settings = settings
         self.controller = controller
         pendingKeystroke = nil
         latest = await controller.currentUpdate
+        Self.mapRows(of: latest.tables.original)
         await subscribe()
         // The search bar as it was (selecting a scope activates the search: cancel ends it again).
         if scope != settings.scopes[0].name { try controller.selectScope(scope) }
@@ -361,15 +427,27 @@ struct RowContent: Sendable {
 extension SearchController {
     /// The records of table rows, with the ranges matched by the query the results table shows
     /// (only for rows among the results), read in one visit to the actor so that they agree.
-    func displayContents(of rows: [TableRow]) -> [RowContent] { displayContentsAndQuery(of: rows).contents }
+    func displayContents(of rows: [(row: TableRow, kind: TableKind)], from sequence: UInt64) -> [RowContent] {
+        displayContentsAndQuery(of: rows, from: sequence).contents
+    }
 
     /// The same, with the query the highlights are for (the results table's query at the time).
-    func displayContentsAndQuery(of rows: [TableRow]) -> (query: Query?, contents: [RowContent]) {
+    ///
+    /// - Parameters:
+    ///   - rows: rows of the tables of the update numbered `sequence`, and the table of each.
+    /// - Complexity: O(*k*) for *k* rows of the results table when `sequence` is still the
+    ///   current update's (they are among the results); otherwise the first row asked about
+    ///   maps the current results table's rows, O(*m*).
+    func displayContentsAndQuery(
+        of rows: [(row: TableRow, kind: TableKind)], from sequence: UInt64
+    ) -> (query: Query?, contents: [RowContent]) {
         let update = currentUpdate
         let results = update.tables.results
-        let contents = rows.map { row in
+        let current = update.sequence == sequence
+        let contents = rows.map { row, kind in
             let record = try? record(row)
-            let highlights = results.contains(row.handle) ? (try? highlights(of: row)) ?? [:] : [:]
+            let isResult = (current && kind == .results) || results.contains(row.handle)
+            let highlights = isResult ? (try? highlights(of: row)) ?? [:] : [:]
             return RowContent(record: record, highlights: highlights)
         }
         return (update.resultsQuery, contents)

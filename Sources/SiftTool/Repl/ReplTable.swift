@@ -48,106 +48,79 @@ struct ReplTable {
         for cells in table { lines.append(Cells.line(cells, widths, bold: false, style: style, rightAligned: [numberColumn])) }
         return lines
     }
-
-    /// The rows of a table from `start` (0-based, across sections), at most `count` of them,
-    /// numbered, with the section titles to show.
-    static func slice(of table: RecordTable, from start: Int, count: Int) -> [(number: Int, row: TableRow, section: String?)] {
-        var result: [(number: Int, row: TableRow, section: String?)] = []
-        var number = 0
-        for section in table.sections {
-            if number + section.rows.count <= start {
-                number += section.rows.count
-                continue
-            }
-            for (r, row) in section.rows.enumerated() {
-                number += 1
-                guard number > start else { continue }
-                if result.count == count { return result }
-                let showsTitle = r == 0 || result.isEmpty
-                result.append((number, row, showsTitle ? section.title : nil))
-            }
-        }
-        return result
-    }
 }
 
 /// A table as the REPL shows it: the controller's table, read backwards when the sort is
 /// descending and the table is in sorted order (the index sorts ascending). Row numbers are
 /// 1-based, counted across sections, in the order shown; paths are the controller's.
+///
+/// Everything it answers comes from the table's data-source answers (`numberOfRows(inSection:)`,
+/// `indexPath(forRowNumber:)`, `rows(numbered:)`, ...), so it reads only the rows it shows: O(1)
+/// or O(log *s*) per row, whatever the size of the table.
 struct ShownTable {
     let table: RecordTable
     /// Whether the rows are shown last first.
     let isReversed: Bool
-    private let sections: [TableSection]
 
     init(_ table: RecordTable, descending: Bool) {
         self.table = table
         isReversed = descending && table.layout.order == .sorted
-        sections = table.sections
     }
 
     var rowCount: Int { table.rowCount }
     var isSectioned: Bool { table.layout.isSectioned }
     var order: ResultOrder { table.layout.order }
-    var sectionCount: Int { sections.count }
+    var sectionCount: Int { table.numberOfSections }
 
     /// The section index titles in the order shown.
     var sectionIndexTitles: [String] { isReversed ? table.sectionIndexTitles.reversed() : table.sectionIndexTitles }
 
-    /// The controller's row number (1-based, across sections) of a row number shown.
+    /// The controller's row number (1-based, across sections) of a row number shown, and back.
     private func underlying(_ number: Int) -> Int { isReversed ? rowCount + 1 - number : number }
 
     /// The path of a row number shown, or nil when out of range.
     func path(ofRow number: Int) -> TableIndexPath? {
         guard number >= 1, number <= rowCount else { return nil }
-        var remaining = underlying(number) - 1
-        for (s, section) in sections.enumerated() {
-            if remaining < section.rows.count { return TableIndexPath(section: s, row: remaining) }
-            remaining -= section.rows.count
-        }
-        return nil
+        return table.indexPath(forRowNumber: underlying(number) - 1)
     }
 
-    /// The row number shown for a path.
-    func rowNumber(of path: TableIndexPath) -> Int {
-        let number = sections[..<path.section].reduce(0) { $0 + $1.rows.count } + path.row + 1
-        return underlying(number)
+    /// The row number shown for a path of the table.
+    func rowNumber(of path: TableIndexPath) -> Int? {
+        table.rowNumber(of: path).map { underlying($0 + 1) }
     }
 
-    /// The row number shown for a record (by id), or nil when the table does not show it.
-    func rowNumber(ofID id: String) -> Int? {
-        var number = 0
-        for section in sections {
-            for row in section.rows {
-                number += 1
-                if row.id == id { return underlying(number) }
-            }
-        }
-        return nil
+    /// The row number shown for a record, or nil when the table does not show it.
+    ///
+    /// - Complexity: O(1) after the first lookup in the table, which maps its rows: O(*m*).
+    func rowNumber(of handle: RecordHandle) -> Int? {
+        table.indexPath(of: handle).flatMap { rowNumber(of: $0) }
     }
 
     /// The position, in `sectionIndexTitles`, of the section of a row number shown.
     func sectionIndexTitlePosition(ofRow number: Int) -> Int? {
-        guard let path = path(ofRow: number), let position = sections[path.section].sectionIndexTitlePosition else {
+        guard let path = path(ofRow: number), let position = table.sectionIndexTitlePosition(ofSection: path.section)
+        else {
             return nil
         }
         return isReversed ? table.sectionIndexTitles.count - 1 - position : position
     }
 
     /// The rows shown from `start` (0-based), at most `count` of them, numbered, with the section
-    /// title on the first row of each section and on the first row.
+    /// title on the first row of each section (as shown) and on the first row.
+    ///
+    /// - Complexity: O(*k* log *s*) for *k* rows and *s* sections.
     func slice(from start: Int, count: Int) -> [(number: Int, row: TableRow, section: String?)] {
-        guard !isReversed else {
-            var result: [(number: Int, row: TableRow, section: String?)] = []
-            var number = start
-            while result.count < count, number < rowCount, let path = path(ofRow: number + 1) {
-                number += 1
-                let section = sections[path.section]
-                let startsSection = path.row == section.rows.count - 1  // shown first in its section
-                result.append((number, section.rows[path.row], startsSection || result.isEmpty ? section.title : nil))
-            }
-            return result
+        let end = min(rowCount, start + count)
+        guard start >= 0, start < end else { return [] }
+        let underlyingNumbers = isReversed ? (rowCount - end)..<(rowCount - start) : start..<end
+        var rows = table.rows(numbered: underlyingNumbers)
+        if isReversed { rows.reverse() }
+        return rows.enumerated().map { offset, row in
+            let number = start + offset + 1
+            let path = table.indexPath(forRowNumber: underlying(number) - 1)!
+            // Shown first in its section: its first row, or its last one when reversed.
+            let startsSection = isReversed ? path.row == table.numberOfRows(inSection: path.section) - 1 : path.row == 0
+            return (number, row, startsSection || offset == 0 ? table.title(ofSection: path.section) : nil)
         }
-        return ReplTable.slice(of: table, from: start, count: count)
     }
 }
