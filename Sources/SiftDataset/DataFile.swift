@@ -227,7 +227,11 @@ public struct DataFile: Sendable {
     /// (record *i* from data row *i*; only non-empty values; ids from `idField`, else the data row
     /// number), with the same errors, made on every core.
     ///
-    /// - Parameter progress: Called, from any thread, with the number of records made so far.
+    /// - Parameters:
+    ///   - idField: the column holding record ids; `nil` numbers the records by data row.
+    ///   - fields: the columns to keep; `nil` keeps every column.
+    ///   - categories: more columns to keep (scope filters, sorting).
+    ///   - progress: Called, from any thread, with the number of records made so far.
     /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line and
     ///   id column for an empty or duplicate id (the first in file order).
     /// - Complexity: O(*n*) in the size of the values kept, divided among the cores; O(*r*)
