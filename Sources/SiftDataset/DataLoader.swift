@@ -72,7 +72,8 @@ public struct DataLoader {
     ///   `missing.tsv: cannot read file (No such file or directory)`.
     /// - Complexity: O(*n*) in the size of the file.
     public static func readBytes(
-        path: String, progress: ((DataLoadProgress) -> Void)? = nil
+        path: String,
+        progress: ((DataLoadProgress) -> Void)? = nil
     ) throws(DataFileError) -> [UInt8] {
         try readFile(path) { read, total in
             progress?(DataLoadProgress(phase: .reading, completed: read, total: total))

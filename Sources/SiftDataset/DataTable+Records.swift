@@ -29,7 +29,11 @@ extension DataTable {
     ///   Nothing is dropped silently: a row that cannot become a record is an error.
     /// - Complexity: O(*n*) in the size of the table, divided among the cores (see
     ///   ``DataFile/records(idField:fields:categories:progress:)``).
-    public func records(idField: String? = nil, fields: [String]? = nil, categories: [String] = [])
+    public func records(
+        idField: String? = nil,
+        fields: [String]? = nil,
+        categories: [String] = []
+    )
         throws(DataFileError) -> [Record]
     {
         try DataFile(self).records(idField: idField, fields: fields, categories: categories)

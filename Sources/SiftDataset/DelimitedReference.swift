@@ -176,13 +176,17 @@ struct ReferenceDelimitedParser {
             }
             if let blankLine = firstPendingBlankLine {
                 throw DataFileError(
-                    file: source, line: blankLine,
-                    message: "blank line inside the data (only blank lines at the end of the file are ignored)")
+                    file: source,
+                    line: blankLine,
+                    message: "blank line inside the data (only blank lines at the end of the file are ignored)"
+                )
             }
             guard info.fieldCount == header.count else {
                 throw DataFileError(
-                    file: source, line: info.line,
-                    message: "row has \(counted(info.fieldCount, "field")), the header has \(header.count)")
+                    file: source,
+                    line: info.line,
+                    message: "row has \(counted(info.fieldCount, "field")), the header has \(header.count)"
+                )
             }
             infos.append(info)
         }
@@ -208,25 +212,38 @@ struct ReferenceDelimitedParser {
             case .invalidUTF8(let line, let fieldIndex, let byte):
                 if isHeader {
                     throw DataFileError(
-                        file: source, line: line,
-                        message: "invalid UTF-8 at byte \(byte) of header field \(fieldIndex + 1)")
+                        file: source,
+                        line: line,
+                        message: "invalid UTF-8 at byte \(byte) of header field \(fieldIndex + 1)"
+                    )
                 }
                 if fieldIndex < header.count {
                     throw DataFileError(
-                        file: source, line: line, field: header[fieldIndex],
-                        message: "invalid UTF-8 at byte \(byte) of the field")
+                        file: source,
+                        line: line,
+                        field: header[fieldIndex],
+                        message: "invalid UTF-8 at byte \(byte) of the field"
+                    )
                 }
                 throw DataFileError(
-                    file: source, line: line,
-                    message: "invalid UTF-8 at byte \(byte) of field \(fieldIndex + 1) (the header has \(header.count))")
+                    file: source,
+                    line: line,
+                    message: "invalid UTF-8 at byte \(byte) of field \(fieldIndex + 1) (the header has \(header.count))"
+                )
             case .unterminatedQuote(let line, let fieldIndex):
                 throw DataFileError(
-                    file: source, line: line, field: fieldName(fieldIndex, isHeader: isHeader),
-                    message: "quoted field is never closed (missing closing quote)")
+                    file: source,
+                    line: line,
+                    field: fieldName(fieldIndex, isHeader: isHeader),
+                    message: "quoted field is never closed (missing closing quote)"
+                )
             case .textAfterClosingQuote(let line, let fieldIndex):
                 throw DataFileError(
-                    file: source, line: line, field: fieldName(fieldIndex, isHeader: isHeader),
-                    message: "unexpected text after the closing quote (a quote inside a quoted field must be doubled)")
+                    file: source,
+                    line: line,
+                    field: fieldName(fieldIndex, isHeader: isHeader),
+                    message: "unexpected text after the closing quote (a quote inside a quoted field must be doubled)"
+                )
             }
         }
     }
@@ -240,8 +257,11 @@ struct ReferenceDelimitedParser {
         let empty = header.indices.filter { header[$0].isEmpty }.map { String($0 + 1) }
         if !empty.isEmpty {
             throw DataFileError(
-                file: source, line: line,
-                message: "empty column name in the header (column\(empty.count == 1 ? "" : "s") \(empty.joined(separator: ", ")))")
+                file: source,
+                line: line,
+                message:
+                    "empty column name in the header (column\(empty.count == 1 ? "" : "s") \(empty.joined(separator: ", ")))"
+            )
         }
         var positions: [String: [Int]] = [:]
         var order: [String] = []
@@ -257,21 +277,27 @@ struct ReferenceDelimitedParser {
         }
         if !duplicates.isEmpty {
             throw DataFileError(
-                file: source, line: line,
+                file: source,
+                line: line,
                 message: "duplicate column name\(duplicates.count == 1 ? "" : "s") in the header: "
-                    + duplicates.joined(separator: ", "))
+                    + duplicates.joined(separator: ", ")
+            )
         }
     }
 
     /// Reads `range` (already validated by the scan) with `CSVReader`, checking that it agrees with
     /// the scan about the number of rows and fields.
-    private func readRows(_ range: Range<Int>, expecting infos: [DelimitedRowInfo]) throws(DataFileError) -> [[String]] {
+    private func readRows(_ range: Range<Int>, expecting infos: [DelimitedRowInfo]) throws(DataFileError) -> [[String]]
+    {
         let text = string(bytes, range)
         let reader: CSVReader
         do {
             reader = try CSVReader(
-                string: text, hasHeaderRow: false, trimFields: false,
-                delimiter: UnicodeScalar(delimiter))
+                string: text,
+                hasHeaderRow: false,
+                trimFields: false,
+                delimiter: UnicodeScalar(delimiter)
+            )
         } catch {
             throw DataFileError(file: source, line: infos.first?.line, message: "CSV reader failed: \(error)")
         }
@@ -280,8 +306,10 @@ struct ReferenceDelimitedParser {
         for info in infos {
             guard let fields = reader.next(), fields.count == info.fieldCount else {
                 throw DataFileError(
-                    file: source, line: info.line,
-                    message: "internal error: the CSV reader and the pre-scan disagree about this row")
+                    file: source,
+                    line: info.line,
+                    message: "internal error: the CSV reader and the pre-scan disagree about this row"
+                )
             }
             rows.append(fields)
         }

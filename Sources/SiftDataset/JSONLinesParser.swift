@@ -132,7 +132,8 @@ struct JSONLineScanner {
             var j = i
             while j < bytes.count {
                 let byte = bytes[j]
-                if byte == Self.comma || byte == Self.closeBrace || byte == Self.closeBracket || Self.isWhitespace(byte) {
+                if byte == Self.comma || byte == Self.closeBrace || byte == Self.closeBracket || Self.isWhitespace(byte)
+                {
                     break
                 }
                 j += 1
@@ -268,7 +269,8 @@ struct JSONLinesParser {
 
     /// Parses one non-blank line into (column, value) pairs, adding new keys to the columns.
     private mutating func parseLine(
-        _ line: UnsafeBufferPointer<UInt8>, lineNumber: Int
+        _ line: UnsafeBufferPointer<UInt8>,
+        lineNumber: Int
     ) throws(DataFileError) -> [Cell] {
         func failure(_ message: String, key: String? = nil) -> DataFileError {
             DataFileError(file: source, line: lineNumber, field: key, message: message)
@@ -278,7 +280,8 @@ struct JSONLinesParser {
 
         if let bad = firstInvalidUTF8(line, in: 0..<line.count) {
             if let member = scanner.members.first(where: { $0.valueRange.contains(bad) }) {
-                let contentStart = line[member.valueRange.lowerBound] == ASCII.quote
+                let contentStart =
+                    line[member.valueRange.lowerBound] == ASCII.quote
                     ? member.valueRange.lowerBound + 1 : member.valueRange.lowerBound
                 throw failure("invalid UTF-8 at byte \(bad - contentStart + 1) of the value", key: member.key)
             }
@@ -327,9 +330,15 @@ struct JSONLinesParser {
                 }
                 value = text
             case UInt8(ascii: "["):
-                throw failure("nested array is not supported (values must be strings, numbers, true, false or null)", key: key)
+                throw failure(
+                    "nested array is not supported (values must be strings, numbers, true, false or null)",
+                    key: key
+                )
             case UInt8(ascii: "{"):
-                throw failure("nested object is not supported (values must be strings, numbers, true, false or null)", key: key)
+                throw failure(
+                    "nested object is not supported (values must be strings, numbers, true, false or null)",
+                    key: key
+                )
             case UInt8(ascii: "n"):
                 value = ""
             default:

@@ -28,7 +28,11 @@ enum Cells {
         sanitize(text, sanitizing).map { ($0, false) }
     }
 
-    static func highlighted(_ text: String, _ ranges: [Range<String.Index>], _ sanitizing: Sanitizing = .whitespace)
+    static func highlighted(
+        _ text: String,
+        _ ranges: [Range<String.Index>],
+        _ sanitizing: Sanitizing = .whitespace
+    )
         -> Cell
     {
         guard !ranges.isEmpty else { return plain(text, sanitizing) }
@@ -54,7 +58,8 @@ enum Cells {
                     if character.isNewline || character == "\t" { return " " }
                     guard let first = character.unicodeScalars.first else { return character }
                     return first.value < 0x20 || (0x7F..<0xA0).contains(first.value) ? "\u{FFFD}" : character
-                })
+                }
+            )
         }
     }
 
@@ -91,7 +96,11 @@ enum Cells {
     /// One table line: the cells fitted to their columns, two spaces apart, without trailing spaces.
     /// `rightAligned` columns are padded on the left.
     static func line(
-        _ cells: [Cell], _ widths: [Int], bold: Bool, style: HighlightStyle, rightAligned: Set<Int> = []
+        _ cells: [Cell],
+        _ widths: [Int],
+        bold: Bool,
+        style: HighlightStyle,
+        rightAligned: Set<Int> = []
     ) -> String {
         var out = ""
         for (column, cell) in cells.enumerated() {

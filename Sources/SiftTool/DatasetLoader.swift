@@ -31,7 +31,12 @@ struct DatasetSettings: Equatable {
 
     var configuration: IndexConfiguration {
         IndexConfiguration(
-            searchFields: searchFields, collation: collation, scopes: scopes, sortField: sort, sortOptions: sortOptions)
+            searchFields: searchFields,
+            collation: collation,
+            scopes: scopes,
+            sortField: sort,
+            sortOptions: sortOptions
+        )
     }
 
     /// Whether the original table is in alphabetic sections: when it is sorted as text. (Numbers
@@ -40,9 +45,11 @@ struct DatasetSettings: Equatable {
 
     var controllerOptions: SearchController.Options {
         SearchController.Options(
-            trigger: trigger, mode: mode,
+            trigger: trigger,
+            mode: mode,
             originalTable: sort == nil ? TableLayout() : TableLayout(order: .sorted, isSectioned: isSectioned),
-            resultsTable: TableLayout(order: order))
+            resultsTable: TableLayout(order: order)
+        )
     }
 
     /// `name, numeric, descending` for messages.
@@ -129,25 +136,44 @@ enum DatasetLoader {
 
         let table = try DatasetFile.load(file, format: request.inputFormat, phases: phases)
         let (settings, firstGiven) = try resolve(
-            request, description: description, descriptionFile: descriptionFile, table: table)
+            request,
+            description: description,
+            descriptionFile: descriptionFile,
+            table: table
+        )
         let idField = request.id ?? description.id
         let records = try DatasetFile.records(of: table, idField: idField, phases: phases)
         phases.end()
         let dataset = Dataset(
-            file: file, source: table.source, columns: table.columns, idField: idField, records: records)
+            file: file,
+            source: table.source,
+            columns: table.columns,
+            idField: idField,
+            records: records
+        )
         let selected = try selectedScope(request, scopes: settings.scopes, firstGiven: firstGiven, file: file)
         return Opened(
-            dataset: dataset, settings: settings, descriptionFile: descriptionFile, snapshot: nil, selectedScope: selected)
+            dataset: dataset,
+            settings: settings,
+            descriptionFile: descriptionFile,
+            snapshot: nil,
+            selectedScope: selected
+        )
     }
 
     /// The scope a query runs in: `--in NAME`, else the first scope `--scope` gave
     /// (`firstGiven`), else the first scope.
     private static func selectedScope(
-        _ request: DatasetRequest, scopes: [Scope], firstGiven: String?, file: String
+        _ request: DatasetRequest,
+        scopes: [Scope],
+        firstGiven: String?,
+        file: String
     ) throws -> String {
         if let name = request.selectedScope {
             guard scopes.contains(where: { $0.name == name }) else {
-                throw ToolError("\(file): unknown scope '\(name)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))")
+                throw ToolError(
+                    "\(file): unknown scope '\(name)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))"
+                )
             }
             return name
         }
@@ -157,12 +183,17 @@ enum DatasetLoader {
     /// Merges the command line (first) and the description file, and checks every name against
     /// the data file's columns; also returns the name of the first scope `--scope` gave.
     static func resolve(
-        _ request: DatasetRequest, description: DatasetDescription, descriptionFile: String?, table: DataFile
+        _ request: DatasetRequest,
+        description: DatasetDescription,
+        descriptionFile: String?,
+        table: DataFile
     ) throws -> (DatasetSettings, firstScopeGiven: String?) {
         let file = request.file
         let described = descriptionFile ?? file
         /// An error about a key of the description file.
-        func keyError(_ key: String, _ message: String) -> ToolError { ToolError("\(described): key '\(key)': \(message)") }
+        func keyError(_ key: String, _ message: String) -> ToolError {
+            ToolError("\(described): key '\(key)': \(message)")
+        }
         func requireDescribed(_ name: String, key: String) throws {
             guard table.column(named: name) != nil else {
                 throw keyError(key, "unknown column '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
@@ -207,7 +238,8 @@ enum DatasetLoader {
         let describedSort = request.sort == nil || request.sort == description.sort
         let sortOptions = SortOptions(
             numeric: request.numeric ?? (describedSort ? description.numeric : nil) ?? false,
-            alternate: request.sortAlternate ?? (describedSort ? description.sortAlternate : nil) ?? .nonIgnorable)
+            alternate: request.sortAlternate ?? (describedSort ? description.sortAlternate : nil) ?? .nonIgnorable
+        )
         let descending = request.descending ?? (describedSort ? description.descending : nil) ?? false
 
         // Scopes: from the command line (after an "All" scope, unless one is given), else from the
@@ -218,12 +250,23 @@ enum DatasetLoader {
             let describedNames = description.scopes?.map(\.name) ?? []
             for spec in request.scopes {
                 let scope = try ScopeSpecification.parse(
-                    spec, file: file, columns: table.columns, searchFields: searchFields, described: describedNames)
+                    spec,
+                    file: file,
+                    columns: table.columns,
+                    searchFields: searchFields,
+                    described: describedNames
+                )
                 guard !scopes.contains(where: { $0.name == scope.name }) else {
                     throw ToolError("--scope '\(spec)': a scope named '\(scope.name)' is given twice")
                 }
-                scopes.append(Scope(
-                    name: scope.name, fields: scope.fields, filter: scope.filter, minimumLength: description.minLength ?? 1))
+                scopes.append(
+                    Scope(
+                        name: scope.name,
+                        fields: scope.fields,
+                        filter: scope.filter,
+                        minimumLength: description.minLength ?? 1
+                    )
+                )
                 givenScopes.append(scope.name)
             }
             if !scopes.contains(where: { $0.name == "All" }) {
@@ -236,7 +279,9 @@ enum DatasetLoader {
                     try requireDescribed(field, key: key)
                     guard searchFields.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
                 }
-                if entry.fields?.isEmpty == true { throw keyError("\(entry.path).fields", "expected at least one field") }
+                if entry.fields?.isEmpty == true {
+                    throw keyError("\(entry.path).fields", "expected at least one field")
+                }
                 var filter: Scope.Filter? = nil
                 if let category = entry.category {
                     try requireDescribed(category.field, key: "\(entry.path).category.field")
@@ -244,8 +289,12 @@ enum DatasetLoader {
                 }
                 scopes.append(
                     Scope(
-                        name: entry.name, fields: entry.fields, filter: filter,
-                        minimumLength: entry.minLength ?? description.minLength ?? 1))
+                        name: entry.name,
+                        fields: entry.fields,
+                        filter: filter,
+                        minimumLength: entry.minLength ?? description.minLength ?? 1
+                    )
+                )
             }
         } else {
             scopes = [Scope(name: "All", minimumLength: description.minLength ?? 1)]
@@ -255,7 +304,9 @@ enum DatasetLoader {
         }
 
         // Columns to show: given, described, else the search fields.
-        for field in request.show { try DatasetFile.requireColumn(field, role: "column to show", in: table, file: file) }
+        for field in request.show {
+            try DatasetFile.requireColumn(field, role: "column to show", in: table, file: file)
+        }
         if request.show.isEmpty, let show = description.show {
             for (i, field) in show.enumerated() { try requireDescribed(field, key: "show[\(i)]") }
         }
@@ -264,25 +315,33 @@ enum DatasetLoader {
         // A described locale is checked here (an empty index is cheap), so that the error names the key.
         if request.locale == nil, let locale = description.locale {
             do {
-                _ = try SearchIndex(configuration: IndexConfiguration(searchFields: ["_"], collation: Collation(locale: locale)))
+                _ = try SearchIndex(
+                    configuration: IndexConfiguration(searchFields: ["_"], collation: Collation(locale: locale))
+                )
             } catch {
                 throw keyError("locale", "\(error)")
             }
         }
 
         let settings = DatasetSettings(
-            searchFields: searchFields, scopes: scopes,
+            searchFields: searchFields,
+            scopes: scopes,
             collation: Collation(
                 locale: request.locale ?? description.locale ?? "root",
                 strength: request.strength ?? description.strength ?? .primary,
-                alternate: request.alternate ?? description.alternate ?? .nonIgnorable),
-            sort: sort, sortOptions: sortOptions,
+                alternate: request.alternate ?? description.alternate ?? .nonIgnorable
+            ),
+            sort: sort,
+            sortOptions: sortOptions,
             descending: descending,
             mode: request.mode ?? description.mode ?? .contains,
             // A sort field given on the command line sorts the results too, unless --order says otherwise.
-            order: request.order ?? (request.sort != nil ? .sorted : description.order ?? (sort == nil ? .original : .sorted)),
+            order: request.order
+                ?? (request.sort != nil ? .sorted : description.order ?? (sort == nil ? .original : .sorted)),
             trigger: request.trigger ?? description.trigger ?? .asYouType,
-            show: givenShow.isEmpty ? searchFields : uniqued(givenShow), showIsGiven: !givenShow.isEmpty)
+            show: givenShow.isEmpty ? searchFields : uniqued(givenShow),
+            showIsGiven: !givenShow.isEmpty
+        )
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }
 
@@ -309,7 +368,8 @@ enum DatasetLoader {
         let given = request.configuringOptions
         guard given.isEmpty else {
             throw ToolError(
-                "\(request.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')")
+                "\(request.file): \(given.joined(separator: ", ")) cannot change an index snapshot (rebuild it with 'sift index')"
+            )
         }
         let index: SearchIndex
         phases.begin("snapshot", label: "reading the snapshot")
@@ -344,7 +404,9 @@ enum DatasetLoader {
         known.formUnion(others)
         let columns = stored
         for field in request.show where !known.contains(field) {
-            throw ToolError("\(request.file): unknown column to show '\(field)' (columns: \(columns.joined(separator: ", ")))")
+            throw ToolError(
+                "\(request.file): unknown column to show '\(field)' (columns: \(columns.joined(separator: ", ")))"
+            )
         }
 
         // `sift query SNAPSHOT --scope NAME` selects one of its scopes (as --in does).
@@ -361,20 +423,35 @@ enum DatasetLoader {
         let show = request.show.isEmpty ? storedShow ?? configuration.searchFields : uniqued(request.show)
         let sort = configuration.sortField
         let settings = DatasetSettings(
-            searchFields: configuration.searchFields, scopes: scopes, collation: configuration.collation,
-            sort: sort, sortOptions: configuration.sortOptions,
+            searchFields: configuration.searchFields,
+            scopes: scopes,
+            collation: configuration.collation,
+            sort: sort,
+            sortOptions: configuration.sortOptions,
             descending: request.descending ?? (metadata[MetadataKey.descending] == "true"),
             mode: request.mode ?? metadata[MetadataKey.mode].flatMap(MatchMode.init(rawValue:)) ?? .contains,
             order: request.order ?? metadata[MetadataKey.order].flatMap(ResultOrder.init(rawValue:))
                 ?? (sort == nil ? .original : .sorted),
-            trigger: request.trigger ?? metadata[MetadataKey.trigger].flatMap(SearchTrigger.init(argument:)) ?? .asYouType,
-            show: show, showIsGiven: !request.show.isEmpty || storedShow != nil)
+            trigger: request.trigger ?? metadata[MetadataKey.trigger].flatMap(SearchTrigger.init(argument:))
+                ?? .asYouType,
+            show: show,
+            showIsGiven: !request.show.isEmpty || storedShow != nil
+        )
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
-            file: request.file, source: metadata[MetadataKey.source] ?? request.file, columns: columns, idField: idField,
-            records: records)
+            file: request.file,
+            source: metadata[MetadataKey.source] ?? request.file,
+            columns: columns,
+            idField: idField,
+            records: records
+        )
         return Opened(
-            dataset: dataset, settings: settings, descriptionFile: nil, snapshot: index, selectedScope: selected)
+            dataset: dataset,
+            settings: settings,
+            descriptionFile: nil,
+            snapshot: index,
+            selectedScope: selected
+        )
     }
 
     private static func jsonList(_ names: [String]) -> String {

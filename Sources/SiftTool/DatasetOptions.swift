@@ -9,14 +9,17 @@ import SiftDataset
 struct IndexOptions: ParsableArguments {
     @Option(
         name: .customLong("field"),
-        help: "A field to search (repeatable). Default: the description's fields, else every text column.")
+        help: "A field to search (repeatable). Default: the description's fields, else every text column."
+    )
     var fields: [String] = []
 
     @Option(
         name: .customLong("scope"),
         help: ArgumentHelp(
             "A scope (repeatable): [NAME=]FIELD[,FIELD][:CATEGORY=VALUE[|VALUE]]. An All scope comes first; they replace the description's scopes.",
-            valueName: "scope"))
+            valueName: "scope"
+        )
+    )
     var scopes: [String] = []
 
     @Option(help: "ICU locale: root (the default), en, es, de, da, sv, es@collation=traditional, ...")
@@ -39,7 +42,9 @@ struct IndexOptions: ParsableArguments {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Sort runs of digits by their value (ICU numeric collation: 15114 before 136455), or not (the default: as text).")
+        help:
+            "Sort runs of digits by their value (ICU numeric collation: 15114 before 136455), or not (the default: as text)."
+    )
     var numeric: Bool?
 
     @Option(help: "Sorting: shifted ignores spaces and punctuation (default: non-ignorable, they sort first).")
@@ -70,7 +75,10 @@ struct SearchOptions: ParsableArguments {
     @Option(help: "Where the text must occur (default: contains).")
     var mode: MatchMode?
 
-    @Option(help: "Order of the results (default: sorted with a sort field, else original); ranked: prefix matches, then word starts, then inner matches.")
+    @Option(
+        help:
+            "Order of the results (default: sorted with a sort field, else original); ranked: prefix matches, then word starts, then inner matches."
+    )
     var order: ResultOrder?
 
     @Flag(help: "Deprecated: use --order ranked.")
@@ -78,11 +86,14 @@ struct SearchOptions: ParsableArguments {
 
     @Option(
         name: .customLong("show"),
-        help: "A column to show (repeatable). Default: the description's columns, else the searched fields.")
+        help: "A column to show (repeatable). Default: the description's columns, else the searched fields."
+    )
     var show: [String] = []
 
     func validate() throws {
-        if ranked, let order, order != .ranked { throw ValidationError("--ranked and --order \(order.rawValue) exclude each other") }
+        if ranked, let order, order != .ranked {
+            throw ValidationError("--ranked and --order \(order.rawValue) exclude each other")
+        }
     }
 
     /// `--order`, or `--ranked`.
@@ -205,7 +216,8 @@ enum DatasetFile {
             let ext = hasExtension ? "'.\((name as NSString).pathExtension)'" : "none"
             throw ToolError(
                 "\(file): cannot tell the data format from the file extension (\(ext)); "
-                    + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl")
+                    + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl"
+            )
         }
         do {
             phases.begin("reading")
@@ -259,7 +271,11 @@ enum ScopeSpecification {
     /// - Parameter described: the description file's scope names, for a hint when a value names
     ///   one of them rather than fields.
     static func parse(
-        _ spec: String, file: String, columns: [String], searchFields: [String], described: [String] = []
+        _ spec: String,
+        file: String,
+        columns: [String],
+        searchFields: [String],
+        described: [String] = []
     ) throws -> Scope {
         var rest = Substring(spec)
         var name: String? = nil
@@ -294,7 +310,10 @@ enum ScopeSpecification {
             }
             throw ToolError(message)
         }
-        return Scope(name: name ?? (fields.isEmpty ? "All" : fields.joined(separator: ",")),
-                     fields: fields.isEmpty ? nil : fields, filter: filter)
+        return Scope(
+            name: name ?? (fields.isEmpty ? "All" : fields.joined(separator: ",")),
+            fields: fields.isEmpty ? nil : fields,
+            filter: filter
+        )
     }
 }

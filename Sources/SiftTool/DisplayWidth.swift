@@ -46,7 +46,9 @@ extension DisplayWidth {
             if inEscape {
                 out.append(character)
                 if escapeStarted {
-                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) { inEscape = false }
+                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) {
+                        inEscape = false
+                    }
                 } else {
                     escapeStarted = true
                     if character != "[" { inEscape = false }
@@ -81,7 +83,9 @@ extension DisplayWidth {
         for character in line {
             if inEscape {
                 if escapeStarted {
-                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) { inEscape = false }
+                    if let scalar = character.unicodeScalars.first, (0x40...0x7E).contains(scalar.value) {
+                        inEscape = false
+                    }
                 } else {
                     escapeStarted = true
                     if character != "[" { inEscape = false }

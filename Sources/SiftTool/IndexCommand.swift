@@ -14,7 +14,8 @@ struct IndexCommand: ParsableCommand {
             query' and 'sift repl' in place of the data file. It keeps the options it was built \
             with (fields, scopes, collation, id, sort) and what the description says about \
             display (columns to show, match mode, results order).
-            """)
+            """
+    )
 
     @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys).")
     var file: String
@@ -45,7 +46,9 @@ struct IndexCommand: ParsableCommand {
         var line =
             "indexed \(index.count) records (\(opened.settings.searchFields.joined(separator: ", "))) in "
             + "\(Self.seconds(built - start)), saved \(output) (\(size / 1_000_000) MB) in \(Self.seconds(saved - built))"
-        if let description = opened.descriptionFile { line += " · described by \((description as NSString).lastPathComponent)" }
+        if let description = opened.descriptionFile {
+            line += " · described by \((description as NSString).lastPathComponent)"
+        }
         print(line)
     }
 

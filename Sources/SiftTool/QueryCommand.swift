@@ -22,7 +22,8 @@ struct QueryCommand: ParsableCommand {
             is [start, length] in UTF-16 code units of that field (as ICU and NSRange count), for \
             every field the scope searches. No matching record prints nothing on standard output \
             and says so on standard error.
-            """)
+            """
+    )
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
     enum Color: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
@@ -43,7 +44,9 @@ struct QueryCommand: ParsableCommand {
         name: .customLong("in"),
         help: ArgumentHelp(
             "The scope to search, by name. Default: the first scope --scope gives, else the first scope (All).",
-            valueName: "scope"))
+            valueName: "scope"
+        )
+    )
     var scopeName: String?
 
     @Option(help: "Output: text (a table with the matches highlighted) or json (one object per line).")
@@ -84,7 +87,14 @@ struct QueryCommand: ParsableCommand {
         let skipped = all.dropFirst(offset)
         let rows = Array(limit == 0 ? skipped : skipped.prefix(limit))
         let page = QueryPage(
-            opened: opened, index: index, query: query, result: result, rows: rows, offset: offset, total: all.count)
+            opened: opened,
+            index: index,
+            query: query,
+            result: result,
+            rows: rows,
+            offset: offset,
+            total: all.count
+        )
         switch format {
         case .json:
             var output = ""
@@ -102,7 +112,9 @@ struct QueryCommand: ParsableCommand {
     }
 
     private func terminalWidth() -> Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 {
+            return columns
+        }
         var size = winsize()
         if isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 {
             return Int(size.ws_col)
@@ -157,7 +169,8 @@ struct QueryPage {
             return "query too short in scope \(query.scope) (needs \(needed) characters); nothing printed"
         case .all, .matches:
             if total > 0 {
-                return "\(total) \(total == 1 ? "match" : "matches") for \"\(query.text)\" in \(opened.dataset.source), "
+                return
+                    "\(total) \(total == 1 ? "match" : "matches") for \"\(query.text)\" in \(opened.dataset.source), "
                     + "none from --offset \(offset)"
             }
             return "no match for \"\(query.text)\" in \(opened.dataset.source) (\(searched)"
@@ -178,7 +191,9 @@ enum JSON {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case let c where c.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count)
+                    + String(c.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -23,7 +23,8 @@ struct SiftCommand: ParsableCommand {
             Data/cities.tsv), so they search the same fields.
             """,
         subcommands: [ReplCommand.self, QueryCommand.self, IndexCommand.self],
-        defaultSubcommand: ReplCommand.self)
+        defaultSubcommand: ReplCommand.self
+    )
 }
 
 /// A failure the tool reports as one line on standard error, then exits with status 1.
@@ -51,7 +52,9 @@ enum Main {
                 exit(0)
             }
             let message = SiftCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("sift: \(message) (see '\(helpCommand(CommandLine.arguments))')\n".utf8))
+            FileHandle.standardError.write(
+                Data("sift: \(message) (see '\(helpCommand(CommandLine.arguments))')\n".utf8)
+            )
             exit(code.rawValue)
         }
     }

@@ -55,11 +55,13 @@ struct TextReport {
         case .matches: what = "\(count) \(count == 1 ? "match" : "matches") for \"\(query.text)\""
         }
         if page.offset > 0 {
-            what += page.rows.isEmpty
+            what +=
+                page.rows.isEmpty
                 ? ", none from --offset \(page.offset)"
                 : ", \(page.offset + 1)–\(page.offset + page.rows.count) shown"
         }
-        var line = "\(what) in \(page.opened.dataset.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
+        var line =
+            "\(what) in \(page.opened.dataset.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
         if query.scope != "All" { line += " · scope \(query.scope)" }
         if query.order == .sorted, page.settings.sort != nil { line += " · sorted by \(page.settings.sortDescription)" }
         return line
@@ -67,5 +69,7 @@ struct TextReport {
 
     private func plain(_ text: String) -> Cell { Cells.plain(text) }
 
-    private func highlighted(_ text: String, _ ranges: [Range<String.Index>]) -> Cell { Cells.highlighted(text, ranges) }
+    private func highlighted(_ text: String, _ ranges: [Range<String.Index>]) -> Cell {
+        Cells.highlighted(text, ranges)
+    }
 }

@@ -5,13 +5,17 @@ import Testing
 struct IndexCommandTests {
     @Test func aSnapshotAnswersLikeItsDataFile() async throws {
         let data = try Run.file("cities.csv", "id,name,continent\nb1,Straße,EU\nb2,Strasbourg,EU\nb3,São Paulo,SA\n")
-        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
+        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sift-\(UUID().uuidString).siftidx"
+        ).path
         let index = try await Run.sift(["index", data, "--locale", "de", "--id", "id", "-o", snapshot])
         #expect(index.status == 0)
         #expect(index.stdout.hasPrefix("indexed 3 records (id, name, continent)"))  // ids of text are searched too
         for query in ["strasse", "stras", "sa"] {
             let fromSnapshot = try await Run.sift(["query", snapshot, query, "--format", "json"])
-            let fromFile = try await Run.sift(["query", data, query, "--locale", "de", "--id", "id", "--format", "json"])
+            let fromFile = try await Run.sift([
+                "query", data, query, "--locale", "de", "--id", "id", "--format", "json",
+            ])
             #expect(fromSnapshot.status == 0)
             #expect(fromSnapshot.stdout == fromFile.stdout)
         }
@@ -21,7 +25,9 @@ struct IndexCommandTests {
 
     @Test func snapshotErrorsAreOneLine() async throws {
         let data = try Run.file("c.tsv", "name\nParis\n")
-        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
+        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sift-\(UUID().uuidString).siftidx"
+        ).path
         #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)
         let conflicting = try await Run.sift(["query", snapshot, "p", "--locale", "es"])
         #expect(conflicting.status == 1)

@@ -14,20 +14,28 @@ struct KeyDecoderTests {
 
     @Test func textControlAndEditingKeys() {
         #expect(keys([Array("zü".utf8)]) == [.text("zü")])
-        #expect(keys([[0x7F], [0x08], [0x0D], [0x09], [0x03], [0x04], [0x14]])
-            == [.backspace, .backspace, .enter, .tab, .control("c"), .control("d"), .control("t")])
+        #expect(
+            keys([[0x7F], [0x08], [0x0D], [0x09], [0x03], [0x04], [0x14]])
+                == [.backspace, .backspace, .enter, .tab, .control("c"), .control("d"), .control("t")]
+        )
         // Text runs are split by control keys.
         #expect(keys([Array("ab".utf8) + [0x7F] + Array("c".utf8)]) == [.text("ab"), .backspace, .text("c")])
     }
 
     @Test func escapeSequences() {
         let csi: [UInt8] = [0x1B, 0x5B]
-        #expect(keys([csi + Array("A".utf8), csi + Array("B".utf8), csi + Array("C".utf8), csi + Array("D".utf8)])
-            == [.up, .down, .right, .left])
-        #expect(keys([csi + Array("5~".utf8), csi + Array("6~".utf8), csi + Array("Z".utf8), csi + Array("3~".utf8)])
-            == [.pageUp, .pageDown, .shiftTab, .delete])
-        #expect(keys([csi + Array("H".utf8), csi + Array("4~".utf8), [0x1B, 0x4F, 0x41], csi + Array("1;5A".utf8)])
-            == [.home, .end, .up, .up])
+        #expect(
+            keys([csi + Array("A".utf8), csi + Array("B".utf8), csi + Array("C".utf8), csi + Array("D".utf8)])
+                == [.up, .down, .right, .left]
+        )
+        #expect(
+            keys([csi + Array("5~".utf8), csi + Array("6~".utf8), csi + Array("Z".utf8), csi + Array("3~".utf8)])
+                == [.pageUp, .pageDown, .shiftTab, .delete]
+        )
+        #expect(
+            keys([csi + Array("H".utf8), csi + Array("4~".utf8), [0x1B, 0x4F, 0x41], csi + Array("1;5A".utf8)])
+                == [.home, .end, .up, .up]
+        )
         // A sequence split across reads is completed by the next read.
         #expect(keys([[0x1B], [0x5B], Array("6".utf8), Array("~x".utf8)]) == [.pageDown, .text("x")])
         #expect(keys([csi + Array("99q".utf8)]).isEmpty)  // unknown sequences are ignored

@@ -31,7 +31,10 @@ final class PseudoTerminal {
         else {
             throw PseudoTerminalError("cannot open a pseudo-terminal")
         }
-        slave = open(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), O_RDWR | O_NOCTTY)
+        slave = open(
+            String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            O_RDWR | O_NOCTTY
+        )
         guard slave >= 0 else { throw PseudoTerminalError("cannot open the pseudo-terminal's slave side") }
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
@@ -106,7 +109,9 @@ final class PseudoTerminal {
     /// arrives in several reads, and a half-read frame is not what the user sees.
     @discardableResult
     func waitForScreen(
-        _ what: String, timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String,
+        timeout: Double = 120,
+        sourceLocation: SourceLocation = #_sourceLocation,
         until condition: (Screen) -> Bool
     ) -> Screen {
         let deadline = Date().addingTimeInterval(timeout)
@@ -114,8 +119,10 @@ final class PseudoTerminal {
             let screen = self.screen
             if condition(screen) && !pump(timeout: 0.05) { return screen }
             if Date() > deadline {
-                Issue.record("timed out waiting for \(what); the screen:\n\(screen.lines.joined(separator: "\n"))",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "timed out waiting for \(what); the screen:\n\(screen.lines.joined(separator: "\n"))",
+                    sourceLocation: sourceLocation
+                )
                 return screen
             }
             pump(timeout: 0.05)
@@ -173,7 +180,10 @@ private struct PTYFunctions {
         openpt = try symbol("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
         grantpt = try symbol("grantpt", as: (@convention(c) (Int32) -> Int32).self)
         unlockpt = try symbol("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
-        ptsname_r = try symbol("ptsname_r", as: (@convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32).self)
+        ptsname_r = try symbol(
+            "ptsname_r",
+            as: (@convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32).self
+        )
     }
 }
 
@@ -195,7 +205,9 @@ struct Screen {
         var characters = Array(text)[...]
         while let character = characters.popFirst() {
             guard character == "\u{1B}" else {
-                if character != "\r" && character != "\n" && lines.indices.contains(row) { lines[row].append(character) }
+                if character != "\r" && character != "\n" && lines.indices.contains(row) {
+                    lines[row].append(character)
+                }
                 continue
             }
             // ESC [ parameters final, or ESC and one character.

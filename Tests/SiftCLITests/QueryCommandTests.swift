@@ -23,24 +23,43 @@ struct Run: Sendable {
     /// and stall the process. A run still going after `timeout` seconds is killed and reported:
     /// that limit only turns a hang into a failure, far above any real run.
     static func sift(
-        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-        currentDirectory: String? = nil, executable: URL = Run.executable, timeout: Double = 600,
+        _ arguments: [String],
+        stdin: String? = nil,
+        environment: [String: String] = [:],
+        currentDirectory: String? = nil,
+        executable: URL = Run.executable,
+        timeout: Double = 600,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Run {
         let outcome = await onDedicatedThread { () -> Result<(Run, timedOut: Bool), any Error> in
-            Result { try runBlocking(arguments, stdin: stdin, environment: environment,
-                                     currentDirectory: currentDirectory, executable: executable, timeout: timeout) }
+            Result {
+                try runBlocking(
+                    arguments,
+                    stdin: stdin,
+                    environment: environment,
+                    currentDirectory: currentDirectory,
+                    executable: executable,
+                    timeout: timeout
+                )
+            }
         }
         let (run, timedOut) = try outcome.get()
         if timedOut {
-            Issue.record("sift \(arguments.joined(separator: " ")) did not finish in \(timeout) s", sourceLocation: sourceLocation)
+            Issue.record(
+                "sift \(arguments.joined(separator: " ")) did not finish in \(timeout) s",
+                sourceLocation: sourceLocation
+            )
         }
         return run
     }
 
     private static func runBlocking(
-        _ arguments: [String], stdin: String?, environment: [String: String], currentDirectory: String?,
-        executable: URL, timeout: Double
+        _ arguments: [String],
+        stdin: String?,
+        environment: [String: String],
+        currentDirectory: String?,
+        executable: URL,
+        timeout: Double
     ) throws -> (Run, timedOut: Bool) {
         let process = Process()
         process.executableURL = executable
@@ -50,7 +69,9 @@ struct Run: Sendable {
         for (k, v) in environment { env[k] = v }
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -78,8 +99,10 @@ struct Run: Sendable {
         errRead.wait()
         process.waitUntilExit()
         let run = Run(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+            status: process.terminationStatus,
+            stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self)
+        )
         return (run, killed.withLock { $0 })
     }
 
@@ -125,10 +148,12 @@ struct QueryCommandTests {
         let run = try await Run.sift(["query", path, "zurich", "--format", "json"])
         #expect(run.status == 0)
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines == [
-            #"{"row": 1, "id": "1", "values": {"name": "😀 Zürich", "code": "CH"}, "matches": {"name": [[3, 6]], "code": []}}"#,
-            #"{"row": 2, "id": "2", "values": {"name": "Zurich", "code": "US"}, "matches": {"name": [[0, 6]], "code": []}}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"row": 1, "id": "1", "values": {"name": "😀 Zürich", "code": "CH"}, "matches": {"name": [[3, 6]], "code": []}}"#,
+                #"{"row": 2, "id": "2", "values": {"name": "Zurich", "code": "US"}, "matches": {"name": [[0, 6]], "code": []}}"#,
+            ]
+        )
         for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
     }
 
@@ -142,21 +167,28 @@ struct QueryCommandTests {
     }
 
     @Test func jsonLinesInputSortModesAndScopes() async throws {
-        let path = try Run.file("c.jsonl", """
+        let path = try Run.file(
+            "c.jsonl",
+            """
             {"name": "Ñuñoa", "continent": "SA"}
             {"name": "Nuuk", "continent": "NA"}
             {"name": "Oslo", "continent": "EU"}
             {"name": "Nantes", "continent": "EU"}
-            """)
+            """
+        )
         func rows(_ run: Run) -> [String] {
             run.stdout.split(separator: "\n").map { String($0.split(separator: ",")[0]) }
         }
         // Spanish sorts Ñ after N; root sorts Ñuñoa with N (ñ ~ n) and so before Nuuk.
-        let spanish = try await Run.sift(["query", path, "u", "--locale", "es", "--sort", "name", "--field", "name", "--format", "json"])
+        let spanish = try await Run.sift([
+            "query", path, "u", "--locale", "es", "--sort", "name", "--field", "name", "--format", "json",
+        ])
         #expect(rows(spanish) == [#"{"row": 2"#, #"{"row": 1"#])
         let root = try await Run.sift(["query", path, "u", "--sort", "name", "--field", "name", "--format", "json"])
         #expect(rows(root) == [#"{"row": 1"#, #"{"row": 2"#])
-        let europe = try await Run.sift(["query", path, "n", "--field", "name", "--scope", "Europe=name:continent=EU", "--format", "json"])
+        let europe = try await Run.sift([
+            "query", path, "n", "--field", "name", "--scope", "Europe=name:continent=EU", "--format", "json",
+        ])
         #expect(europe.stdout.split(separator: "\n").count == 1)
         #expect(europe.stdout.contains("\"row\": 4"))
         let prefix = try await Run.sift(["query", path, "os", "--mode", "prefix", "--format", "json"])
@@ -166,13 +198,21 @@ struct QueryCommandTests {
     @Test(arguments: [
         ("missing.tsv", "", [String](), "cannot read file"),
         ("ragged.tsv", "name\tcode\nParis\tFR\nLyon\n", [], "ragged.tsv:3: row has 1 field, the header has 2"),
-        ("dup.csv", "id,name\n1,Paris\n1,Lyon\n", ["--id", "id"], "dup.csv:3: field 'id': duplicate id '1' (first on line 2)"),
+        (
+            "dup.csv", "id,name\n1,Paris\n1,Lyon\n", ["--id", "id"],
+            "dup.csv:3: field 'id': duplicate id '1' (first on line 2)"
+        ),
         ("f.tsv", "name\nParis\n", ["--field", "nope"], "unknown field 'nope'"),
         ("f.tsv", "name\nParis\n", ["--locale", "klingon"], "unknown locale 'klingon'"),
         ("f.tsv", "name\nParis\n", ["--mode", "fuzzy"], "'fuzzy' is invalid"),
         ("f.tsv", "name\nParis\n", ["--scope", "name:nope=1"], "unknown category field 'nope'"),
     ])
-    func errorsAreOneClearLineAndExitNonZero(name: String, contents: String, options: [String], message: String) async throws {
+    func errorsAreOneClearLineAndExitNonZero(
+        name: String,
+        contents: String,
+        options: [String],
+        message: String
+    ) async throws {
         let path = name == "missing.tsv" ? "/nonexistent/missing.tsv" : try Run.file(name, contents)
         let run = try await Run.sift(["query", path, "x"] + options)
         #expect(run.status != 0)

@@ -9,7 +9,9 @@ struct ReplLineModeTests {
     /// Plain lines search; :scopes lists the scopes with their badges; :scope selects by name, number or any case; below a scope's minimum length the state is "too short" and the original table shows, in its order and sections; "::" searches for a leading colon; an empty line shows every record of the scope.
     @Test func searchingScopesAndTheTooShortState() async throws {
         let transcript = try await Repl.transcript(
-            ["pa", "quebec", "日本", ":scopes", ":scope Country", "p", "fr", ":scope 4", ":scope asia", "::x", ""], options: ["--page-size", "3"])
+            ["pa", "quebec", "日本", ":scopes", ":scope Country", "p", "fr", ":scope 4", ":scope asia", "::x", ""],
+            options: ["--page-size", "3"]
+        )
         expectTranscript(
             transcript,
             """
@@ -65,13 +67,16 @@ struct ReplLineModeTests {
             #  name  country  population
             1  大阪  日本     2691000
             2  東京  日本     13960000
-            """)
+            """
+        )
     }
 
     /// :type appends keystrokes one at a time and :back removes them, printing the state after each, through the too-short threshold of the Country scope.
     @Test func typeAndBackspaceOneKeystrokeAtATime() async throws {
         let transcript = try await Repl.transcript(
-            [":type zür", ":back", ":back 5", ":scope Country", ":type fra", ":back 2", ":cancel"], options: ["--page-size", "2"])
+            [":type zür", ":back", ":back 5", ":scope Country", ":type fra", ":back 2", ":cancel"],
+            options: ["--page-size", "2"]
+        )
         expectTranscript(
             transcript,
             """
@@ -100,13 +105,16 @@ struct ReplLineModeTests {
             "f" in Country: too short, needs 2 characters (showing the original table: 10 rows)
             > :cancel
             no search · original table: 10 rows · scope Country
-            """)
+            """
+        )
     }
 
     /// :original shows the sorted original table with its section titles and section index; :results shows the results table; both page through with PAGE.
     @Test func originalAndResultsTablesPageByPage() async throws {
         let transcript = try await Repl.transcript(
-            [":original", ":original 3", "a", ":results 2", ":cancel", ":results"], options: ["--page-size", "4"])
+            [":original", ":original 3", "a", ":results 2", ":cancel", ":results"],
+            options: ["--page-size", "4"]
+        )
         expectTranscript(
             transcript,
             """
@@ -144,13 +152,16 @@ struct ReplLineModeTests {
             no search · original table: 10 rows
             > :results
             results table: 0 rows, sorted by name (no search)
-            """)
+            """
+        )
     }
 
     /// With --on-submit typing waits for :submit (the results table keeps the previous answer); :cancel ends the search and keeps the scope; :trigger switches back to searching as you type.
     @Test func submitOnlyModeAndCancel() async throws {
         let transcript = try await Repl.transcript(
-            ["pa", ":submit", "zü", ":scope Europe", ":submit", ":cancel", ":trigger as-you-type", "zü"], options: ["--on-submit", "--page-size", "3"])
+            ["pa", ":submit", "zü", ":scope Europe", ":submit", ":cancel", ":trigger as-you-type", "zü"],
+            options: ["--on-submit", "--page-size", "3"]
+        )
         expectTranscript(
             transcript,
             """
@@ -188,13 +199,20 @@ struct ReplLineModeTests {
             "zü" in Europe: 1 result · All 1 · Name 1 · Country 0 · Europe 1 · Asia 0
             #  name      country      population
             1  [Zü]rich  Switzerland  415367
-            """)
+            """
+        )
     }
 
     /// :min, :mode, :locale, :strength, :sort and :order re-index the records and put the search back: Spanish ñ is its own letter, secondary strength keeps accents, prefix and words modes, ranked results.
     @Test func configurationCommandsReindex() async throws {
         let transcript = try await Repl.transcript(
-            ["n", ":min 2", ":scope Name", ":mode prefix", ":mode words", "pau s", ":mode contains", ":min 1", ":locale es", "n", ":locale root", ":strength secondary", "sao", ":strength primary", "sao", ":sort country", ":cancel", ":original", ":sort none", ":original", ":order ranked", "p"], options: ["--page-size", "4"])
+            [
+                "n", ":min 2", ":scope Name", ":mode prefix", ":mode words", "pau s", ":mode contains", ":min 1",
+                ":locale es", "n", ":locale root", ":strength secondary", "sao", ":strength primary", "sao",
+                ":sort country", ":cancel", ":original", ":sort none", ":original", ":order ranked", "p",
+            ],
+            options: ["--page-size", "4"]
+        )
         expectTranscript(
             transcript,
             """
@@ -310,13 +328,21 @@ struct ReplLineModeTests {
             2  [P]am[p]lona  España   203944
             3  São [P]aulo   Brasil   12325232
             4  🍕 Na[p]oli   Italia   914758
-            """)
+            """
+        )
     }
 
     /// In 40 columns, cells are cut by display width with the match kept in sight: CJK and emoji take two columns, a decomposed é one.
     @Test func wideCharactersLineUpInNarrowColumns() async throws {
         let transcript = try await Repl.transcript(
-            [":insert name=\"Rivière-des-Prairies–Pointe-aux-Trembles\" country=Canada", ":insert name=\"東京都千代田区丸の内一丁目\" country=日本", ":insert name=\"🍕🍝🍷 Trattoria della Nonna\" country=Italia", "tre", "千代田", ":cancel", ":original"], options: ["--show", "name", "--show", "country"], columns: 40)
+            [
+                ":insert name=\"Rivière-des-Prairies–Pointe-aux-Trembles\" country=Canada",
+                ":insert name=\"東京都千代田区丸の内一丁目\" country=日本",
+                ":insert name=\"🍕🍝🍷 Trattoria della Nonna\" country=Italia", "tre", "千代田", ":cancel", ":original",
+            ],
+            options: ["--show", "name", "--show", "country"],
+            columns: 40
+        )
         expectTranscript(
             transcript,
             """
@@ -357,13 +383,21 @@ struct ReplLineModeTests {
             …  11  大阪                  日本
                12  東京                  日本
                13  東京都千代田区丸の…   日本
-            """)
+            """
+        )
     }
 
     /// :insert, :delete, :move and :update act on the row numbers of the table on display: the original table with no search, the results table during one. Each reports where the record was and is, and the badges follow.
     @Test func editsThroughTheVisibleTable() async throws {
         let transcript = try await Repl.transcript(
-            [":insert name=\"Puebla de Zaragoza\" country=México continent=NA", ":insert 1 id=99 name=Aachen country=Deutschland continent=EU", ":delete 3", ":original", "pa", ":update 1 name=Lyon", ":update 1 population=", ":move 3 1", ":insert 2 name=Palma country=España continent=EU", ":delete 1", ":results", ":cancel", ":original"], options: ["--page-size", "12"])
+            [
+                ":insert name=\"Puebla de Zaragoza\" country=México continent=NA",
+                ":insert 1 id=99 name=Aachen country=Deutschland continent=EU", ":delete 3", ":original", "pa",
+                ":update 1 name=Lyon", ":update 1 population=", ":move 3 1",
+                ":insert 2 name=Palma country=España continent=EU", ":delete 1", ":results", ":cancel", ":original",
+            ],
+            options: ["--page-size", "12"]
+        )
         expectTranscript(
             transcript,
             """
@@ -436,13 +470,21 @@ struct ReplLineModeTests {
             Z   9  Zürich              Switzerland  415367
             …  10  大阪                日本         2691000
                11  東京                日本         13960000
-            """)
+            """
+        )
     }
 
     /// Every bad command or argument prints one error line; nothing changes and the next input works.
     @Test func badCommandsPrintOneErrorLineAndTheReplGoesOn() async throws {
         let transcript = try await Repl.transcript(
-            [":", ":bogus", ":type", ":back", ":back x", ":scope", ":scope Mars", ":scope 0", ":scopes x", ":min 0", ":min", ":mode fuzzy", ":locale", ":locale klingon", ":strength loud", ":sort nope", ":order random", ":trigger sometimes", ":original x", ":original 9", ":insert", ":insert name", ":insert nope=1", ":insert id=1 name=Dup", ":insert name=A name=B", ":insert 50 name=X", ":delete", ":delete 0", ":delete 11", ":move 1", ":move 1 99", ":update 1", ":update 1 nope=2", ":update 1 id=7", ":update x name=y", ":stats now", "zü"])
+            [
+                ":", ":bogus", ":type", ":back", ":back x", ":scope", ":scope Mars", ":scope 0", ":scopes x", ":min 0",
+                ":min", ":mode fuzzy", ":locale", ":locale klingon", ":strength loud", ":sort nope", ":order random",
+                ":trigger sometimes", ":original x", ":original 9", ":insert", ":insert name", ":insert nope=1",
+                ":insert id=1 name=Dup", ":insert name=A name=B", ":insert 50 name=X", ":delete", ":delete 0",
+                ":delete 11", ":move 1", ":move 1 99", ":update 1", ":update 1 nope=2", ":update 1 id=7",
+                ":update x name=y", ":stats now", "zü",
+            ])
         expectTranscript(
             transcript,
             """
@@ -523,6 +565,7 @@ struct ReplLineModeTests {
             "zü" in All: 1 result · All 1 · Name 1 · Country 0 · Europe 1 · Asia 0
             #  name      country      population
             1  [Zü]rich  Switzerland  415367
-            """)
+            """
+        )
     }
 }

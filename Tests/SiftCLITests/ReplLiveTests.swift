@@ -62,14 +62,18 @@ struct ReplLiveTests {
 
         // Wide characters: CJK and emoji rows never overflow the line.
         terminal.type("日本")
-        screen = terminal.waitForScreen("two cities in Japan") { $0.lines[2].hasPrefix("0 results") || $0.lines[2].hasPrefix("2 results") }
+        screen = terminal.waitForScreen("two cities in Japan") {
+            $0.lines[2].hasPrefix("0 results") || $0.lines[2].hasPrefix("2 results")
+        }
         terminal.type(Self.escape)
         screen = terminal.waitForScreen("the original table again") { $0.lines[2].hasPrefix("original table") }
         #expect(screen.widestLine <= 80)
 
         // A narrower window redraws within its width.
         terminal.resize(rows: 12, columns: 40)
-        screen = terminal.waitForScreen("a 40-column frame") { $0.lines[11].hasPrefix("Ctrl-C quit") && $0.lines[11].count <= 40 }
+        screen = terminal.waitForScreen("a 40-column frame") {
+            $0.lines[11].hasPrefix("Ctrl-C quit") && $0.lines[11].count <= 40
+        }
         #expect(screen.widestLine <= 40)
         #expect(tableRows(screen).count == 6)
 
@@ -88,7 +92,9 @@ struct ReplLiveTests {
         terminal.type("pa")
         terminal.waitForScreen("the results of pa") { $0.lines[2].hasPrefix("3 results") }
         terminal.type([0x14])  // Ctrl-T
-        var screen = terminal.waitForScreen("both tables") { $0.contains("original table") && $0.contains("results table") }
+        var screen = terminal.waitForScreen("both tables") {
+            $0.contains("original table") && $0.contains("results table")
+        }
         // The original pane shows every record, matches highlighted, and follows the selection.
         #expect(screen.lines.contains { $0.contains("Kraków") && $0.contains("│") })
         terminal.type(Self.escape + "[3~")  // Delete: the selected result, Pamplona

@@ -50,23 +50,40 @@ enum Repl {
     /// Runs `sift repl FILE --line` in a directory holding the files, with `script` as input
     /// (one line per element), and returns the run.
     static func run(
-        _ script: [String], files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
-        file: String = "cities.tsv", options: [String] = [], columns: Int = 80,
+        _ script: [String],
+        files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
+        file: String = "cities.tsv",
+        options: [String] = [],
+        columns: Int = 80,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Run {
         let directory = try directory(files)
         return try await Run.sift(
-            ["repl", file, "--line"] + options, stdin: script.map { $0 + "\n" }.joined(),
-            environment: ["COLUMNS": String(columns)], currentDirectory: directory, sourceLocation: sourceLocation)
+            ["repl", file, "--line"] + options,
+            stdin: script.map { $0 + "\n" }.joined(),
+            environment: ["COLUMNS": String(columns)],
+            currentDirectory: directory,
+            sourceLocation: sourceLocation
+        )
     }
 
     /// Runs a script and returns standard output, expecting success and nothing on standard error.
     static func transcript(
-        _ script: [String], files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
-        file: String = "cities.tsv", options: [String] = [], columns: Int = 80,
+        _ script: [String],
+        files: [String: String] = ["cities.tsv": cities, "cities.sift.json": description],
+        file: String = "cities.tsv",
+        options: [String] = [],
+        columns: Int = 80,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> String {
-        let run = try await run(script, files: files, file: file, options: options, columns: columns, sourceLocation: sourceLocation)
+        let run = try await run(
+            script,
+            files: files,
+            file: file,
+            options: options,
+            columns: columns,
+            sourceLocation: sourceLocation
+        )
         #expect(run.status == 0, sourceLocation: sourceLocation)
         #expect(run.stderr.isEmpty, "\(run.stderr)", sourceLocation: sourceLocation)
         return run.stdout

@@ -6,7 +6,10 @@ import Testing
     // MARK: Basics
 
     @Test func loadsTSVFileWithLinesNumbersAndColumnLookup() throws {
-        let path = try Support.writeTemporaryFile(Array("id\tname\tpop\n1\tOslo\t700000\n2\tBergen\t290000\n".utf8), suffix: "basic.tsv")
+        let path = try Support.writeTemporaryFile(
+            Array("id\tname\tpop\n1\tOslo\t700000\n2\tBergen\t290000\n".utf8),
+            suffix: "basic.tsv"
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let table = try DataLoader.load(path: path)
         #expect(table.source == path)
@@ -35,19 +38,29 @@ import Testing
         bytes.append(0xFF)
         bytes += Array("c\n".utf8)
         let error = try #require(Support.error(bytes: bytes, .tsv, source: "cities.tsv"))
-        #expect(error == DataFileError(file: "cities.tsv", line: 3, field: "name", message: "invalid UTF-8 at byte 3 of the field"))
+        #expect(
+            error
+                == DataFileError(
+                    file: "cities.tsv",
+                    line: 3,
+                    field: "name",
+                    message: "invalid UTF-8 at byte 3 of the field"
+                )
+        )
         #expect(error.description == "cities.tsv:3: field 'name': invalid UTF-8 at byte 3 of the field")
     }
 
-    @Test(arguments: [
-        [0x80],  // stray continuation byte
-        [0xC0, 0x80],  // overlong NUL
-        [0xE0, 0x80, 0x80],  // overlong 3-byte form
-        [0xED, 0xA0, 0x80],  // encoded surrogate U+D800
-        [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
-        [0xF5, 0x80, 0x80, 0x80],  // invalid lead byte
-        [0xE2, 0x82],  // truncated sequence (followed by a newline)
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x80],  // stray continuation byte
+            [0xC0, 0x80],  // overlong NUL
+            [0xE0, 0x80, 0x80],  // overlong 3-byte form
+            [0xED, 0xA0, 0x80],  // encoded surrogate U+D800
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xF5, 0x80, 0x80, 0x80],  // invalid lead byte
+            [0xE2, 0x82],  // truncated sequence (followed by a newline)
+        ] as [[UInt8]]
+    )
     func everyKindOfInvalidUTF8IsRejected(bad: [UInt8]) throws {
         let bytes = Array("a,b\nx,\"y".utf8) + bad + Array("\"\n".utf8)
         let error = try #require(Support.error(bytes: bytes, .csv))
@@ -90,7 +103,10 @@ import Testing
 
     @Test func crlfAndLFLineEndingsAndOptionalFinalNewline() throws {
         let expected = [["1", "x"], ["2", "y"]]
-        for text in ["a\tb\r\n1\tx\r\n2\ty\r\n", "a\tb\r\n1\tx\r\n2\ty", "a\tb\n1\tx\n2\ty\n", "a\tb\n1\tx\n2\ty", "a\tb\r\n1\tx\n2\ty\r\n"] {
+        for text in [
+            "a\tb\r\n1\tx\r\n2\ty\r\n", "a\tb\r\n1\tx\r\n2\ty", "a\tb\n1\tx\n2\ty\n", "a\tb\n1\tx\n2\ty",
+            "a\tb\r\n1\tx\n2\ty\r\n",
+        ] {
             let table = try Support.parse(text, .tsv)
             #expect(table.columns == ["a", "b"], "\(text.debugDescription)")
             #expect(table.rows.map(\.values) == expected, "\(text.debugDescription)")
@@ -123,14 +139,17 @@ import Testing
     // MARK: Quoting
 
     @Test func quotedFieldsWithNewlinesAndDoubledQuotesKeepLineNumbers() throws {
-        let text = "id,text,n\n1,\"two\nlines\",a\n2,\"say \"\"hi\"\"\",b\n3,\"three\r\nline\nfield, with comma\",c\n4,plain,d\n"
+        let text =
+            "id,text,n\n1,\"two\nlines\",a\n2,\"say \"\"hi\"\"\",b\n3,\"three\r\nline\nfield, with comma\",c\n4,plain,d\n"
         let table = try Support.parse(text, .csv)
-        #expect(table.rows.map(\.values) == [
-            ["1", "two\nlines", "a"],
-            ["2", "say \"hi\"", "b"],
-            ["3", "three\r\nline\nfield, with comma", "c"],
-            ["4", "plain", "d"],
-        ])
+        #expect(
+            table.rows.map(\.values) == [
+                ["1", "two\nlines", "a"],
+                ["2", "say \"hi\"", "b"],
+                ["3", "three\r\nline\nfield, with comma", "c"],
+                ["4", "plain", "d"],
+            ]
+        )
         #expect(table.rows.map(\.line) == [2, 4, 5, 8])
         #expect(table.rows.map(\.number) == [1, 2, 3, 4])
     }
@@ -196,7 +215,10 @@ import Testing
     @Test func duplicateAndEmptyHeaderNamesAreErrors() throws {
         let duplicate = try #require(Support.error("id,name,id,x,name\n", .csv))
         #expect(duplicate.line == 1)
-        #expect(duplicate.message == "duplicate column names in the header: 'id' (columns 1 and 3), 'name' (columns 2 and 5)")
+        #expect(
+            duplicate.message
+                == "duplicate column names in the header: 'id' (columns 1 and 3), 'name' (columns 2 and 5)"
+        )
 
         let one = try #require(Support.error("id\tname\tid\n1\t2\t3\n", .tsv))
         #expect(one.description == "x.tsv:1: duplicate column name in the header: 'id' (columns 1 and 3)")
@@ -234,7 +256,8 @@ import Testing
     @Test(arguments: [DataFormat.csv, .tsv])
     func randomInputNeverCrashesOrDisagrees(format: DataFormat) throws {
         let delimiter = format == .csv ? "," : "\t"
-        let seed = "id\(delimiter)name\(delimiter)note\r\n1\(delimiter)\"a\"\"b\"\(delimiter)x\n2\(delimiter)\"multi\nline\"\(delimiter)é\n"
+        let seed =
+            "id\(delimiter)name\(delimiter)note\r\n1\(delimiter)\"a\"\"b\"\(delimiter)x\n2\(delimiter)\"multi\nline\"\(delimiter)é\n"
         let alphabet: [UInt8] = Array("\"\r\n,\tax é".utf8) + [0x00, 0xFF, 0xC3]
         var random = SplitMix64(state: format == .csv ? 1 : 2)
         for _ in 0..<2000 {
@@ -252,7 +275,10 @@ import Testing
                 #expect(table.rows.allSatisfy { $0.values.count == table.columns.count })
                 #expect(zip(table.rows, table.rows.dropFirst()).allSatisfy { $0.line < $1.line })
             } catch {
-                #expect(!error.message.contains("internal error"), "\(error) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+                #expect(
+                    !error.message.contains("internal error"),
+                    "\(error) \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                )
                 #expect(!error.description.contains("\n"))
             }
         }

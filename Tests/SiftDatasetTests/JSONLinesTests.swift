@@ -14,17 +14,20 @@ import Testing
         let table = try DataLoader.load(path: path)
         #expect(table.format == .jsonLines)
         #expect(table.columns == ["name", "pop", "capital", "nick", "note"])
-        #expect(table.rows.map(\.values) == [
-            ["Oslo", "700000", "true", "", ""],
-            ["Bergen", "290000", "false", "Rain city", ""],
-            ["Trondheim", "", "", "", ""],
-        ])
+        #expect(
+            table.rows.map(\.values) == [
+                ["Oslo", "700000", "true", "", ""],
+                ["Bergen", "290000", "false", "Rain city", ""],
+                ["Trondheim", "", "", "", ""],
+            ]
+        )
         #expect(table.rows.map(\.line) == [1, 2, 3])
         #expect(table.rows.map(\.number) == [1, 2, 3])
     }
 
     @Test func numbersAreKeptAsWrittenAndStringsAreDecoded() throws {
-        let text = #"{"a": 1.0, "b": 1e3, "c": -0, "d": 12345678901234567890123, "e": 2.50, "s": "tab\there \"q\" \u00e9 \ud83d\ude00"}"#
+        let text =
+            #"{"a": 1.0, "b": 1e3, "c": -0, "d": 12345678901234567890123, "e": 2.50, "s": "tab\there \"q\" \u00e9 \ud83d\ude00"}"#
         let table = try Support.parse(text, .jsonLines)
         #expect(table.rows[0].values == ["1.0", "1e3", "-0", "12345678901234567890123", "2.50", "tab\there \"q\" é 😀"])
     }
@@ -37,7 +40,10 @@ import Testing
     }
 
     @Test func crlfBOMAndMissingFinalNewline() throws {
-        let table = try Support.parse(bytes: [0xEF, 0xBB, 0xBF] + Array("{\"id\":\"x\"}\r\n{\"id\":\"y\"}".utf8), .jsonLines)
+        let table = try Support.parse(
+            bytes: [0xEF, 0xBB, 0xBF] + Array("{\"id\":\"x\"}\r\n{\"id\":\"y\"}".utf8),
+            .jsonLines
+        )
         #expect(table.columns == ["id"])
         #expect(table.rows.map(\.values) == [["x"], ["y"]])
     }
@@ -70,8 +76,15 @@ import Testing
 
     @Test func loneSurrogateEscapesAreErrorsNamingLineAndKey() throws {
         let high = try #require(Support.error("{\"id\":1}\n{\"id\":2, \"name\": \"x\\ud800y\"}\n", .jsonLines))
-        #expect(high == DataFileError(
-            file: "x.jsonl", line: 2, field: "name", message: "lone surrogate escape \\ud800 (not a Unicode character)"))
+        #expect(
+            high
+                == DataFileError(
+                    file: "x.jsonl",
+                    line: 2,
+                    field: "name",
+                    message: "lone surrogate escape \\ud800 (not a Unicode character)"
+                )
+        )
 
         let low = try #require(Support.error("{\"name\": \"\\uDC00\"}\n", .jsonLines))
         #expect(low.line == 1 && low.field == "name" && low.message.contains("\\uDC00"))
@@ -143,7 +156,10 @@ import Testing
                 let table = try Support.parse(bytes: bytes, .jsonLines)
                 #expect(table.rows.allSatisfy { $0.values.count == table.columns.count })
             } catch {
-                #expect(!error.message.contains("internal error"), "\(error) \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+                #expect(
+                    !error.message.contains("internal error"),
+                    "\(error) \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                )
                 #expect(!error.description.contains("\n"))
             }
         }

@@ -39,14 +39,19 @@ import Testing
     @Test func errorDescriptionsAreOneLine() {
         #expect(DataFileError(file: "f.tsv", message: "m").description == "f.tsv: m")
         #expect(DataFileError(file: "f.tsv", line: 3, message: "m").description == "f.tsv:3: m")
-        #expect(DataFileError(file: "f.tsv", line: 3, field: "name", message: "m").description == "f.tsv:3: field 'name': m")
-        #expect(DataFileError(file: "f.tsv", line: 1, field: "a\nb\t\u{0}", message: "x\ny").description
-            == "f.tsv:1: field 'a\\nb\\t\\u{0}': x\\ny")
+        #expect(
+            DataFileError(file: "f.tsv", line: 3, field: "name", message: "m").description == "f.tsv:3: field 'name': m"
+        )
+        #expect(
+            DataFileError(file: "f.tsv", line: 1, field: "a\nb\t\u{0}", message: "x\ny").description
+                == "f.tsv:1: field 'a\\nb\\t\\u{0}': x\\ny"
+        )
         #expect(DataFileError(file: "f", message: "a\u{2028}b").description == "f: a\\u{2028}b")
     }
 
     @Test func textColumnsAreColumnsWithNonNumericValues() throws {
-        let text = "id,name,lat,pop,mixed,blank,code,exp\n1,Oslo,59.91,+700000,12,,007,1e6\n2,Bergen,-5.5,,abc,,AB,-1.5E-3\n3,3,.5,0,,,12,2E+2\n"
+        let text =
+            "id,name,lat,pop,mixed,blank,code,exp\n1,Oslo,59.91,+700000,12,,007,1e6\n2,Bergen,-5.5,,abc,,AB,-1.5E-3\n3,3,.5,0,,,12,2E+2\n"
         let table = try Support.parse(text, .csv)
         #expect(table.textColumns == ["name", "mixed", "code"])
 
@@ -58,17 +63,20 @@ import Testing
     }
 
     /// `../shared/data/cities.tsv` relative to the package root; not part of the package.
-    static let citiesPath = Support.packageRoot.appendingPathComponent("../shared/data/cities.tsv").standardizedFileURL.path
+    static let citiesPath = Support.packageRoot.appendingPathComponent("../shared/data/cities.tsv").standardizedFileURL
+        .path
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: citiesPath), "../shared/data/cities.tsv is not present"))
     func realCitiesFileLoadsWhole() throws {
         // How fast it loads is the benchmarks' business (a timed test fails on a busy machine).
         let table = try DataLoader.load(path: Self.citiesPath)
         #expect(table.rows.count == 34006)
-        #expect(table.columns == [
-            "geonameid", "name", "ascii_name", "country_code", "country_name", "continent_code",
-            "admin1_code", "population", "timezone", "latitude", "longitude",
-        ])
+        #expect(
+            table.columns == [
+                "geonameid", "name", "ascii_name", "country_code", "country_name", "continent_code",
+                "admin1_code", "population", "timezone", "latitude", "longitude",
+            ]
+        )
         #expect(table.rows.allSatisfy { $0.values.count == 11 })
         #expect(table.rows.first?.line == 2)
         #expect(table.rows.last?.line == 34007)

@@ -11,7 +11,10 @@ struct RecordsTests {
         7\tZürich\tSwitzerland\tEU\t415367
         3\tSão Paulo\t\tSA\t12325232
         9\tNuuk\tGreenland\tNA\t
-        """, .tsv, source: "cities.tsv")
+        """,
+        .tsv,
+        source: "cities.tsv"
+    )
 
     @Test func idsFromAColumnAndOnlyTheNamedColumns() throws {
         let records = try table.records(idField: "id", fields: ["name", "country"], categories: ["continent"])
@@ -39,8 +42,10 @@ struct RecordsTests {
         let index = try SearchIndex(
             configuration: IndexConfiguration(
                 searchFields: fields,
-                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]),
-            records: try table.records(idField: "id", fields: fields))
+                scopes: [Scope(name: "All"), Scope(name: "Europe", filter: .init(field: "continent", values: ["EU"]))]
+            ),
+            records: try table.records(idField: "id", fields: fields)
+        )
         let result = try index.search(Query("zurich"))
         #expect(try result.rows.map { try index.id(of: $0) } == ["7"])
         #expect(result.scopeCounts.map(\.count) == [1, 1])

@@ -125,14 +125,20 @@ struct DatasetDescription: Equatable {
                     var object = try JSONObject(value, path: path + ".category")
                     guard let field = try object.string("field"), let values = try object.strings("values") else {
                         throw DescriptionError(
-                            path: path + ".category", message: "expected {\"field\": FIELD, \"values\": [VALUE, ...]}")
+                            path: path + ".category",
+                            message: "expected {\"field\": FIELD, \"values\": [VALUE, ...]}"
+                        )
                     }
                     try object.finish()
                     category = Category(field: field, values: values)
                 }
                 let entry = ScopeEntry(
-                    name: name, fields: try scope.strings("fields"), category: category,
-                    minLength: try scope.count("minLength"), path: path)
+                    name: name,
+                    fields: try scope.strings("fields"),
+                    category: category,
+                    minLength: try scope.count("minLength"),
+                    path: path
+                )
                 try scope.finish()
                 entries.append(entry)
             }
@@ -171,7 +177,9 @@ private struct JSONObject {
 
     mutating func string(_ key: String) throws(DescriptionError) -> String? {
         guard let value = take(key) else { return nil }
-        guard let string = value as? String else { throw DescriptionError(path: keyPath(key), message: "expected a string") }
+        guard let string = value as? String else {
+            throw DescriptionError(path: keyPath(key), message: "expected a string")
+        }
         return string
     }
 
@@ -204,7 +212,9 @@ private struct JSONObject {
     /// A whole number of at least 1.
     mutating func count(_ key: String) throws(DescriptionError) -> Int? {
         guard let value = take(key) else { return nil }
-        guard let number = value as? NSNumber, !Self.isBoolean(value), let int = Int(exactly: number.doubleValue), int >= 1 else {
+        guard let number = value as? NSNumber, !Self.isBoolean(value), let int = Int(exactly: number.doubleValue),
+            int >= 1
+        else {
             throw DescriptionError(path: keyPath(key), message: "expected a whole number of at least 1")
         }
         return int
@@ -217,7 +227,8 @@ private struct JSONObject {
         guard let choice = T(rawValue: value) else {
             throw DescriptionError(
                 path: keyPath(key),
-                message: "'\(value)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+                message: "'\(value)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         return choice
     }

@@ -57,7 +57,9 @@ final class LineMode {
         case "type": try await type(argument)
         case "back": try await back(argument)
         case "scope": try await selectScope(argument)
-        case "scopes": try noArgument(name, argument); printScopes()
+        case "scopes":
+            try noArgument(name, argument)
+            printScopes()
         case "min": try await setMinimumLength(argument)
         case "mode":
             let mode: MatchMode = try choice(argument, "mode")
@@ -87,7 +89,12 @@ final class LineMode {
             emit(status(await session.settled(session.cancel())))
         case "original", "results":
             let page = try argument.isEmpty ? 1 : number(argument, what: "a page number")
-            try await printPage(of: session.latest, kind: name == "original" ? .original : .results, page: page, title: true)
+            try await printPage(
+                of: session.latest,
+                kind: name == "original" ? .original : .results,
+                page: page,
+                title: true
+            )
         case "insert": try await insert(argument)
         case "delete":
             let row = try number(argument, what: "a row number", usage: "delete")
@@ -99,8 +106,12 @@ final class LineMode {
             let to = try number(rows[1], what: "a row number", usage: "move")
             report("moved", try await session.move(row: from, to: to))
         case "update": try await update(argument)
-        case "stats": try noArgument(name, argument); printStatistics()
-        case "help": try noArgument(name, argument); emit(Self.help)
+        case "stats":
+            try noArgument(name, argument)
+            printStatistics()
+        case "help":
+            try noArgument(name, argument)
+            emit(Self.help)
         case "quit", "q", "exit": return .quit
         case "": throw ToolError("expected a command after ':' (:help lists them)")
         default: throw ToolError("unknown command ':\(name)' (:help lists the commands)")
@@ -191,7 +202,10 @@ final class LineMode {
             case "descending": descending = true
             case "numeric": numeric = true
             case "text": numeric = false
-            default: throw ToolError("expected ascending, descending, numeric or text, got '\(word)' (usage: \(Self.usage["sort"]!))")
+            default:
+                throw ToolError(
+                    "expected ascending, descending, numeric or text, got '\(word)' (usage: \(Self.usage["sort"]!))"
+                )
             }
         }
         var settings = session.settings
@@ -246,7 +260,9 @@ final class LineMode {
         let record = outcome.record
         let title = record[session.settings.sort ?? session.settings.searchFields[0]]
         var parts = ["\(verb) id \(record.id) \"\(Cells.sanitize(title, .allControls))\""]
-        if verb == "moved", let position = outcome.position { parts.append("position \(position) of the original order") }
+        if verb == "moved", let position = outcome.position {
+            parts.append("position \(position) of the original order")
+        }
         for kind in TableKind.allCases {
             let (old, new) = outcome.rows[kind] ?? (nil, nil)
             let place: String
@@ -270,7 +286,9 @@ final class LineMode {
         var parts = [
             "\(Self.records(dataset.records.count)) from \((dataset.file as NSString).lastPathComponent)"
         ]
-        if let description = session.descriptionFile { parts.append("described by \((description as NSString).lastPathComponent)") }
+        if let description = session.descriptionFile {
+            parts.append("described by \((description as NSString).lastPathComponent)")
+        }
         parts.append("searching \(settings.searchFields.joined(separator: ", "))")
         parts.append("\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)")
         parts.append("type a search, or :help")
@@ -300,7 +318,8 @@ final class LineMode {
         }
         var line = "\"\(Cells.sanitize(update.query.text, .allControls))\" in \(update.query.scope): \(state)"
         if badges && update.scopes.contains(where: { $0.count != nil }) {
-            line += " · " + update.scopes.map { "\($0.name) \($0.count.map(String.init) ?? "-")" }.joined(separator: " · ")
+            line +=
+                " · " + update.scopes.map { "\($0.name) \($0.count.map(String.init) ?? "-")" }.joined(separator: " · ")
         }
         return line
     }
@@ -309,7 +328,11 @@ final class LineMode {
     private func printPage(of update: SearchUpdate, kind: TableKind, page: Int, title: Bool) async throws {
         let table = session.shown(kind, of: update)
         let pages = max(1, (table.rowCount + pageSize - 1) / pageSize)
-        guard page <= pages else { throw ToolError("page \(page) is out of range (the \(kind.name) table has \(pages == 1 ? "1 page" : "\(pages) pages"))") }
+        guard page <= pages else {
+            throw ToolError(
+                "page \(page) is out of range (the \(kind.name) table has \(pages == 1 ? "1 page" : "\(pages) pages"))"
+            )
+        }
         if title {
             var line = "\(kind.name) table: \(ReplSession.rows(table.rowCount))"
             if table.isSectioned {
@@ -318,8 +341,10 @@ final class LineMode {
             switch table.order {
             case .original: line += ", in original order"
             case .sorted:
-                line += ", sorted by "
-                    + (session.settings.sort == nil ? session.settings.searchFields[0] : session.settings.sortDescription)
+                line +=
+                    ", sorted by "
+                    + (session.settings.sort == nil
+                        ? session.settings.searchFields[0] : session.settings.sortDescription)
             case .ranked: line += ", ranked"
             }
             if kind == .results && update.state == .inactive { line += " (no search)" }
@@ -336,7 +361,9 @@ final class LineMode {
         let rows = zip(slice, contents).map { ReplTable.Row(number: $0.number, section: $0.section, content: $1) }
         emit(renderer.lines(rows, width: Self.width()).joined(separator: "\n"))
         if !title && pages > 1 {
-            emit("rows \(slice.first!.number)–\(slice.last!.number) of \(table.rowCount) · :\(kind.name) 2 for the next page")
+            emit(
+                "rows \(slice.first!.number)–\(slice.last!.number) of \(table.rowCount) · :\(kind.name) 2 for the next page"
+            )
         }
     }
 
@@ -352,7 +379,8 @@ final class LineMode {
                     scope.name == session.scope ? "*" : "", String(i + 1), scope.name,
                     (scope.fields ?? session.settings.searchFields).joined(separator: ", "), category,
                     String(scope.minimumLength), count,
-                ].map { Cells.plain($0, .allControls) })
+                ].map { Cells.plain($0, .allControls) }
+            )
         }
         let widths = Cells.columnWidths([header] + rows, fixed: 3, width: Self.width(), style: style)
         let lines = ([header] + rows).enumerated().map { i, cells in
@@ -369,20 +397,26 @@ final class LineMode {
         lines.append(
             "records: \(session.dataset.records.count) · original table: \(ReplSession.rows(original.rowCount))"
                 + (original.layout.isSectioned ? " in \(original.numberOfSections) sections" : "")
-                + " · results table: \(ReplSession.rows(update.tables.results.rowCount))")
+                + " · results table: \(ReplSession.rows(update.tables.results.rowCount))"
+        )
         lines.append(
             "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sortDescription)"
-                + " · \(settings.scopes.count) scopes")
+                + " · \(settings.scopes.count) scopes"
+        )
         lines.append(
-            "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)")
+            "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)"
+        )
         let durations = session.indexDurations
-        lines.append("indexing: \(Self.milliseconds(durations.last!)) (\(durations.count == 1 ? "1 build" : "\(durations.count) builds"))")
+        lines.append(
+            "indexing: \(Self.milliseconds(durations.last!)) (\(durations.count == 1 ? "1 build" : "\(durations.count) builds"))"
+        )
         let phases = session.loadPhases.map { "\($0.phase) \(Self.milliseconds($0.duration))" }
         lines.append("loading: " + phases.joined(separator: " · "))
         if let (query, timing) = session.lastAnswer {
             lines.append(
                 "last answer: \"\(query.text)\" in \(query.scope): waited \(Self.milliseconds(timing.waited)),"
-                    + " searched \(Self.milliseconds(timing.searched)), total \(Self.milliseconds(timing.total))")
+                    + " searched \(Self.milliseconds(timing.searched)), total \(Self.milliseconds(timing.total))"
+            )
         } else {
             lines.append("last answer: none yet")
         }

@@ -105,7 +105,9 @@ final class LiveMode {
         return view
     }
 
-    private func isCached(_ row: TableRow, for query: Query?) -> Bool { cacheQuery == query && cache[row.handle] != nil }
+    private func isCached(_ row: TableRow, for query: Query?) -> Bool {
+        cacheQuery == query && cache[row.handle] != nil
+    }
 
     /// Fetches the contents of rows of the tables of `update`.
     private func fetch(_ rows: [(row: TableRow, kind: TableKind)], of update: SearchUpdate) async {
@@ -376,11 +378,18 @@ final class LiveMode {
             let table = session.shown(pane.kind, of: shown)
             let slice = table.slice(from: pane.top, count: rowsInSight(shown))
             let renderer = ReplTable(
-                columns: session.settings.show, style: .terminal, sectioned: table.isSectioned, marksSelection: true)
+                columns: session.settings.show,
+                style: .terminal,
+                sectioned: table.isSectioned,
+                marksSelection: true
+            )
             let rows = slice.map { item in
                 ReplTable.Row(
-                    number: item.number, section: item.section, content: content(of: item.row),
-                    isSelected: item.number - 1 == pane.selected)
+                    number: item.number,
+                    section: item.section,
+                    content: content(of: item.row),
+                    isSelected: item.number - 1 == pane.selected
+                )
             }
             var lines = renderer.lines(rows, width: paneWidth)
             if panes.count > 1 { lines.insert("\u{1B}[1m\(pane.kind.name) table\u{1B}[0m", at: 0) }
@@ -421,7 +430,9 @@ final class LiveMode {
         let original = session.shown(.original, of: shown)
         guard original.isSectioned, !original.sectionIndexTitles.isEmpty else { return "" }
         var current: Int? = nil
-        let number = isSideBySide ? panes(of: shown, view: view)[0].selected : shownKind == .original ? view.selected[.original] : nil
+        let number =
+            isSideBySide
+            ? panes(of: shown, view: view)[0].selected : shownKind == .original ? view.selected[.original] : nil
         if let number { current = original.sectionIndexTitlePosition(ofRow: number + 1) }
         let titles = original.sectionIndexTitles.enumerated().map { i, title in
             let title = Cells.sanitize(title, .allControls)

@@ -11,7 +11,8 @@ struct ReplCommand: AsyncParsableCommand {
             On a terminal, every keystroke searches (live mode). Otherwise, or with --line, lines are read from standard input (line mode, for scripts): a plain line searches, and a line starting with ':' is a command (:help lists them).
 
             Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file beside FILE (NAME.sift.json for NAME.tsv) may set the fields, scopes, locale, sort and columns to show; 'sift query' and 'sift index' read it too, and options given here override it.
-            """)
+            """
+    )
 
     @Argument(help: "A TSV, CSV or JSON Lines file, or a snapshot from 'sift index'. Default: Data/cities.tsv.")
     var file: String?
@@ -95,14 +96,21 @@ enum ReplLoader {
         let duration = indexStart.duration(to: clock.now)
         phases.end()
         return Opened(
-            dataset: dataset, settings: settings, controller: controller, indexDuration: duration,
-            phases: phases.durations, descriptionFile: descriptionFile)
+            dataset: dataset,
+            settings: settings,
+            controller: controller,
+            indexDuration: duration,
+            phases: phases.durations,
+            descriptionFile: descriptionFile
+        )
     }
 
     /// A controller over a new index of `records`, in the phases `indexing` and `tables` (the
     /// original table; a sorted or sectioned one sorts the index).
     static func makeController(
-        settings: DatasetSettings, records: [Record], phases: LoadPhases
+        settings: DatasetSettings,
+        records: [Record],
+        phases: LoadPhases
     ) throws -> SearchController {
         do {
             phases.begin("indexing", label: "indexing \(grouped(records.count)) records")
@@ -131,7 +139,12 @@ enum DefaultDataset {
         }
         let invoked = CommandLine.arguments[0]
         if invoked.contains("/") {
-            executables.append(URL(fileURLWithPath: invoked, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)))
+            executables.append(
+                URL(
+                    fileURLWithPath: invoked,
+                    relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+                )
+            )
         }
         for executable in executables {
             var directory = executable.deletingLastPathComponent()
@@ -149,6 +162,7 @@ enum DefaultDataset {
         if let found = paths.first(where: { FileManager.default.isReadableFile(atPath: $0) }) { return found }
         throw ToolError(
             "cannot find the bundled dataset \(relativePath) (in the current directory or beside the sift executable);"
-                + " give a file: sift repl FILE")
+                + " give a file: sift repl FILE"
+        )
     }
 }

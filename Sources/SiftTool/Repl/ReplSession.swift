@@ -234,7 +234,8 @@ final class ReplSession {
                 if let found = shown.path(ofRow: number) {
                     path = found
                     position = try mirrorPosition(of: table[found].id)
-                } else if number == table.rowCount + 1, shown.isReversed, let first = shown.path(ofRow: table.rowCount) {
+                } else if number == table.rowCount + 1, shown.isReversed, let first = shown.path(ofRow: table.rowCount)
+                {
                     // After the last row shown: before the table's first row.
                     path = first
                     position = try mirrorPosition(of: table[first].id)
@@ -249,7 +250,8 @@ final class ReplSession {
                 } else {
                     throw ToolError(
                         "row \(number) is out of range: the \(kind.name) table has \(Self.rows(table.rowCount))"
-                            + " (insert before rows 1 to \(table.rowCount + 1))")
+                            + " (insert before rows 1 to \(table.rowCount + 1))"
+                    )
                 }
                 try await controller.insert(record, at: path, in: kind)
             } else {
@@ -336,7 +338,9 @@ final class ReplSession {
     /// sets (the record is where a row was inserted or moved to or reloaded, or where it was, in a
     /// table the edit left alone). Nothing reads more than a few rows.
     private func outcome(
-        _ record: Record, before: (handle: RecordHandle, update: SearchUpdate)?, update: SearchUpdate,
+        _ record: Record,
+        before: (handle: RecordHandle, update: SearchUpdate)?,
+        update: SearchUpdate,
         position: Int?
     ) -> EditOutcome {
         var rows: [TableKind: (before: Int?, after: Int?)] = [:]
@@ -439,7 +443,8 @@ extension SearchController {
     ///   current update's (they are among the results); otherwise the first row asked about
     ///   maps the current results table's rows, O(*m*).
     func displayContentsAndQuery(
-        of rows: [(row: TableRow, kind: TableKind)], from sequence: UInt64
+        of rows: [(row: TableRow, kind: TableKind)],
+        from sequence: UInt64
     ) -> (query: Query?, contents: [RowContent]) {
         let update = currentUpdate
         let results = update.tables.results

@@ -45,7 +45,9 @@ struct ReplTable {
         let widths = Cells.columnWidths([header] + table, fixed: fixed, width: width, style: style)
         let numberColumn = fixed - 1
         var lines = [Cells.line(header, widths, bold: true, style: style, rightAligned: [numberColumn])]
-        for cells in table { lines.append(Cells.line(cells, widths, bold: false, style: style, rightAligned: [numberColumn])) }
+        for cells in table {
+            lines.append(Cells.line(cells, widths, bold: false, style: style, rightAligned: [numberColumn]))
+        }
         return lines
     }
 }

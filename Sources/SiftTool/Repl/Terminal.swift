@@ -6,7 +6,9 @@ import Synchronization
 enum TerminalSize {
     /// The width for line output: `COLUMNS`, else the terminal's width, else 120.
     static func outputWidth() -> Int {
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 20 {
+            return columns
+        }
         if let size = window(STDOUT_FILENO), size.columns > 20 { return size.columns }
         return 120
     }
@@ -58,10 +60,12 @@ final class TerminalMode: Sendable {
 
     /// Puts the terminal back as it was; does nothing the second time. Safe from any thread.
     func restore() {
-        guard var original = saved.withLock({ saved -> termios? in
-            defer { saved = nil }
-            return saved
-        }) else { return }
+        guard
+            var original = saved.withLock({ saved -> termios? in
+                defer { saved = nil }
+                return saved
+            })
+        else { return }
         write(Self.exitSequence)
         tcsetattr(input, TCSADRAIN, &original)
     }
@@ -86,7 +90,8 @@ final class TerminalMode: Sendable {
 /// Signal handling for live mode: SIGINT, SIGTERM, SIGHUP and SIGQUIT restore the terminal and
 /// exit (128 + the signal's number); SIGWINCH calls `resized`.
 enum TerminalSignals {
-    static func install(_ terminal: TerminalMode, resized: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    static func install(_ terminal: TerminalMode, resized: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal]
+    {
         var sources: [any DispatchSourceSignal] = []
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
             Glibc.signal(signal, SIG_IGN)
