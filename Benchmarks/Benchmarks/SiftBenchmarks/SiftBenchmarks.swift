@@ -34,9 +34,13 @@ func makeIndex(_ records: [Record], cacheCapacity: Int = 64) -> SearchIndex {
     do {
         return try SearchIndex(
             configuration: IndexConfiguration(
-                searchFields: fields, collation: Collation(locale: "root"),
-                scopes: [Scope(name: "All"), Scope(name: "Name", fields: ["name"])], cacheCapacity: cacheCapacity),
-            records: records)
+                searchFields: fields,
+                collation: Collation(locale: "root"),
+                scopes: [Scope(name: "All"), Scope(name: "Name", fields: ["name"])],
+                cacheCapacity: cacheCapacity
+            ),
+            records: records
+        )
     } catch {
         fatalError("\(error)")
     }
@@ -64,7 +68,8 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 2,
         maxDuration: .seconds(2),
         maxIterations: 1_000,
-        thresholds: deterministic)
+        thresholds: deterministic
+    )
 
     let thousand = cityRecords(1_000)
     let tenThousand = cityRecords(10_000)

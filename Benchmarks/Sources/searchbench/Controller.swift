@@ -11,14 +11,20 @@ struct ControllerLayout: Sendable {
     /// The three layouts of issue 13, as (original table / results table).
     static let all = [
         ControllerLayout(
-            name: "original / original", original: TableLayout(order: .original),
-            results: TableLayout(order: .original)),
+            name: "original / original",
+            original: TableLayout(order: .original),
+            results: TableLayout(order: .original)
+        ),
         ControllerLayout(
-            name: "sorted + sections / ranked", original: TableLayout(order: .sorted, isSectioned: true),
-            results: TableLayout(order: .ranked)),
+            name: "sorted + sections / ranked",
+            original: TableLayout(order: .sorted, isSectioned: true),
+            results: TableLayout(order: .ranked)
+        ),
         ControllerLayout(
-            name: "sorted + sections / sorted + sections", original: TableLayout(order: .sorted, isSectioned: true),
-            results: TableLayout(order: .sorted, isSectioned: true)),
+            name: "sorted + sections / sorted + sections",
+            original: TableLayout(order: .sorted, isSectioned: true),
+            results: TableLayout(order: .sorted, isSectioned: true)
+        ),
     ]
 }
 
@@ -55,11 +61,13 @@ final class ControllerBench {
 
     private func configuration(_ collation: Collation) -> IndexConfiguration {
         IndexConfiguration(
-            searchFields: corpus.fields, collation: collation,
+            searchFields: corpus.fields,
+            collation: collation,
             scopes: trace.scopes.indices.map { i in
                 i == 0 ? Scope(name: trace.scopes[0]) : Scope(name: trace.scopes[i], fields: [corpus.fields[0]])
             },
-            sortField: corpus.fields[0])
+            sortField: corpus.fields[0]
+        )
     }
 
     private func runConfiguration(_ collation: Collation) throws -> ControllerConfigReport {
@@ -103,7 +111,8 @@ final class ControllerBench {
                 failures.append(
                     "\(title) \(config.layouts[l].name): '\(keystroke.text)' (\(keystroke.scope)) settled in state "
                         + "\(keystroke.state) with \(keystroke.resultRows) rows in the results table; "
-                        + "SearchIndex.search finds \(expected)")
+                        + "SearchIndex.search finds \(expected)"
+                )
             }
         }
         return config
@@ -121,7 +130,9 @@ final class ControllerBench {
     /// Builds an index, then a controller over it, each timed and with the heap it adds. (The
     /// index is built here so that the controller is its only owner once this returns.)
     private func startUp(
-        _ options: SearchController.Options, configuration: IndexConfiguration, title: String,
+        _ options: SearchController.Options,
+        configuration: IndexConfiguration,
+        title: String,
         into controller: inout SearchController?
     ) throws -> StartUp {
         // The index, as the index benchmark builds it: every core, fresh copies of the text, its
@@ -149,11 +160,19 @@ final class ControllerBench {
         Memory.trim()
         let controllerHeap = Memory.heapBytes - heapBefore
         return StartUp(
-            records: recordCount, indexTime: indexTime, controllerTime: controllerTime, indexHeap: indexHeap,
-            controllerHeap: controllerHeap)
+            records: recordCount,
+            indexTime: indexTime,
+            controllerTime: controllerTime,
+            indexHeap: indexHeap,
+            controllerHeap: controllerHeap
+        )
     }
 
-    private func runLayout(_ layout: ControllerLayout, configuration: IndexConfiguration, title: String) throws
+    private func runLayout(
+        _ layout: ControllerLayout,
+        configuration: IndexConfiguration,
+        title: String
+    ) throws
         -> ControllerLayoutReport
     {
         var options = self.options
@@ -170,7 +189,9 @@ final class ControllerBench {
 
         // The trace.
         let typing = showProgress ? Progress("\(title): typing", total: trace.keystrokes.count) : nil
-        let keystrokes = try runBlocking { [controller, trace] in try await Self.type(trace, into: controller!, progress: typing) }
+        let keystrokes = try runBlocking { [controller, trace] in
+            try await Self.type(trace, into: controller!, progress: typing)
+        }
         typing?.finish()
 
         // Release: what the controller and its index hold at the end. The controller's tasks
@@ -191,20 +212,35 @@ final class ControllerBench {
         let records1 = Double(max(1, recordCount))
         let totals = keystrokes.map(\.totalNanoseconds)
         return ControllerLayoutReport(
-            name: layout.name, originalTable: describe(layout.original), resultsTable: describe(layout.results),
-            records: recordCount, indexBuildNanoseconds: indexTime, controllerBuildNanoseconds: controllerTime,
-            controllerBuildRatio: Double(controllerTime) / Double(max(1, indexTime)), indexHeapBytes: indexHeap,
-            controllerHeapBytes: controllerHeap, indexHeapBytesPerRecord: Double(indexHeap) / records1,
+            name: layout.name,
+            originalTable: describe(layout.original),
+            resultsTable: describe(layout.results),
+            records: recordCount,
+            indexBuildNanoseconds: indexTime,
+            controllerBuildNanoseconds: controllerTime,
+            controllerBuildRatio: Double(controllerTime) / Double(max(1, indexTime)),
+            indexHeapBytes: indexHeap,
+            controllerHeapBytes: controllerHeap,
+            indexHeapBytesPerRecord: Double(indexHeap) / records1,
             controllerHeapBytesPerRecord: Double(controllerHeap) / records1,
-            controllerHeapRatio: Double(controllerHeap) / Double(max(1, indexHeap)), originalRows: originalRows,
-            originalSections: originalSections, heapAtEndBytes: heapAtEnd,
+            controllerHeapRatio: Double(controllerHeap) / Double(max(1, indexHeap)),
+            originalRows: originalRows,
+            originalSections: originalSections,
+            heapAtEndBytes: heapAtEnd,
             settled: LatencySummary(keystrokes.map(\.settledNanoseconds)),
-            reading: LatencySummary(keystrokes.map(\.readingNanoseconds)), total: LatencySummary(totals),
-            slowest: Array(totals.indices.sorted { totals[$0] > totals[$1] }.prefix(5)), keystrokes: keystrokes)
+            reading: LatencySummary(keystrokes.map(\.readingNanoseconds)),
+            total: LatencySummary(totals),
+            slowest: Array(totals.indices.sorted { totals[$0] > totals[$1] }.prefix(5)),
+            keystrokes: keystrokes
+        )
     }
 
     /// Types the trace, one input at a time, each waited for until its update has settled.
-    private static func type(_ trace: Trace, into controller: SearchController, progress: Progress?) async throws
+    private static func type(
+        _ trace: Trace,
+        into controller: SearchController,
+        progress: Progress?
+    ) async throws
         -> [ControllerKeystrokeReport]
     {
         var rows: [ControllerKeystrokeReport] = []
@@ -214,7 +250,9 @@ final class ControllerBench {
             if keystroke.kind != .scope && keystroke.scope != scope {
                 // A scope chosen while the box was empty (a trace file can do that): selected
                 // before the keystroke, untimed.
-                let update = try await controller.settledUpdate(for: try controller.selectScope(trace.scopes[keystroke.scope]))
+                let update = try await controller.settledUpdate(
+                    for: try controller.selectScope(trace.scopes[keystroke.scope])
+                )
                 sequence = update.sequence
             }
             scope = keystroke.scope
@@ -234,13 +272,24 @@ final class ControllerBench {
 
             rows.append(
                 ControllerKeystrokeReport(
-                    text: keystroke.text, scope: trace.scopes[keystroke.scope], kind: keystroke.kind.rawValue,
-                    settledNanoseconds: settled - start, readingNanoseconds: end - settled,
-                    totalNanoseconds: end - start, state: describe(update.state), reason: "\(update.reason)",
-                    updates: Int(update.sequence - sequence), searchedNanoseconds: update.timing?.searched.nanoseconds,
-                    controllerTotalNanoseconds: update.timing?.total.nanoseconds, resultRows: resultRows,
-                    resultSections: resultSections, originalRows: originalRows, resultsChanges: resultsChanges,
-                    originalChanges: originalChanges))
+                    text: keystroke.text,
+                    scope: trace.scopes[keystroke.scope],
+                    kind: keystroke.kind.rawValue,
+                    settledNanoseconds: settled - start,
+                    readingNanoseconds: end - settled,
+                    totalNanoseconds: end - start,
+                    state: describe(update.state),
+                    reason: "\(update.reason)",
+                    updates: Int(update.sequence - sequence),
+                    searchedNanoseconds: update.timing?.searched.nanoseconds,
+                    controllerTotalNanoseconds: update.timing?.total.nanoseconds,
+                    resultRows: resultRows,
+                    resultSections: resultSections,
+                    originalRows: originalRows,
+                    resultsChanges: resultsChanges,
+                    originalChanges: originalChanges
+                )
+            )
             sequence = update.sequence
             progress?.set(k + 1)
         }
@@ -269,10 +318,14 @@ extension ChangeCounts {
             return count
         }
         self.init(
-            deletedSections: walk(changes.deletedSections), insertedSections: walk(changes.insertedSections),
-            deletedRows: walk(changes.deletedRows), insertedRows: walk(changes.insertedRows),
-            movedRows: walk(changes.movedRows), reloadedRows: walk(changes.reloadedRows),
-            requiresReload: changes.requiresReload)
+            deletedSections: walk(changes.deletedSections),
+            insertedSections: walk(changes.insertedSections),
+            deletedRows: walk(changes.deletedRows),
+            insertedRows: walk(changes.insertedRows),
+            movedRows: walk(changes.movedRows),
+            reloadedRows: walk(changes.reloadedRows),
+            requiresReload: changes.requiresReload
+        )
     }
 }
 

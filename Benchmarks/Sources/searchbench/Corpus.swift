@@ -78,7 +78,8 @@ extension Corpus {
         }
         for field in requested + (idField.map { [$0] } ?? []) where table.column(named: field) == nil {
             throw CorpusError.message(
-                "\(path): unknown field '\(field)' (columns: \(table.columns.joined(separator: ", ")))")
+                "\(path): unknown field '\(field)' (columns: \(table.columns.joined(separator: ", ")))"
+            )
         }
         var fields = requested
         if fields.isEmpty {

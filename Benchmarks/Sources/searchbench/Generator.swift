@@ -36,10 +36,13 @@ struct DataLocations {
         let dataCandidates = [explicitData, repositoryRoot + "/Data", "Data", "../Data"].compactMap { $0 }
         guard let data = dataCandidates.first(where: { exists($0, "cities.tsv") }) else {
             throw CorpusError.message(
-                "cannot find the bundled data (cities.tsv) in: \(dataCandidates.joined(separator: ", ")); use --data-dir")
+                "cannot find the bundled data (cities.tsv) in: \(dataCandidates.joined(separator: ", ")); use --data-dir"
+            )
         }
         let sharedCandidates =
-            [explicitShared, repositoryRoot + "/../shared/data", "../shared/data", "../../shared/data"].compactMap { $0 }
+            [explicitShared, repositoryRoot + "/../shared/data", "../shared/data", "../../shared/data"].compactMap {
+                $0
+            }
         let shared = sharedCandidates.first(where: { exists($0, "subdivisions.tsv") })
         if explicitShared != nil, shared != explicitShared {
             throw CorpusError.message("\(explicitShared!): no subdivisions.tsv there")
@@ -60,9 +63,20 @@ struct DataLocations {
 /// Variants: some names upper-case, some lower-case, some in NFD (decomposed accents), some in
 /// their ASCII spelling.
 struct Generator {
-    struct City { var name: String; var ascii: String; var country: String }
-    struct Subdivision { var name: String; var type: String; var country: String }
-    struct Language { var names: [String]; var english: String }
+    struct City {
+        var name: String
+        var ascii: String
+        var country: String
+    }
+    struct Subdivision {
+        var name: String
+        var type: String
+        var country: String
+    }
+    struct Language {
+        var names: [String]
+        var english: String
+    }
 
     let seed: UInt64
     private(set) var cities: [City] = []
@@ -107,13 +121,16 @@ struct Generator {
         let citiesTable = try load(locations.data + "/cities.tsv")
         sources.append(citiesTable.source)
         let cc = try columns(citiesTable, ["name", "ascii_name", "country_code"])
-        cities = citiesTable.rows.map { City(name: $0.values[cc[0]], ascii: $0.values[cc[1]], country: $0.values[cc[2]]) }
+        cities = citiesTable.rows.map {
+            City(name: $0.values[cc[0]], ascii: $0.values[cc[1]], country: $0.values[cc[2]])
+        }
 
         let namesTable = try load(locations.data + "/country_names_i18n.tsv")
         sources.append(namesTable.source)
         let nc = try columns(namesTable, ["alpha_2", "lang", "field", "value"])
         for row in namesTable.rows {
-            let alpha2 = row.values[nc[0]], value = row.values[nc[3]]
+            let alpha2 = row.values[nc[0]]
+            let value = row.values[nc[3]]
             guard !value.isEmpty else { continue }
             countryEntries.append((alpha2, value))
             if row.values[nc[2]] == "name" {
@@ -129,7 +146,8 @@ struct Generator {
             for row in subdivisionTable.rows where !row.values[sc[2]].isEmpty {
                 subdivisionsOfCountry[row.values[sc[0]], default: []].append(subdivisions.count)
                 subdivisions.append(
-                    Subdivision(name: row.values[sc[2]], type: row.values[sc[1]], country: row.values[sc[0]]))
+                    Subdivision(name: row.values[sc[2]], type: row.values[sc[1]], country: row.values[sc[0]])
+                )
             }
             let languageTable = try load(shared + "/languages.tsv")
             sources.append(languageTable.source)
@@ -223,7 +241,9 @@ struct Generator {
         default:  // street addresses
             let city = rng.pick(cities)
             let other = rng.pick(cities)
-            name = rng.pick(Self.streets).replacingOccurrences(of: "%", with: other.name) + " " + String(1 + rng.below(250))
+            name =
+                rng.pick(Self.streets).replacingOccurrences(of: "%", with: other.name) + " "
+                + String(1 + rng.below(250))
             place = city.name + ", " + countryName(city.country, &rng)
         }
         // Variants, as real lists have them.
@@ -236,8 +256,11 @@ struct Generator {
         default: break
         }
         let placeVariant = rng.below(100)
-        if placeVariant < 3 { place = place.decomposedStringWithCanonicalMapping }
-        else if placeVariant < 6 { place = place.uppercased() }
+        if placeVariant < 3 {
+            place = place.decomposedStringWithCanonicalMapping
+        } else if placeVariant < 6 {
+            place = place.uppercased()
+        }
         return (name, place)
     }
 }

@@ -42,7 +42,12 @@ struct LatencySummary: Codable, Sendable {
     init(_ samples: [UInt64]) {
         count = samples.count
         guard !samples.isEmpty else {
-            p50 = 0; p90 = 0; p99 = 0; max = 0; mean = 0; total = 0
+            p50 = 0
+            p90 = 0
+            p99 = 0
+            max = 0
+            mean = 0
+            total = 0
             return
         }
         let sorted = samples.sorted()

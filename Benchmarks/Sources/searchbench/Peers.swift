@@ -62,7 +62,9 @@ final class NaivePeer: Peer {
             for f in fields where columns[f][i].range(of: text, options: options) != nil { return true }
             return false
         case .prefix:
-            for f in fields where columns[f][i].range(of: text, options: options.union(.anchored)) != nil { return true }
+            for f in fields where columns[f][i].range(of: text, options: options.union(.anchored)) != nil {
+                return true
+            }
             return false
         case .words:
             for word in words {
@@ -170,11 +172,18 @@ final class FTS5Peer: Peer {
         let t = try fill(trigram, tokenizer: "tokenize='trigram'", title: "FTS5 trigram: indexing")
         words = try SQLiteDatabase()
         let w = try fill(
-            words, tokenizer: "tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'",
-            title: "FTS5 unicode61: indexing")
+            words,
+            tokenizer: "tokenize='unicode61 remove_diacritics 2', prefix='1 2 3'",
+            title: "FTS5 unicode61: indexing"
+        )
         build = BuildReport(
-            trigramNanoseconds: t.0, trigramBytes: t.1, trigramMemory: t.2, wordsNanoseconds: w.0, wordsBytes: w.1,
-            wordsMemory: w.2)
+            trigramNanoseconds: t.0,
+            trigramBytes: t.1,
+            trigramMemory: t.2,
+            wordsNanoseconds: w.0,
+            wordsBytes: w.1,
+            wordsMemory: w.2
+        )
     }
 
     private func statement(_ database: SQLiteDatabase, _ sql: String) throws -> SQLiteStatement {
@@ -190,7 +199,9 @@ final class FTS5Peer: Peer {
         fields.count == fieldCount ? "" : "{" + fields.map { "f\($0)" }.joined(separator: " ") + "} : "
     }
 
-    private static func phrase(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    private static func phrase(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 
     private static func likeEscaped(_ text: String) -> String {
         var out = ""

@@ -43,7 +43,8 @@ final class ICUReference {
             for word in words {
                 var found = false
                 for field in fields {
-                    for range in try search.matches(of: word, in: field) where isWordStart(range.lowerBound, in: field) {
+                    for range in try search.matches(of: word, in: field) where isWordStart(range.lowerBound, in: field)
+                    {
                         found = true
                         break
                     }
@@ -70,7 +71,8 @@ final class ICUReference {
             for word in queryWords(text) {
                 var found = false
                 for field in fields where !found {
-                    for range in try search.matches(of: word, in: field) where isWordStart(range.lowerBound, in: field) {
+                    for range in try search.matches(of: word, in: field) where isWordStart(range.lowerBound, in: field)
+                    {
                         found = true
                         break
                     }

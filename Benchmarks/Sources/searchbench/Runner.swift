@@ -2,7 +2,6 @@ import CBenchSupport
 import Foundation
 import Sift
 
-
 /// Pins the calling thread to one CPU for keystrokes and edits (Sift's search is
 /// single-threaded; so are the peers), and lets it use every CPU again for index builds.
 enum CPUAffinity {
@@ -79,10 +78,12 @@ final class Runner {
     private func runConfiguration(_ collation: Collation) throws -> ConfigReport {
         let title = "\(collation.locale)/\(collation.strength.rawValue)"
         let configuration = IndexConfiguration(
-            searchFields: corpus.fields, collation: collation,
+            searchFields: corpus.fields,
+            collation: collation,
             scopes: trace.scopes.indices.map { i in
                 i == 0 ? Scope(name: trace.scopes[0]) : Scope(name: trace.scopes[i], fields: [corpus.fields[0]])
-            })
+            }
+        )
 
         // The fixed cost of an index (collators, alphabetic index, ...): an empty one.
         CPUAffinity.release()
@@ -111,17 +112,31 @@ final class Runner {
         let indexHeap = Memory.heapBytes - heapBefore
         let textBytes = report.dataset.utf8Bytes
         var config = ConfigReport(
-            locale: collation.locale, strength: collation.strength.rawValue,
+            locale: collation.locale,
+            strength: collation.strength.rawValue,
             build: BuildInfo(
-                nanoseconds: buildTime, records: index!.count, residentBefore: residentBefore,
-                residentAfter: residentAfter, indexHeapBytes: indexHeap,
-                indexHeapRatio: Double(indexHeap) / Double(max(1, textBytes)), emptyIndexHeapBytes: emptyHeap),
-            check: CheckReport(recordsPerKeystroke: 0))
+                nanoseconds: buildTime,
+                records: index!.count,
+                residentBefore: residentBefore,
+                residentAfter: residentAfter,
+                indexHeapBytes: indexHeap,
+                indexHeapRatio: Double(indexHeap) / Double(max(1, textBytes)),
+                emptyIndexHeapBytes: emptyHeap
+            ),
+            check: CheckReport(recordsPerKeystroke: 0)
+        )
         let usage = index!.memoryUsage
         config.build.indexMemory = IndexMemoryReport(
-            total: usage.total, foldedCodes: usage.foldedCodes, foldedAuxiliary: usage.foldedAuxiliary,
-            segmentTables: usage.segmentTables, slotTables: usage.slotTables, recordText: usage.recordText,
-            recordTextTables: usage.recordTextTables, caches: usage.caches, summary: usage.description)
+            total: usage.total,
+            foldedCodes: usage.foldedCodes,
+            foldedAuxiliary: usage.foldedAuxiliary,
+            segmentTables: usage.segmentTables,
+            slotTables: usage.slotTables,
+            recordText: usage.recordText,
+            recordTextTables: usage.recordTextTables,
+            caches: usage.caches,
+            summary: usage.description
+        )
 
         let naive = NaivePeer(columns: corpus.columns, strength: collation.strength)
         let icu = try ICUPeer(columns: corpus.columns, collation: collation)
@@ -134,8 +149,12 @@ final class Runner {
             }
         }
         let checker = Checker(
-            corpus: corpus, naive: naive, reference: icu.reference, sampleSize: options.checkSample,
-            seed: options.seed)
+            corpus: corpus,
+            naive: naive,
+            reference: icu.reference,
+            sampleSize: options.checkSample,
+            seed: options.seed
+        )
         config.check.recordsPerKeystroke = checker.recordsPerKeystroke
 
         // Snapshot: save, then load into a second index (released at once).
@@ -153,7 +172,8 @@ final class Runner {
         if options.pin { report.machine.pinnedCPU = CPUAffinity.pin() }
         for mode in options.modes {
             config.modes.append(
-                try runMode(mode, index: index!, peers: peers, reference: icu.reference, checker: checker, title: title))
+                try runMode(mode, index: index!, peers: peers, reference: icu.reference, checker: checker, title: title)
+            )
         }
         if options.edits > 0, let mode = options.modes.first {
             config.edits = try runEdits(index: index!, mode: mode, reference: icu.reference, checker: checker)
@@ -175,7 +195,11 @@ final class Runner {
     // MARK: - One mode: Sift timed over the trace, then the peers and the checks
 
     private func runMode(
-        _ mode: MatchMode, index: SearchIndex, peers: [any Peer], reference: ICUReference, checker: Checker,
+        _ mode: MatchMode,
+        index: SearchIndex,
+        peers: [any Peer],
+        reference: ICUReference,
+        checker: Checker,
         title: String
     ) throws -> ModeReport {
         let keystrokes = trace.keystrokes
@@ -198,10 +222,17 @@ final class Runner {
                 siftTimes.append(ns)
                 rows.append(
                     KeystrokeReport(
-                        text: keystroke.text, scope: trace.scopes[keystroke.scope], kind: keystroke.kind.rawValue,
-                        siftNanoseconds: ns, results: result.rows.count, fullScans: result.statistics.fullScans,
-                        narrowedScans: result.statistics.narrowedScans, cacheHits: result.statistics.cacheHits,
-                        candidatesExamined: result.statistics.candidatesExamined))
+                        text: keystroke.text,
+                        scope: trace.scopes[keystroke.scope],
+                        kind: keystroke.kind.rawValue,
+                        siftNanoseconds: ns,
+                        results: result.rows.count,
+                        fullScans: result.statistics.fullScans,
+                        narrowedScans: result.statistics.narrowedScans,
+                        cacheHits: result.statistics.cacheHits,
+                        candidatesExamined: result.statistics.candidatesExamined
+                    )
+                )
                 progress?.set(k + 1)
             }
         }
@@ -213,7 +244,8 @@ final class Runner {
         var peerTimes = [[Int: UInt64]](repeating: [:], count: peers.count)
         var agreements = [Agreement](repeating: Agreement(), count: peers.count)
         let peerProgress =
-            options.showProgress ? Progress("\(title) \(mode.rawValue): peers and checks", total: keystrokes.count) : nil
+            options.showProgress
+            ? Progress("\(title) \(mode.rawValue): peers and checks", total: keystrokes.count) : nil
         for (k, keystroke) in keystrokes.enumerated() {
             let scope = trace.scopes[keystroke.scope]
             let fields = scopeFields[keystroke.scope]
@@ -222,7 +254,9 @@ final class Runner {
             if !isAscending(answer) { answer.sort() }
             if options.injectWrongAnswers, !answer.isEmpty { answer.remove(at: answer.count / 2) }
             if answer.count != rows[k].results, !options.injectWrongAnswers {
-                fail("'\(keystroke.text)' (\(mode)): \(rows[k].results) results, then \(answer.count) on the same query")
+                fail(
+                    "'\(keystroke.text)' (\(mode)): \(rows[k].results) results, then \(answer.count) on the same query"
+                )
             }
             for (p, peer) in peers.enumerated() {
                 let slow = peer.kind != .fts5
@@ -233,11 +267,23 @@ final class Runner {
                 let (onlySift, onlyPeer) = difference(answer, peerAnswer)
                 rows[k].peers.append(
                     PeerKeystroke(
-                        engine: peer.kind.rawValue, nanoseconds: ns, results: peerAnswer.count,
-                        onlySift: onlySift.count, onlyPeer: onlyPeer.count))
+                        engine: peer.kind.rawValue,
+                        nanoseconds: ns,
+                        results: peerAnswer.count,
+                        onlySift: onlySift.count,
+                        onlyPeer: onlyPeer.count
+                    )
+                )
                 judge(
-                    &agreements[p], peer: peer.kind, keystroke: keystroke, mode: mode, fields: fields,
-                    onlySift: onlySift, onlyPeer: onlyPeer, reference: reference)
+                    &agreements[p],
+                    peer: peer.kind,
+                    keystroke: keystroke,
+                    mode: mode,
+                    fields: fields,
+                    onlySift: onlySift,
+                    onlyPeer: onlyPeer,
+                    reference: reference
+                )
             }
             try checker.check(keystroke.text, mode: mode, fields: fields, siftAnswer: answer)
             peerProgress?.set(k + 1)
@@ -250,8 +296,13 @@ final class Runner {
         func engine(_ name: String, _ times: [Int: UInt64], sampled: Bool) -> EngineReport {
             func summary(_ indices: [Int]) -> LatencySummary { LatencySummary(indices.compactMap { times[$0] }) }
             return EngineReport(
-                engine: name, measured: times.count, sampled: sampled, all: summary(Array(keystrokes.indices)),
-                short: summary(shortSet), long: summary(longSet))
+                engine: name,
+                measured: times.count,
+                sampled: sampled,
+                all: summary(Array(keystrokes.indices)),
+                short: summary(shortSet),
+                long: summary(longSet)
+            )
         }
         let siftMap = Dictionary(uniqueKeysWithValues: siftTimes.enumerated().map { ($0, $1) })
         let sift = engine("sift", siftMap, sampled: false)
@@ -286,8 +337,14 @@ final class Runner {
 
     /// Judges each record where a peer and Sift differ with ICU usearch.
     private func judge(
-        _ agreement: inout Agreement, peer: PeerKind, keystroke: Keystroke, mode: MatchMode, fields: [Int],
-        onlySift: [Int32], onlyPeer: [Int32], reference: ICUReference
+        _ agreement: inout Agreement,
+        peer: PeerKind,
+        keystroke: Keystroke,
+        mode: MatchMode,
+        fields: [Int],
+        onlySift: [Int32],
+        onlyPeer: [Int32],
+        reference: ICUReference
     ) {
         agreement.keystrokesCompared += 1
         if onlySift.isEmpty && onlyPeer.isEmpty { agreement.keystrokesIdentical += 1 }
@@ -317,13 +374,15 @@ final class Runner {
                     if agreement.examples.count < 4 {
                         agreement.examples.append(
                             "'\(keystroke.text)' \(siftSays ? "matches" : "does not match") \(shown) in Sift and ICU, "
-                                + "\(siftSays ? "not" : "but does") in \(peer.rawValue)")
+                                + "\(siftSays ? "not" : "but does") in \(peer.rawValue)"
+                        )
                     }
                 default:
                     agreement.siftWrong += 1
                     fail(
                         "\(mode.rawValue) '\(keystroke.text)' on record \(corpus.ids[Int(record)]) \(shown): Sift says "
-                            + "\(siftSays ? "match" : "no match"), ICU usearch says \(siftSays ? "no match" : "match")")
+                            + "\(siftSays ? "match" : "no match"), ICU usearch says \(siftSays ? "no match" : "match")"
+                    )
                 }
             }
         }
@@ -331,7 +390,12 @@ final class Runner {
 
     // MARK: - Edits while a query is active
 
-    private func runEdits(index: SearchIndex, mode: MatchMode, reference: ICUReference, checker: Checker) throws
+    private func runEdits(
+        index: SearchIndex,
+        mode: MatchMode,
+        reference: ICUReference,
+        checker: Checker
+    ) throws
         -> EditReport
     {
         let last = trace.keystrokes.last!
@@ -362,7 +426,8 @@ final class Runner {
             if rows.contains(handle) != expected {
                 checker.failures.append(
                     "after an edit, '\(query.text)' (\(mode.rawValue)) \(expected ? "misses" : "returns") record "
-                        + "\(record.id) \(values): ICU usearch says \(expected ? "match" : "no match")")
+                        + "\(record.id) \(values): ICU usearch says \(expected ? "match" : "no match")"
+                )
             }
         }
 
@@ -402,12 +467,17 @@ final class Runner {
             }
             all += editTimes
             kinds.append(
-                EditKind(kind: kind, edit: LatencySummary(editTimes), followUpSearch: LatencySummary(searchTimes)))
+                EditKind(kind: kind, edit: LatencySummary(editTimes), followUpSearch: LatencySummary(searchTimes))
+            )
         }
         progress?.finish()
         return EditReport(
-            activeQuery: query.text, mode: mode.rawValue, activeResults: active.rows.count, kinds: kinds,
-            all: LatencySummary(all))
+            activeQuery: query.text,
+            mode: mode.rawValue,
+            activeResults: active.rows.count,
+            kinds: kinds,
+            all: LatencySummary(all)
+        )
     }
 }
 
@@ -426,7 +496,8 @@ func isAscending(_ values: [Int32]) -> Bool {
 func difference(_ a: [Int32], _ b: [Int32]) -> ([Int32], [Int32]) {
     var onlyA: [Int32] = []
     var onlyB: [Int32] = []
-    var i = 0, j = 0
+    var i = 0
+    var j = 0
     while i < a.count && j < b.count {
         if a[i] == b[j] {
             i += 1
@@ -445,7 +516,8 @@ func difference(_ a: [Int32], _ b: [Int32]) -> ([Int32], [Int32]) {
 }
 
 func contains(_ sorted: [Int32], _ value: Int32) -> Bool {
-    var low = 0, high = sorted.count
+    var low = 0
+    var high = sorted.count
     while low < high {
         let mid = (low + high) / 2
         if sorted[mid] < value { low = mid + 1 } else { high = mid }
@@ -512,7 +584,8 @@ final class Checker {
                 if failures.count < 20 {
                     failures.append(
                         "\(mode.rawValue) '\(text)' on record \(corpus.ids[Int(record)]) \(values): Sift says "
-                            + "\(siftSays ? "match" : "no match"), ICU usearch says \(siftSays ? "no match" : "match")")
+                            + "\(siftSays ? "match" : "no match"), ICU usearch says \(siftSays ? "no match" : "match")"
+                    )
                 }
             }
             let naiveSays = naive.matches(text, words: words, record: Int(record), fields: fields, mode: mode)
@@ -524,7 +597,8 @@ final class Checker {
                         let shown = values.map { "\"\($0)\"" }.joined(separator: " / ")
                         naiveExamples.append(
                             "\(mode.rawValue) '\(text)' \(siftSays ? "matches" : "does not match") \(shown) in Sift and "
-                                + "ICU, \(siftSays ? "not" : "but does") in the naive filter")
+                                + "ICU, \(siftSays ? "not" : "but does") in the naive filter"
+                        )
                     }
                 }
             }

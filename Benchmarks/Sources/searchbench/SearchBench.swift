@@ -17,7 +17,8 @@ struct SearchBench: ParsableCommand {
             times every input to its settled update, with the controller's start-up and memory beside the index's.
             Exit status 2 when a Sift answer disagrees with ICU usearch where the rule is exact.
             Build it in release: swift run -c release --package-path Benchmarks searchbench
-            """)
+            """
+    )
 
     @Argument(help: "A TSV, CSV or JSON Lines file to search (instead of generated records).")
     var file: String?
@@ -49,27 +50,36 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Queries typed one character at a time from an empty box, comma separated.")
     var queries: String?
 
-    @Option(help: "Peers to run, comma separated: naive, icu, fts5, or none (default: all three; none with --controller).")
+    @Option(
+        help: "Peers to run, comma separated: naive, icu, fts5, or none (default: all three; none with --controller)."
+    )
     var peers: [String] = []
 
     @Option(
         help: """
             Run the naive and ICU peers on only N keystrokes of each mode (half 1–2 characters, half longer) \
             and extrapolate; FTS5 runs every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
-            """)
+            """
+    )
     var peerSample: Int?
 
-    @Option(help: "Records checked per keystroke against ICU usearch and the naive filter (twice this: half fixed, half from Sift's results).")
+    @Option(
+        help:
+            "Records checked per keystroke against ICU usearch and the naive filter (twice this: half fixed, half from Sift's results)."
+    )
     var checkSample = 500
 
     @Option(
         help: """
             Type the trace this many times, the query cache emptied before each, and keep each keystroke's \
             fastest time: steadier figures on a busy machine.
-            """)
+            """
+    )
     var `repeat` = 1
 
-    @Option(help: "Edits of each kind (insert at end, insert in the middle, update, remove) while the last query is active.")
+    @Option(
+        help: "Edits of each kind (insert at end, insert in the middle, update, remove) while the last query is active."
+    )
     var edits = 200
 
     @Flag(
@@ -77,7 +87,8 @@ struct SearchBench: ParsableCommand {
             Type the trace into a SearchController (debounce 0, as you type, the first --mode) in each table layout: \
             input to settled update per keystroke, controller start-up and memory beside the index's. Skips the \
             index trace, peers and edits unless --index-trace or --peers.
-            """)
+            """
+    )
     var controller = false
 
     @Flag(help: "With --controller, also run the index benchmark (trace in each mode, peers, edits).")
@@ -143,7 +154,10 @@ struct SearchBench: ParsableCommand {
                 progress.finish()
             } else {
                 let count = generate ?? 100_000
-                let generator = try Generator(seed: seed, locations: DataLocations.find(data: dataDir, shared: sharedDir))
+                let generator = try Generator(
+                    seed: seed,
+                    locations: DataLocations.find(data: dataDir, shared: sharedDir)
+                )
                 generatorSources = generator.sources
                 let progress = Progress("generating \(formatCount(count)) records", total: count)
                 corpus = generator.corpus(count: count, progress: progress)
@@ -185,17 +199,31 @@ struct SearchBench: ParsableCommand {
         #endif
         var report = BenchReport(
             machine: MachineInfo(
-                cores: ProcessInfo.processInfo.activeProcessorCount, sqliteVersion: SQLiteDatabase.version,
-                pinnedCPU: nil, build: build, traceRepetitions: max(1, `repeat`)),
+                cores: ProcessInfo.processInfo.activeProcessorCount,
+                sqliteVersion: SQLiteDatabase.version,
+                pinnedCPU: nil,
+                build: build,
+                traceRepetitions: max(1, `repeat`)
+            ),
             dataset: DatasetInfo(
-                source: corpus.source, seed: corpus.seed, records: corpus.count, fields: corpus.fields,
-                utf8Bytes: corpus.utf8Bytes, loadNanoseconds: loadTime, generatorSources: generatorSources),
+                source: corpus.source,
+                seed: corpus.seed,
+                records: corpus.count,
+                fields: corpus.fields,
+                utf8Bytes: corpus.utf8Bytes,
+                loadNanoseconds: loadTime,
+                generatorSources: generatorSources
+            ),
             trace: TraceInfo(
-                lines: theTrace.lines, scopes: theTrace.scopes, keystrokes: theTrace.keystrokes,
+                lines: theTrace.lines,
+                scopes: theTrace.scopes,
+                keystrokes: theTrace.keystrokes,
                 shortKeystrokes: theTrace.keystrokes.filter(\.isShort).count,
                 longKeystrokes: theTrace.keystrokes.filter { !$0.isShort }.count,
                 backspaces: theTrace.keystrokes.filter { $0.kind == .backspace }.count,
-                scopeSwitches: theTrace.keystrokes.filter { $0.kind == .scope }.count))
+                scopeSwitches: theTrace.keystrokes.filter { $0.kind == .scope }.count
+            )
+        )
 
         // FTS5, built once (it does not depend on the collation).
         var fts5: FTS5Peer? = nil
@@ -210,20 +238,36 @@ struct SearchBench: ParsableCommand {
             if SQLiteDatabase.version.compare("3.45.0", options: .numeric) == .orderedAscending {
                 notes.insert(
                     "SQLite \(SQLiteDatabase.version) < 3.45: the trigram tokenizer has no remove_diacritics, so FTS5 "
-                        + "contains/prefix answers are accent-sensitive (nino does not find Niño)", at: 0)
+                        + "contains/prefix answers are accent-sensitive (nino does not find Niño)",
+                    at: 0
+                )
             }
             report.fts5 = FTS5Info(
-                sqliteVersion: SQLiteDatabase.version, trigramBuildNanoseconds: peer.build.trigramNanoseconds,
-                trigramDatabaseBytes: peer.build.trigramBytes, trigramMemoryBytes: peer.build.trigramMemory,
-                wordsBuildNanoseconds: peer.build.wordsNanoseconds, wordsDatabaseBytes: peer.build.wordsBytes,
-                wordsMemoryBytes: peer.build.wordsMemory, notes: notes)
+                sqliteVersion: SQLiteDatabase.version,
+                trigramBuildNanoseconds: peer.build.trigramNanoseconds,
+                trigramDatabaseBytes: peer.build.trigramBytes,
+                trigramMemoryBytes: peer.build.trigramMemory,
+                wordsBuildNanoseconds: peer.build.wordsNanoseconds,
+                wordsDatabaseBytes: peer.build.wordsBytes,
+                wordsMemoryBytes: peer.build.wordsMemory,
+                notes: notes
+            )
         }
 
         let options = RunOptions(
-            locales: list(locale), strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
-            modes: list(mode).compactMap(MatchMode.init(rawValue:)), peers: peerKinds,
-            peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil), checkSample: checkSample, edits: edits, repetitions: max(1, `repeat`),
-            pin: !noPin, showProgress: Progress.enabled, seed: seed, injectWrongAnswers: selfTestWrongAnswers)
+            locales: list(locale),
+            strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
+            modes: list(mode).compactMap(MatchMode.init(rawValue:)),
+            peers: peerKinds,
+            peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil),
+            checkSample: checkSample,
+            edits: edits,
+            repetitions: max(1, `repeat`),
+            pin: !noPin,
+            showProgress: Progress.enabled,
+            seed: seed,
+            injectWrongAnswers: selfTestWrongAnswers
+        )
         if runIndex {
             let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
             try runner.run()
@@ -231,8 +275,11 @@ struct SearchBench: ParsableCommand {
         }
         if controller {
             let bench = ControllerBench(
-                corpus: corpus, trace: theTrace, mode: options.modes.first ?? .contains,
-                showProgress: Progress.enabled)
+                corpus: corpus,
+                trace: theTrace,
+                mode: options.modes.first ?? .contains,
+                showProgress: Progress.enabled
+            )
             let collations = options.locales.flatMap { locale in
                 options.strengths.map { Collation(locale: locale, strength: $0) }
             }

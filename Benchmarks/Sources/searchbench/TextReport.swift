@@ -12,12 +12,15 @@ struct TextReport {
         let sourceText = d.seed.map { "\(d.source) (seed \($0))" } ?? d.source
         out.append(
             "searchbench: \(formatCount(d.records)) records, \(sourceText); fields \(d.fields.joined(separator: ", ")); "
-                + "\(formatBytes(d.utf8Bytes)) of UTF-8 text (\(formatDuration(Double(d.loadNanoseconds))) to load)")
+                + "\(formatBytes(d.utf8Bytes)) of UTF-8 text (\(formatDuration(Double(d.loadNanoseconds))) to load)"
+        )
         let t = report.trace
         out.append(
             "trace: \(t.keystrokes.count) keystrokes (\(t.shortKeystrokes) of 1–2 characters, \(t.longKeystrokes) of 3+), "
-                + "\(t.backspaces) backspaces, \(t.scopeSwitches) scope switches; scopes \(t.scopes.joined(separator: ", "))")
-        var machine = "machine: \(report.machine.cores) cores, \(report.machine.build) build, SQLite \(report.machine.sqliteVersion)"
+                + "\(t.backspaces) backspaces, \(t.scopeSwitches) scope switches; scopes \(t.scopes.joined(separator: ", "))"
+        )
+        var machine =
+            "machine: \(report.machine.cores) cores, \(report.machine.build) build, SQLite \(report.machine.sqliteVersion)"
         if let cpu = report.machine.pinnedCPU { machine += "; keystrokes and edits pinned to CPU \(cpu)" }
         if report.machine.traceRepetitions > 1 {
             machine += "; Sift's keystroke times: fastest of \(report.machine.traceRepetitions) runs of the trace"
@@ -28,7 +31,8 @@ struct TextReport {
                 "FTS5 trigram: built in \(formatDuration(Double(f.trigramBuildNanoseconds))), database "
                     + "\(formatBytes(f.trigramDatabaseBytes)) = \(formatRatio(Double(f.trigramDatabaseBytes) / Double(max(1, d.utf8Bytes)))) text; "
                     + "unicode61 (words): \(formatDuration(Double(f.wordsBuildNanoseconds))), "
-                    + "\(formatBytes(f.wordsDatabaseBytes)) = \(formatRatio(Double(f.wordsDatabaseBytes) / Double(max(1, d.utf8Bytes)))) text")
+                    + "\(formatBytes(f.wordsDatabaseBytes)) = \(formatRatio(Double(f.wordsDatabaseBytes) / Double(max(1, d.utf8Bytes)))) text"
+            )
         }
 
         for config in report.configs {
@@ -49,7 +53,10 @@ struct TextReport {
                 out.append(
                     "   snapshot: saved in \(formatDuration(Double(save))), loaded in \(formatDuration(Double(load))) "
                         + "(\(formatRatio(Double(b.nanoseconds) / Double(max(1, load)))) faster than building)"
-                        + (b.snapshotLoadedMemoryBytes.map { "; loaded index.memoryUsage total \(String(format: "%.1f MB", Double($0) / 1e6))" } ?? ""))
+                        + (b.snapshotLoadedMemoryBytes.map {
+                            "; loaded index.memoryUsage total \(String(format: "%.1f MB", Double($0) / 1e6))"
+                        } ?? "")
+                )
             }
             for mode in config.modes {
                 out.append("")
@@ -58,7 +65,8 @@ struct TextReport {
             if let edits = config.edits {
                 out.append("")
                 out.append(
-                    "edits while '\(edits.activeQuery)' (\(edits.mode), \(formatCount(edits.activeResults)) results) is active:")
+                    "edits while '\(edits.activeQuery)' (\(edits.mode), \(formatCount(edits.activeResults)) results) is active:"
+                )
                 var rows: [[String]] = [["", "n", "p50", "p99", "max", "follow-up search p50", "p99"]]
                 for kind in edits.kinds {
                     rows.append([
@@ -79,10 +87,12 @@ struct TextReport {
                 "check (\(c.recordsPerKeystroke) sampled records per keystroke, half of them from Sift's results): "
                     + "\(formatCount(c.judgements)) judgements, Sift = ICU usearch on \(formatCount(c.siftAgreesWithICU)), "
                     + "undecided \(formatCount(c.undecided)), Sift wrong \(c.siftWrong); "
-                    + "edited records checked \(c.editsChecked)")
+                    + "edited records checked \(c.editsChecked)"
+            )
             out.append(
                 "  naive filter differs from Sift on \(formatCount(c.naiveDiffers)) of them; Sift agrees with ICU on "
-                    + "\(formatCount(c.naiveDiffersExplained)) of those (the naive filter's semantics)")
+                    + "\(formatCount(c.naiveDiffersExplained)) of those (the naive filter's semantics)"
+            )
             for example in c.naiveExamples.prefix(4) { out.append("    e.g. " + example) }
         }
         if !report.configs.isEmpty {
@@ -100,7 +110,8 @@ struct TextReport {
             if report.controller != nil {
                 out.append(
                     "controller: every layout's results table held as many rows as SearchIndex.search returns, "
-                        + "on every keystroke.")
+                        + "on every keystroke."
+                )
             }
         } else {
             out.append("FAILED: \(report.failureCount) Sift answers are wrong (first ones):")
@@ -116,14 +127,20 @@ struct TextReport {
         func add(_ name: String, _ e: EngineReport, ratioAll: Double?, ratioShort: Double?, ratioLong: Double?) {
             let label = e.sampled ? "\(name) (\(e.measured) of \(keystrokes) keys)" : name
             rows.append(
-                ["  " + label, "\(e.all.count)", formatDuration(e.all.p50), formatDuration(e.all.p99),
-                 formatDuration(e.all.max), formatDuration(e.all.total), ratioAll.map(formatRatio) ?? ""])
+                [
+                    "  " + label, "\(e.all.count)", formatDuration(e.all.p50), formatDuration(e.all.p99),
+                    formatDuration(e.all.max), formatDuration(e.all.total), ratioAll.map(formatRatio) ?? "",
+                ])
             rows.append(
-                ["      1–2 chars", "\(e.short.count)", formatDuration(e.short.p50), formatDuration(e.short.p99),
-                 formatDuration(e.short.max), formatDuration(e.short.total), ratioShort.map(formatRatio) ?? ""])
+                [
+                    "      1–2 chars", "\(e.short.count)", formatDuration(e.short.p50), formatDuration(e.short.p99),
+                    formatDuration(e.short.max), formatDuration(e.short.total), ratioShort.map(formatRatio) ?? "",
+                ])
             rows.append(
-                ["      3+ chars", "\(e.long.count)", formatDuration(e.long.p50), formatDuration(e.long.p99),
-                 formatDuration(e.long.max), formatDuration(e.long.total), ratioLong.map(formatRatio) ?? ""])
+                [
+                    "      3+ chars", "\(e.long.count)", formatDuration(e.long.p50), formatDuration(e.long.p99),
+                    formatDuration(e.long.max), formatDuration(e.long.total), ratioLong.map(formatRatio) ?? "",
+                ])
         }
         add("Sift", mode.sift, ratioAll: nil, ratioShort: nil, ratioLong: nil)
         for peer in mode.peers {
@@ -131,17 +148,21 @@ struct TextReport {
             add(title, peer, ratioAll: peer.ratioAll, ratioShort: peer.ratioShort, ratioLong: peer.ratioLong)
         }
         out.append(contentsOf: table(rows))
-        let scans = mode.keystrokes.reduce((0, 0, 0)) { ($0.0 + $1.fullScans, $0.1 + $1.narrowedScans, $0.2 + $1.cacheHits) }
+        let scans = mode.keystrokes.reduce((0, 0, 0)) {
+            ($0.0 + $1.fullScans, $0.1 + $1.narrowedScans, $0.2 + $1.cacheHits)
+        }
         out.append(
             "  Sift work: \(scans.0) full scans, \(scans.1) narrowed scans, \(scans.2) cache hits (field patterns); "
-                + "× Sift = peer time / Sift time on the same keystrokes")
+                + "× Sift = peer time / Sift time on the same keystrokes"
+        )
         for peer in mode.peers {
             let title = PeerKind(rawValue: peer.engine)?.title ?? peer.engine
             if let extrapolated = peer.extrapolatedTraceNanoseconds {
                 out.append(
                     "  \(title): whole trace extrapolated from \(peer.measured) keystrokes (mean per 1–2 and 3+ "
                         + "characters × their counts): ~\(formatDuration(extrapolated)), Sift measured "
-                        + "\(formatDuration(mode.sift.all.total)): ~\(peer.extrapolatedTraceRatio.map(formatRatio) ?? "–")")
+                        + "\(formatDuration(mode.sift.all.total)): ~\(peer.extrapolatedTraceRatio.map(formatRatio) ?? "–")"
+                )
             }
             guard let a = peer.agreement else { continue }
             var line =
@@ -188,10 +209,14 @@ struct TextReport {
             out.append(
                 "== controller, \(config.locale)/\(config.strength): SearchController(index:options:), \(c.mode), "
                     + "as you type, debounce 0; sort field \(c.sortField); \(c.trace) trace (\(keys) keystrokes); "
-                    + "not pinned (the controller runs on Swift's cooperative pool)")
+                    + "not pinned (the controller runs on Swift's cooperative pool)"
+            )
             var rows: [[String]] = [
-                ["layout (original / results)", "index build", "controller", "× index", "index heap", "controller heap",
-                 "× index", "heap at end"]
+                [
+                    "layout (original / results)", "index build", "controller", "× index", "index heap",
+                    "controller heap",
+                    "× index", "heap at end",
+                ]
             ]
             for l in config.layouts {
                 rows.append([
@@ -207,14 +232,16 @@ struct TextReport {
                 out.append(
                     "  the index's first sort by \(c.sortField), part of the controller build when a table is sorted "
                         + "or sectioned: \(formatDuration(Double(sort))) and \(formatBytes(config.firstSortHeapBytes ?? 0)) "
-                        + "alone, on an index of its own")
+                        + "alone, on an index of its own"
+                )
             }
             if let first = config.layouts.first {
                 out.append(
                     "  original table: \(formatCount(first.originalRows)) rows; sectioned: "
                         + "\(config.layouts.last.map { "\($0.originalSections) sections" } ?? "–"); index heap without "
                         + "the fixed \(formatBytes(config.emptyIndexHeapBytes)) of an empty index (built first); "
-                        + "heap at end: freed with the controller after the trace (tables, index, query cache)")
+                        + "heap at end: freed with the controller after the trace (tables, index, query cache)"
+                )
             }
             out.append("")
             rows = [["input → settled update", "keys", "p50", "p90", "p99", "max", "total"]]
@@ -234,7 +261,8 @@ struct TextReport {
             out.append(
                 "  settled: setText/selectScope to the return of settledUpdate(for:); reading: both tables' rowCount "
                     + "and numberOfSections, both change sets walked (the results change set is worked out on this "
-                    + "first read); p99 of fewer than 100 keystrokes is the maximum")
+                    + "first read); p99 of fewer than 100 keystrokes is the maximum"
+            )
             for l in config.layouts {
                 let slowest = l.slowest.map { k -> String in
                     let key = l.keystrokes[k]
@@ -249,13 +277,16 @@ struct TextReport {
                 for l in config.layouts {
                     out.append("")
                     var rows: [[String]] = [
-                        ["  \(l.name): keystroke", "scope", "results", "settled", "reading", "search", "controller",
-                         "results changes", "state"]
+                        [
+                            "  \(l.name): keystroke", "scope", "results", "settled", "reading", "search", "controller",
+                            "results changes", "state",
+                        ]
                     ]
                     for k in l.keystrokes {
                         let changes = k.resultsChanges
                         rows.append([
-                            "  " + (k.kind == "typed" ? "" : k.kind == "backspace" ? "⌫ " : "⇄ ") + "'\(k.text)'", k.scope,
+                            "  " + (k.kind == "typed" ? "" : k.kind == "backspace" ? "⌫ " : "⇄ ") + "'\(k.text)'",
+                            k.scope,
                             formatCount(k.resultRows), formatDuration(Double(k.settledNanoseconds)),
                             formatDuration(Double(k.readingNanoseconds)),
                             k.searchedNanoseconds.map { formatDuration(Double($0)) } ?? "–",
@@ -297,13 +328,23 @@ struct TextReport {
             line(
                 ratio >= 300,
                 "≥ 300× the naive filter over the trace: ~\(formatRatio(ratio)) (extrapolated from \(naive.measured) "
-                    + "keystrokes; \(naive.ratioAll.map(formatRatio) ?? "–") on those keystrokes)")
+                    + "keystrokes; \(naive.ratioAll.map(formatRatio) ?? "–") on those keystrokes)"
+            )
         } else {
-            line(naive?.ratioAll.map { $0 >= 300 }, "≥ 300× the naive filter over the trace: \(naive?.ratioAll.map(formatRatio) ?? "not run")")
+            line(
+                naive?.ratioAll.map { $0 >= 300 },
+                "≥ 300× the naive filter over the trace: \(naive?.ratioAll.map(formatRatio) ?? "not run")"
+            )
         }
         let fts = contains.peers.first { $0.engine == "fts5" }
-        line(fts?.ratioLong.map { $0 > 1 }, "faster than FTS5 trigram on 3+ chars: \(fts?.ratioLong.map(formatRatio) ?? "not run")")
-        line(fts?.ratioShort.map { $0 >= 50 }, "≥ 50× FTS5 on 1–2 chars: \(fts?.ratioShort.map(formatRatio) ?? "not run")")
+        line(
+            fts?.ratioLong.map { $0 > 1 },
+            "faster than FTS5 trigram on 3+ chars: \(fts?.ratioLong.map(formatRatio) ?? "not run")"
+        )
+        line(
+            fts?.ratioShort.map { $0 >= 50 },
+            "≥ 50× FTS5 on 1–2 chars: \(fts?.ratioShort.map(formatRatio) ?? "not run")"
+        )
         let buildOK = report.dataset.records == 1_000_000 ? config.build.nanoseconds <= 2_000_000_000 : nil
         line(buildOK, "build ≤ 2 s for 1M records: \(formatDuration(Double(config.build.nanoseconds)))")
         line(config.build.indexHeapRatio <= 3, "index memory ≤ 3× text: \(formatRatio(config.build.indexHeapRatio))")

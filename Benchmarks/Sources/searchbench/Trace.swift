@@ -65,7 +65,8 @@ struct Trace {
                 }
                 guard let target else {
                     throw CorpusError.message(
-                        "trace line \(number + 1): unknown scope '\(name)' (scopes: \(scopes.joined(separator: ", ")), #1)")
+                        "trace line \(number + 1): unknown scope '\(name)' (scopes: \(scopes.joined(separator: ", ")), #1)"
+                    )
                 }
                 scope = target
                 if !text.isEmpty { keystrokes.append(Keystroke(text: String(text), scope: scope, kind: .scope)) }
@@ -80,7 +81,9 @@ struct Trace {
             for character in typed {
                 if character == "⌫" {
                     if !text.isEmpty { text.removeLast() }
-                    if !text.isEmpty { keystrokes.append(Keystroke(text: String(text), scope: scope, kind: .backspace)) }
+                    if !text.isEmpty {
+                        keystrokes.append(Keystroke(text: String(text), scope: scope, kind: .backspace))
+                    }
                 } else {
                     text.append(character)
                     keystrokes.append(Keystroke(text: String(text), scope: scope, kind: .typed))
