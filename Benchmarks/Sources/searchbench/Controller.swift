@@ -40,21 +40,30 @@ final class ControllerBench {
     let corpus: Corpus
     let trace: Trace
     let mode: MatchMode
+    let changeLimit: Int?
     let showProgress: Bool
     /// Results tables that disagree with `SearchIndex.search` (Sift bugs).
     private(set) var failures: [String] = []
 
-    init(corpus: Corpus, trace: Trace, mode: MatchMode, showProgress: Bool) {
+    init(corpus: Corpus, trace: Trace, mode: MatchMode, changeLimit: Int?, showProgress: Bool) {
         self.corpus = corpus
         self.trace = trace
         self.mode = mode
+        self.changeLimit = changeLimit
         self.showProgress = showProgress
     }
 
-    var options: SearchController.Options { SearchController.Options(trigger: .asYouType, debounce: .zero, mode: mode) }
+    var options: SearchController.Options {
+        SearchController.Options(trigger: .asYouType, debounce: .zero, mode: mode, changeLimit: changeLimit)
+    }
 
     func run(collations: [Collation], traceName: String) throws -> ControllerReport {
-        var report = ControllerReport(mode: mode.rawValue, sortField: corpus.fields[0], trace: traceName)
+        var report = ControllerReport(
+            mode: mode.rawValue,
+            sortField: corpus.fields[0],
+            trace: traceName,
+            changeLimit: changeLimit
+        )
         for collation in collations { report.configs.append(try runConfiguration(collation)) }
         return report
     }

@@ -225,6 +225,8 @@ struct ControllerReport: Codable {
     var sortField: String
     /// Which trace: "default", a file, or "queries".
     var trace: String
+    /// `SearchController.Options.changeLimit` (nil: every change listed).
+    var changeLimit: Int?
     var configs: [ControllerConfigReport] = []
 }
 

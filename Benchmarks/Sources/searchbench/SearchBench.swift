@@ -94,6 +94,14 @@ struct SearchBench: ParsableCommand {
     @Flag(help: "With --controller, also run the index benchmark (trace in each mode, peers, edits).")
     var indexTrace = false
 
+    @Option(
+        help: """
+            With --controller: SearchController.Options.changeLimit, the most rows a results change set lists \
+            before it says requiresReload (default: none, every change listed).
+            """
+    )
+    var changeLimit: Int?
+
     @Flag(help: "Print JSON instead of the table.")
     var json = false
 
@@ -137,6 +145,8 @@ struct SearchBench: ParsableCommand {
         }
         if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
         if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
+        if changeLimit != nil && !controller { throw ValidationError("--change-limit goes with --controller") }
+        if let changeLimit, changeLimit < 0 { throw ValidationError("--change-limit must be 0 or more") }
     }
 
     func run() throws {
@@ -278,6 +288,7 @@ struct SearchBench: ParsableCommand {
                 corpus: corpus,
                 trace: theTrace,
                 mode: options.modes.first ?? .contains,
+                changeLimit: changeLimit,
                 showProgress: Progress.enabled
             )
             let collations = options.locales.flatMap { locale in

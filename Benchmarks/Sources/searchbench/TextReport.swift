@@ -209,6 +209,7 @@ struct TextReport {
             out.append(
                 "== controller, \(config.locale)/\(config.strength): SearchController(index:options:), \(c.mode), "
                     + "as you type, debounce 0; sort field \(c.sortField); \(c.trace) trace (\(keys) keystrokes); "
+                    + "change limit \(c.changeLimit.map { "\($0) rows" } ?? "none"); "
                     + "not pinned (the controller runs on Swift's cooperative pool)"
             )
             var rows: [[String]] = [
