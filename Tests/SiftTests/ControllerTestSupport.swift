@@ -46,11 +46,15 @@ enum WaitOutcome { case wait, ready, cancelled }
 /// long parallel test run that starves the writer only delays the wait. A hang is caught by the
 /// suite's time limit, which cancels the waiting task.
 final class SharedList<Element: Sendable>: Sendable {
-    private struct State {
+    private struct State: WaitableState {
         var elements: [Element] = []
         var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
         var nextTicket = 0
         var cancelled: Set<Int> = []
+
+        mutating func removeWait(_ ticket: Int) -> CheckedContinuation<Void, any Error>? {
+            waiters.removeValue(forKey: ticket)
+        }
     }
 
     private let state = Locked(State())
@@ -70,32 +74,7 @@ final class SharedList<Element: Sendable>: Sendable {
 
     /// Suspends until the list holds more than `count` elements.
     private func grown(beyond count: Int) async throws {
-        let ticket = state.withLock { state in
-            defer { state.nextTicket += 1 }
-            return state.nextTicket
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> WaitOutcome in
-                    if state.cancelled.remove(ticket) != nil { return .cancelled }
-                    if state.elements.count > count { return .ready }
-                    state.waiters[ticket] = continuation
-                    return .wait
-                }
-                switch outcome {
-                case .wait: break
-                case .ready: continuation.resume()
-                case .cancelled: continuation.resume(throwing: CancellationError())
-                }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                let waiter = state.waiters.removeValue(forKey: ticket)
-                if waiter == nil { state.cancelled.insert(ticket) }
-                return waiter
-            }
-            waiter?.resume(throwing: CancellationError())
-        }
+        try await state.wait(isReady: { $0.elements.count > count }, keep: { $0.waiters[$1] = $2 })
     }
 
     /// Waits until `condition` holds for the whole list, and returns the list then.

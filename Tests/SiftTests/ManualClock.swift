@@ -20,12 +20,16 @@ final class ManualClock: Clock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private struct State {
+    private struct State: WaitableState {
         var now = Instant(offset: .zero)
         var nextTicket = 0
         var sleepers: [Int: Sleeper] = [:]
         /// Sleeps cancelled before they registered.
         var cancelled: Set<Int> = []
+
+        mutating func removeWait(_ ticket: Int) -> CheckedContinuation<Void, any Error>? {
+            sleepers.removeValue(forKey: ticket)?.continuation
+        }
     }
 
     private let state = Locked(State())
@@ -36,33 +40,10 @@ final class ManualClock: Clock, Sendable {
     var minimumResolution: Duration { .zero }
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try Task.checkCancellation()
-        let ticket = state.withLock { state in
-            defer { state.nextTicket += 1 }
-            return state.nextTicket
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> WaitOutcome in
-                    if state.cancelled.remove(ticket) != nil { return .cancelled }
-                    if deadline <= state.now { return .ready }
-                    state.sleepers[ticket] = Sleeper(deadline: deadline, continuation: continuation)
-                    return .wait
-                }
-                switch outcome {
-                case .wait: break
-                case .ready: continuation.resume()
-                case .cancelled: continuation.resume(throwing: CancellationError())
-                }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state in
-                let sleeper = state.sleepers.removeValue(forKey: ticket)
-                if sleeper == nil { state.cancelled.insert(ticket) }
-                return sleeper
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
+        try await state.wait(
+            isReady: { deadline <= $0.now },
+            keep: { $0.sleepers[$1] = Sleeper(deadline: deadline, continuation: $2) }
+        )
     }
 
     /// Moves the clock on and wakes, in deadline order, every sleeper whose deadline has come.
