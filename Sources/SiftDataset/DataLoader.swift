@@ -71,22 +71,41 @@ public struct DataLoader {
     /// - Throws: ``DataFileError`` naming the file, with the system's own reason:
     ///   `missing.tsv: cannot read file (No such file or directory)`.
     /// - Complexity: O(*n*) in the size of the file.
+    ///   - maximumBytes: The most bytes to read: past it the read stops with an error, so that an
+    ///     endless input (`/dev/zero`, a pipe that never closes its data) ends in an error, not in
+    ///     an exhausted memory. By default, half of the machine's memory.
     public static func readBytes(
         path: String,
+        maximumBytes: Int = DataLoader.defaultMaximumBytes,
         progress: ((DataLoadProgress) -> Void)? = nil
     ) throws(DataFileError) -> [UInt8] {
-        try readFile(path) { read, total in
+        try readFile(path, maximumBytes: maximumBytes) { read, total in
             progress?(DataLoadProgress(phase: .reading, completed: read, total: total))
         }
     }
 
+    /// The default limit of ``readBytes(path:maximumBytes:progress:)``: half of the machine's
+    /// physical memory (a data file takes several times its size once indexed).
+    public static let defaultMaximumBytes: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES))
+        let pageSize = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, pageSize > 0 else { return Int.max }
+        let (total, overflow) = pages.multipliedReportingOverflow(by: pageSize)
+        return overflow ? Int.max : total / 2
+    }()
+
     /// Reads a whole file with POSIX calls, so that failures carry the system's own reason,
     /// calling `progress` with the bytes read so far and the file's size (0 when unknown).
-    static func readFile(_ path: String, progress: ((Int, Int) -> Void)? = nil) throws(DataFileError) -> [UInt8] {
+    static func readFile(
+        _ path: String,
+        maximumBytes: Int = defaultMaximumBytes,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws(DataFileError) -> [UInt8] {
         func failure(_ code: Int32) -> DataFileError {
             DataFileError(file: path, message: "cannot read file (\(String(cString: strerror(code))))")
         }
-        let descriptor = open(path, O_RDONLY)
+        // "-" is standard input, read once like any pipe.
+        let descriptor = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY)
         guard descriptor >= 0 else { throw failure(errno) }
         defer { _ = close(descriptor) }
 
@@ -104,6 +123,13 @@ public struct DataLoader {
                 throw failure(code)
             }
             if count == 0 { break }
+            guard bytes.count + count <= maximumBytes else {
+                throw DataFileError(
+                    file: path,
+                    message: "the input is larger than \(maximumBytes / 1_000_000) MB, the most it reads"
+                        + " (an endless input, such as a device, never ends)"
+                )
+            }
             bytes.append(contentsOf: chunk[0..<count])
             progress?(bytes.count, sizeHint)
         }

@@ -123,18 +123,27 @@ enum DatasetLoader {
     /// snapshot, records).
     static func open(_ request: DatasetRequest, phases: LoadPhases = LoadPhases()) throws -> Opened {
         if SnapshotDetection.isSnapshot(request.file) { return try openSnapshot(request, phases: phases) }
+        // Standard input, a pipe or a device: read once, whole, before anything looks at it.
+        let input = try InputFile.readOnceIfNeeded(request.file, phases: phases)
+        if let input, InputFile.isSnapshot(input) {
+            let copy = try InputFile.temporaryCopy(of: input)
+            defer { unlink(copy) }
+            var fromCopy = request
+            fromCopy.file = copy
+            return try openSnapshot(fromCopy, phases: phases)
+        }
         let file = request.file
         var descriptionFile: String? = nil
         var description = DatasetDescription()
         if let path = request.description {
             descriptionFile = path
-        } else if request.readsDescription {
+        } else if request.readsDescription && input == nil {  // no file lies beside a pipe
             let beside = DatasetDescription.path(besides: file)
             if FileManager.default.fileExists(atPath: beside) { descriptionFile = beside }
         }
         if let descriptionFile { description = try DatasetDescription.load(descriptionFile) }
 
-        let table = try DatasetFile.load(file, format: request.inputFormat, phases: phases)
+        let table = try DatasetFile.load(file, format: request.inputFormat, bytes: input, phases: phases)
         let (settings, firstGiven) = try resolve(
             request,
             description: description,

@@ -208,7 +208,15 @@ struct DatasetRequest {
 /// `sift query`, `sift index` and the REPL.
 enum DatasetFile {
     /// Reads and parses a data file (on every core), in the phases `reading` and `parsing`.
-    static func load(_ file: String, format: InputFormat?, phases: LoadPhases) throws -> DataFile {
+    ///
+    /// - Parameter bytes: the input, when it was read already (a pipe or standard input, which
+    ///   can be read only once; see `InputFile`).
+    static func load(
+        _ file: String,
+        format: InputFormat?,
+        bytes bytesGiven: [UInt8]? = nil,
+        phases: LoadPhases
+    ) throws -> DataFile {
         let dataFormat = format?.dataFormat ?? DataFormat.detect(path: file)
         guard let dataFormat else {
             let name = (file as NSString).lastPathComponent
@@ -220,8 +228,17 @@ enum DatasetFile {
             )
         }
         do {
-            phases.begin("reading")
-            let bytes = try DataLoader.readBytes(path: file, progress: phases.progress)
+            let bytes: [UInt8]
+            if let given = bytesGiven {
+                bytes = given
+            } else {
+                phases.begin("reading")
+                bytes = try DataLoader.readBytes(
+                    path: file,
+                    maximumBytes: InputFile.maximumBytes,
+                    progress: phases.progress
+                )
+            }
             phases.begin("parsing", total: bytes.count)
             return try DataFile(bytes: bytes, source: file, format: dataFormat, progress: phases.progress)
         } catch {
@@ -258,8 +275,12 @@ enum DatasetFile {
 
 /// Whether a file is an index snapshot (by its first bytes, whatever its name).
 enum SnapshotDetection {
+    static let magic = Array("SIFTSNAP".utf8)
+
+    /// Whether a regular file starts as a snapshot. Anything else (standard input, a pipe, a
+    /// device) is never opened here: its bytes could be read only once (see `InputFile`).
     static func isSnapshot(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        guard InputFile.isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let magic = (try? handle.read(upToCount: 8)) ?? Data()
         return magic == Data("SIFTSNAP".utf8)

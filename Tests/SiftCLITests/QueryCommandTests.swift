@@ -25,6 +25,7 @@ struct Run: Sendable {
     static func sift(
         _ arguments: [String],
         stdin: String? = nil,
+        stdinBytes: [UInt8]? = nil,
         environment: [String: String] = [:],
         currentDirectory: String? = nil,
         executable: URL = Run.executable,
@@ -35,7 +36,7 @@ struct Run: Sendable {
             Result {
                 try runBlocking(
                     arguments,
-                    stdin: stdin,
+                    stdin: stdinBytes.map { Data($0) } ?? stdin.map { Data($0.utf8) },
                     environment: environment,
                     currentDirectory: currentDirectory,
                     executable: executable,
@@ -55,7 +56,7 @@ struct Run: Sendable {
 
     private static func runBlocking(
         _ arguments: [String],
-        stdin: String?,
+        stdin: Data?,
         environment: [String: String],
         currentDirectory: String?,
         executable: URL,
@@ -93,7 +94,7 @@ struct Run: Sendable {
             errRead.signal()
         }).start()
         // Scripts are far smaller than a pipe's buffer: written at once, then the output is read.
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         errRead.wait()
