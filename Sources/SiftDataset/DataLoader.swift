@@ -66,14 +66,14 @@ public struct DataLoader {
     /// Reads a whole file, for ``DataFile/init(bytes:source:format:progress:)``.
     ///
     /// - Parameters:
-    ///   - path: The file to read.
-    ///   - progress: Called as the file is read.
-    /// - Throws: ``DataFileError`` naming the file, with the system's own reason:
-    ///   `missing.tsv: cannot read file (No such file or directory)`.
-    /// - Complexity: O(*n*) in the size of the file.
+    ///   - path: The file to read; `-` is standard input.
     ///   - maximumBytes: The most bytes to read: past it the read stops with an error, so that an
     ///     endless input (`/dev/zero`, a pipe that never closes its data) ends in an error, not in
     ///     an exhausted memory. By default, half of the machine's memory.
+    ///   - progress: Called as the file is read.
+    /// - Throws: ``DataFileError`` naming the file, with the system's own reason:
+    ///   `missing.tsv: cannot read file (No such file or directory)`, or the size past the limit.
+    /// - Complexity: O(*n*) in the size of the file.
     public static func readBytes(
         path: String,
         maximumBytes: Int = DataLoader.defaultMaximumBytes,
