@@ -26,10 +26,14 @@ struct IndexCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to write the snapshot.")
     var output: String
 
+    @Flag(help: "Replace OUTPUT even when it is not a Sift snapshot (never the data file itself).")
+    var force = false
+
     func run() throws {
         guard !SnapshotDetection.isSnapshot(file) else {
             throw ToolError("\(file): is already an index snapshot (index the data file it was built from)")
         }
+        try Self.checkOutput(output, input: file, force: force)
         let clock = ContinuousClock()
         let start = clock.now
         let opened = try DatasetLoader.open(DatasetRequest(file: file, index: index))
@@ -50,6 +54,20 @@ struct IndexCommand: ParsableCommand {
             line += " · described by \((description as NSString).lastPathComponent)"
         }
         print(line)
+    }
+
+    /// Refuses to write the snapshot over the data file itself (whatever the paths look like:
+    /// same device and inode), and over an existing file that is not a Sift snapshot unless
+    /// `force`: replacing a snapshot is what `-o` is for, losing a data file is not.
+    static func checkOutput(_ output: String, input: String, force: Bool) throws {
+        var outputInfo = stat()
+        guard stat(output, &outputInfo) == 0 else { return }  // nothing there yet
+        var inputInfo = stat()
+        if stat(input, &inputInfo) == 0, inputInfo.st_dev == outputInfo.st_dev, inputInfo.st_ino == outputInfo.st_ino {
+            throw ToolError("\(output): is the data file being indexed; write the snapshot elsewhere")
+        }
+        guard !force, !SnapshotDetection.isSnapshot(output) else { return }
+        throw ToolError("\(output): exists and is not a Sift snapshot; not replaced (give --force to replace it)")
     }
 
     static func seconds(_ duration: Duration) -> String {

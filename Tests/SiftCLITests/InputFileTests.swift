@@ -60,3 +60,34 @@ struct InputFileTests {
         #expect(run.stderr.hasPrefix("sift: /dev/zero: the input is larger than 0 MB, the most it reads"))
     }
 }
+
+/// `sift index -o` replaces snapshots, never the data it indexes, and no other file unless asked.
+@Suite("sift index: what -o may replace", .timeLimit(.minutes(10)))
+struct IndexOutputTests {
+    @Test func theDataFileItselfIsNeverReplaced() async throws {
+        let data = try Run.file("self.tsv", InputFileTests.data)
+        for options in [[String](), ["--force"]] {
+            let run = try await Run.sift(["index", data, "-o", data] + options)
+            #expect(run.status == 1)
+            #expect(run.stderr == "sift: \(data): is the data file being indexed; write the snapshot elsewhere\n")
+        }
+        // Through another path to the same file (a symbolic link) too.
+        let link = data + ".link.siftidx"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: data)
+        #expect(try await Run.sift(["index", data, "-o", link, "--force"]).status == 1)
+        #expect(try String(contentsOfFile: data, encoding: .utf8) == InputFileTests.data)
+    }
+
+    @Test func anotherFileIsReplacedOnlyWithForce() async throws {
+        let data = try Run.file("data.tsv", InputFileTests.data)
+        let other = try Run.file("notes.txt", "keep me\n")
+        let refused = try await Run.sift(["index", data, "-o", other])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("exists and is not a Sift snapshot; not replaced (give --force to replace it)"))
+        #expect(try String(contentsOfFile: other, encoding: .utf8) == "keep me\n")
+        #expect(try await Run.sift(["index", data, "-o", other, "--force"]).status == 0)
+        // A snapshot is replaced without asking: that is what -o is for.
+        #expect(try await Run.sift(["index", data, "-o", other]).status == 0)
+        #expect(try await Run.sift(["query", other, "beta"]).stdout.contains("[Beta]"))
+    }
+}
