@@ -1,3 +1,14 @@
+/// A problem found while scanning TSV/CSV bytes; converted to a ``DataFileError`` by the parser,
+/// which knows the column names.
+enum DelimitedScanIssue: Error {
+    /// Bytes that are not UTF-8 at 1-based `byte` of the field's contents.
+    case invalidUTF8(line: Int, fieldIndex: Int, byte: Int)
+    /// A quoted field opened on `line` that is never closed.
+    case unterminatedQuote(line: Int, fieldIndex: Int)
+    /// Something other than a delimiter, line break or end of file after a closing quote.
+    case textAfterClosingQuote(line: Int, fieldIndex: Int)
+}
+
 /// A value of a TSV/CSV file: its bytes in the file, or, for a quoted value with doubled quotes,
 /// its unescaped bytes in its chunk's `unescaped` buffer.
 struct CellRange: Sendable {
@@ -74,7 +85,7 @@ struct DelimitedChunk: Sendable {
 /// Parses the rows of a TSV/CSV file, one chunk at a time: a single pass over the bytes that
 /// validates UTF-8, follows the quoting rules, counts lines and records where each value is.
 ///
-/// The rules are those of ``DelimitedScanner`` with `CSVReader` (``ReferenceDelimitedParser``):
+/// The rules are those of `DelimitedScanner` with CSV.swift's `CSVReader` (`ReferenceDelimitedParser`, now in the tests):
 /// a field that starts with a quote is quoted, runs to a quote that is not doubled, and keeps
 /// delimiters and line breaks as written; any other field runs to a delimiter or a line break
 /// (LF, CRLF or a lone CR), and a quote inside it is a literal character.

@@ -212,8 +212,8 @@ public struct RecordTable: Sendable {
     /// - Precondition: the path is in the table.
     /// - Complexity: O(1); the row is made now.
     public subscript(path: TableIndexPath) -> TableRow {
-        precondition(row(at: path) != nil, "index path \(path) is not in the table")
-        return row(number: sectionStarts[path.section] + path.row)
+        guard let number = rowNumber(of: path) else { preconditionFailure("index path \(path) is not in the table") }
+        return row(number: number)
     }
 
     /// The row at a path, or nil when the path is not in the table.

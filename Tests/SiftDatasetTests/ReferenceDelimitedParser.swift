@@ -1,5 +1,7 @@
 import CSV
 
+@testable import SiftDataset
+
 /// Where one TSV/CSV row sits in the file, as found by ``DelimitedScanner``.
 struct DelimitedRowInfo {
     /// The 1-based line on which the row starts.
@@ -8,17 +10,6 @@ struct DelimitedRowInfo {
     var fieldCount: Int
     /// Whether the row is an empty line.
     var isBlank: Bool
-}
-
-/// A problem found by ``DelimitedScanner``; converted to a ``DataFileError`` by the parser, which
-/// knows the column names.
-enum DelimitedScanIssue: Error {
-    /// Bytes that are not UTF-8 at 1-based `byte` of the field's contents.
-    case invalidUTF8(line: Int, fieldIndex: Int, byte: Int)
-    /// A quoted field opened on `line` that is never closed.
-    case unterminatedQuote(line: Int, fieldIndex: Int)
-    /// Something other than a delimiter, line break or end of file after a closing quote.
-    case textAfterClosingQuote(line: Int, fieldIndex: Int)
 }
 
 /// A byte-level pre-scan of TSV/CSV text that follows the same quoting rules as `CSVReader`.
