@@ -287,30 +287,6 @@ final class ICUFolder {
         }
     }
 
-    /// The ICU sort key of a text under this folder's collator (compare keys with `<` on bytes).
-    ///
-    /// - Complexity: O(*n*) where *n* is the length of the text.
-    func sortKey(_ text: String) -> [UInt8] {
-        var text = text
-        var key = [UInt8](repeating: 0, count: 64)
-        for _ in 0..<2 {
-            let capacity = Int32(key.count)
-            let length = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    key.withUnsafeMutableBufferPointer {
-                        sift_folder_sort_key(handle, chars.baseAddress, Int32(chars.count), $0.baseAddress, capacity)
-                    }
-                }
-            }
-            if length <= capacity {
-                key.removeLast(key.count - Int(max(0, length)))
-                return key
-            }
-            key = [UInt8](repeating: 0, count: Int(length))
-        }
-        return key
-    }
-
     /// Collation order of two texts: negative, zero or positive, consistent with `sortKey`.
     ///
     /// - Complexity: O(*n*) in the length of the shorter text, usually much less.
