@@ -131,14 +131,17 @@ struct DifferentialTests {
     }
 }
 
-/// Ranked results, whose classes are read in place for speed, against the per-record ranking
-/// (`rankingGroup(of:for:)`, a SegmentScanner pass): prefix matches, then word starts, then the
-/// rest, each group in original order.
+/// Ranked results, whose groups are the first pattern's matches under stronger anchors (scanned,
+/// narrowed and cached like any pattern), against the per-record ranking (`rankingGroup(of:for:)`,
+/// a SegmentScanner pass): prefix matches, then word starts, then the rest, each group in original
+/// order. Every query is typed a character at a time and then erased, so that ranked groups are
+/// also served by narrowing and from the cache.
 @Suite("Differential: ranked order against per-record ranking")
 struct RankedOrderTests {
     @Test(arguments: [
         Collation(locale: "root"), Collation(locale: "es"), Collation(locale: "da"), Collation(locale: "th"),
         Collation(locale: "de", strength: .secondary), Collation(locale: "root", alternate: .shifted),
+        Collation(locale: "root", strength: .identical),
     ])
     func rankedResultsAreGroupedAsEachRecordRanks(_ collation: Collation) throws {
         let records = DifferentialTests.corpus.enumerated().map { i, text in
@@ -151,7 +154,13 @@ struct RankedOrderTests {
             configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation),
             records: records
         )
-        for text in DifferentialTests.queries(seed: stableSeed(collation.locale)).prefix(30) {
+        let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
+            .prefix(TestScale.size(full: 30, default: 12))
+        let typed = queries.flatMap { text in
+            let prefixes = (1...max(1, text.count)).map { String(text.prefix($0)) }
+            return prefixes + prefixes.reversed().dropFirst()
+        }
+        for text in typed {
             for mode in [MatchMode.contains, .words] {
                 let query = Query(text, mode: mode, order: .ranked)
                 let ranked = try index.search(query).rows

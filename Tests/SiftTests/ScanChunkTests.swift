@@ -4,11 +4,12 @@ import Testing
 
 /// Full scans work in chunks (cancellation is checked between them). Every occurrence must be
 /// found whatever chunk boundary it straddles: with tiny chunks, a column of real names is cut
-/// at thousands of places, and every answer must still equal ICU usearch's.
+/// at thousands of places, and every answer must still equal ICU usearch's; the same when the scan
+/// is split among the machine's cores.
 @Suite("Scans across chunk boundaries")
 struct ScanChunkTests {
-    @Test(arguments: [31, 64, 1000, 4096])
-    func everyOccurrenceIsFoundWhateverTheChunkSize(_ chunk: Int) throws {
+    @Test(arguments: [31, 64, 1000, 4096], [false, true])
+    func everyOccurrenceIsFoundWhateverTheChunkSize(_ chunk: Int, parallel: Bool) throws {
         let names = (try? readTSV("cities.tsv"))?.rows.prefix(6000).map { $0[1] } ?? []
         let records = names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
@@ -17,12 +18,38 @@ struct ScanChunkTests {
         for query in ["a", "an", "er", "san", "ia", "ou", "e", "st"] {
             let fresh = try SearchIndex(configuration: index.configuration, records: records)
             fresh.scanChunkBytes = chunk
+            if parallel {  // three workers of 100+ segments, whatever the machine's cores
+                fresh.parallelScanSegments = 100
+                fresh.scanWorkers = 3
+            }
             let got = Set(try fresh.ids(fresh.search(Query(query))))
             let expected = Set(try records.filter { try reference.contains(query, in: $0["name"]) }.map(\.id))
             #expect(
                 got == expected,
-                "chunk \(chunk), '\(query)': missing \(expected.subtracting(got).count), extra \(got.subtracting(expected).count)"
+                "chunk \(chunk), parallel \(parallel), '\(query)': missing \(expected.subtracting(got).count), extra \(got.subtracting(expected).count)"
             )
         }
+    }
+
+    /// A cancelled split scan throws once every worker has stopped, and the index answers the
+    /// next query exactly.
+    @Test func aCancelledParallelScanStopsEveryWorker() throws {
+        let names = (try? readTSV("cities.tsv"))?.rows.prefix(6000).map { $0[1] } ?? []
+        let records = names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
+        index.scanChunkBytes = 64
+        index.parallelScanSegments = 100
+        index.scanWorkers = 3
+        var checks = 0
+        #expect(throws: CancellationError.self) {
+            _ = try index.search(Query("a")) {
+                checks += 1
+                return checks > 2
+            }
+        }
+        let serial = try SearchIndex(configuration: index.configuration, records: records)
+        serial.scanWorkers = 1
+        #expect(try index.ids(index.search(Query("an"))) == serial.ids(serial.search(Query("an"))))
+        #expect(try index.ids(index.search(Query("a"))) == serial.ids(serial.search(Query("a"))))
     }
 }

@@ -19,8 +19,10 @@ struct SweepLayoutTests {
 
     static let queries = ["a", "e", "an", "ar", "ia", "st", "san", "o", "и", "ا", "ス", "ne"]
 
-    @Test(arguments: [0, 1])
-    func editedColumnsAnswerLikeAFreshIndex(_ seed: UInt64) throws {
+    /// With `parallel`, every full scan is split among workers of 64 segments or more: edited
+    /// columns' slow-path bits (segments owned by other slots) land in each worker's own bitsets.
+    @Test(arguments: [(0, false), (1, false), (2, true)])
+    func editedColumnsAnswerLikeAFreshIndex(_ seed: UInt64, parallel: Bool) throws {
         let names = Self.multilingualNames()
         try #require(names.count > 2000)
         var random = SeededGenerator(seed: seed)
@@ -30,6 +32,10 @@ struct SweepLayoutTests {
         let configuration = IndexConfiguration(searchFields: ["name", "other"])
         let index = try SearchIndex(configuration: configuration, records: records)
         index.scanChunkBytes = 97  // many chunk boundaries, so carries across calls are exercised too
+        if parallel {  // three workers of 64+ segments, whatever the machine's cores
+            index.parallelScanSegments = 64
+            index.scanWorkers = 3
+        }
         var nextID = records.count
         // Enough updates and deletes that dead bytes outweigh live ones: compaction runs, some
         // slots are freed and reused, and later edits break the layout again.

@@ -114,6 +114,8 @@ struct IndexMemoryReport: Codable {
 
 struct ModeReport: Codable {
     var mode: String
+    /// Result order of Sift's queries (`--order`).
+    var order = "original"
     var sift: EngineReport
     var peers: [EngineReport]
     var keystrokes: [KeystrokeReport]

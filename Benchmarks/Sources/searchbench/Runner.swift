@@ -18,6 +18,8 @@ struct RunOptions {
     var locales: [String]
     var strengths: [Collation.Strength]
     var modes: [MatchMode]
+    /// Result order of the timed queries.
+    var order: ResultOrder = .original
     var peers: [PeerKind]
     /// Keystrokes the naive and ICU peers run on (nil: all).
     var peerSample: Int?
@@ -212,7 +214,12 @@ final class Runner {
         for repetition in 0..<options.repetitions {
             index.discardCachedResults()
             for (k, keystroke) in keystrokes.enumerated() {
-                let query = Query(keystroke.text, scope: trace.scopes[keystroke.scope], mode: mode)
+                let query = Query(
+                    keystroke.text,
+                    scope: trace.scopes[keystroke.scope],
+                    mode: mode,
+                    order: options.order
+                )
                 let (result, ns) = try timed { try index.search(query) }
                 if repetition > 0 {
                     siftTimes[k] = min(siftTimes[k], ns)
@@ -249,7 +256,7 @@ final class Runner {
         for (k, keystroke) in keystrokes.enumerated() {
             let scope = trace.scopes[keystroke.scope]
             let fields = scopeFields[keystroke.scope]
-            let result = try index.search(Query(keystroke.text, scope: scope, mode: mode))
+            let result = try index.search(Query(keystroke.text, scope: scope, mode: mode, order: options.order))
             var answer = try result.rows.map { Int32(try index.position(of: $0)) }
             if !isAscending(answer) { answer.sort() }
             if options.injectWrongAnswers, !answer.isEmpty { answer.remove(at: answer.count / 2) }
@@ -332,7 +339,13 @@ final class Runner {
             report.agreement = agreements[p]
             peerReports.append(report)
         }
-        return ModeReport(mode: mode.rawValue, sift: sift, peers: peerReports, keystrokes: rows)
+        return ModeReport(
+            mode: mode.rawValue,
+            order: options.order.rawValue,
+            sift: sift,
+            peers: peerReports,
+            keystrokes: rows
+        )
     }
 
     /// Judges each record where a peer and Sift differ with ICU usearch.

@@ -38,6 +38,14 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Match mode(s), comma separated: contains, prefix, words.")
     var mode: [String] = ["contains", "prefix", "words"]
 
+    @Option(
+        help: """
+            Result order of the index trace's queries: original, sorted (by the first field's collation) \
+            or ranked. The peers' answers are compared as sets whatever the order.
+            """
+    )
+    var order: String = "original"
+
     @Option(name: .customLong("field"), help: "A field to search (repeatable; file input). Default: every text column.")
     var fields: [String] = []
 
@@ -137,6 +145,7 @@ struct SearchBench: ParsableCommand {
         for value in list(strength) where Collation.Strength(rawValue: value) == nil {
             throw ValidationError("unknown strength '\(value)'")
         }
+        if ResultOrder(rawValue: order) == nil { throw ValidationError("unknown order '\(order)'") }
         for value in list(mode) where MatchMode(rawValue: value) == nil {
             throw ValidationError("unknown mode '\(value)'")
         }
@@ -268,6 +277,7 @@ struct SearchBench: ParsableCommand {
             locales: list(locale),
             strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
             modes: list(mode).compactMap(MatchMode.init(rawValue:)),
+            order: ResultOrder(rawValue: order) ?? .original,
             peers: peerKinds,
             peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil),
             checkSample: checkSample,

@@ -73,6 +73,15 @@ public final class SearchIndex {
     /// it small so that scans cross many chunk boundaries.
     var scanChunkBytes = 1 << 20
 
+    /// Segments a column needs before a full scan splits it among the machine's cores (each
+    /// worker takes at least this many). Internal: tests set it small so that small indexes scan
+    /// in parallel.
+    var parallelScanSegments = 1 << 16
+
+    /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
+    /// that scans run split even on one core.
+    var scanWorkers = ParallelSweep.cores
+
     /// Records per batch of a bulk insert (`insert(contentsOf:)` with 8,192 records or more).
     /// Internal: tests set it small so that a bulk insert crosses many batches.
     var bulkBatchSize = 65_536

@@ -34,7 +34,8 @@ extension SearchIndex {
     /// - Throws: `SiftError.unknownScope`, an ICU failure, or `CancellationError`.
     /// - Complexity: O(*n*) in the folded size of the searched fields for a full scan; O(*k*) in
     ///   the size of the *k* candidate records when narrowing; O(1) per field on a cache hit; plus
-    ///   O(*m* log *m*) to order *m* results; plus, after single-record edits of Thai, Chinese,
+    ///   O(*m* log *m*) to order *m* results; for `.ranked`, the first pattern's scans anchored at
+    ///   a field start and a word start (served, narrowed or scanned like any pattern's); plus, after single-record edits of Thai, Chinese,
     ///   Japanese and other dictionary-segmented text, the word starts they left out (at most 64
     ///   records').
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
@@ -81,14 +82,24 @@ extension SearchIndex {
         var rows: [RecordHandle] = []
         if let bits = selectedBits {
             let plan = scopePlans[selected]
-            let ranked = query.order == .ranked && selectedState == .matches
-            rows = try orderedRows(
-                bits,
-                order: ranked ? .original : query.order,
-                isCancelled: isCancelled
-            )
-            if ranked, case .patterns(let patterns)? = foldedQueries[plan.folding] {
-                rows = rank(rows, plan: plan, patterns: patterns, mode: query.mode)
+            if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
+                case .patterns(let patterns)? = foldedQueries[plan.folding]
+            {
+                let groups = try rankingGroups(
+                    bits,
+                    plan: plan,
+                    firstPattern: patterns[0],
+                    mode: query.mode,
+                    &statistics,
+                    isCancelled
+                )
+                rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
+            } else {
+                rows = try orderedRows(
+                    [bits],
+                    order: query.order == .ranked ? .original : query.order,
+                    isCancelled: isCancelled
+                )
             }
         }
         return SearchResult(
@@ -272,30 +283,25 @@ extension SearchIndex {
         }
     }
 
+    /// Every segment of the key's column swept for the pattern. A column of many segments is
+    /// split among the machine's cores (see `ParallelSweep`); this thread sweeps the first part and
+    /// alone asks `isCancelled`.
     private func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: slotCapacity)
-        var candidates = Bitset(capacity: slotCapacity)
-        try column.withKernelView { view in
+        let chunk = max(1, scanChunkBytes / 16)
+        return try column.withKernelView { view in
             try withKernelPattern(key) { pattern in
-                try matched.withUnsafeMutableWords { matchedWords in
-                    try candidates.withUnsafeMutableWords { candidateWords in
-                        var view = view
-                        var pattern = pattern
-                        let anchored: Int32 = key.anchor == .fieldStart ? 1 : 0
-                        var segment = 0
-                        while segment < view.segmentCount {
-                            let next = min(view.segmentCount, segment + max(1, scanChunkBytes / 16))
-                            sift_sweep_segments(&view, &pattern, segment, next, anchored, matchedWords, candidateWords)
-                            segment = next
-                            if isCancelled() { throw CancellationError() }
-                        }
-                    }
-                }
+                try ParallelSweep(
+                    view: view,
+                    pattern: pattern,
+                    anchored: key.anchor == .fieldStart,
+                    slotCapacity: slotCapacity,
+                    segmentsPerWorker: parallelScanSegments,
+                    maximumWorkers: scanWorkers
+                ).run(chunk: chunk, isCancelled)
             }
         }
-        return FieldMatch(matched: matched, candidates: candidates)
     }
 
     /// The full scan at identical strength, where every accepted hit is also checked for
@@ -385,12 +391,16 @@ extension SearchIndex {
 
     // MARK: - Ordering
 
-    /// Members of `bits` in original or sorted order.
-    private func orderedRows(_ bits: Bitset, order: ResultOrder, isCancelled: () -> Bool) throws -> [RecordHandle] {
-        let slots =
-            order != .sorted && orderFollowsSlots
-            ? bits.members : (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
-        if isCancelled() { throw CancellationError() }
+    /// The members of each of `groups` in original or sorted order, one group after the other.
+    private func orderedRows(_ groups: [Bitset], order: ResultOrder, isCancelled: () -> Bool) throws -> [RecordHandle] {
+        var slots: [Int32] = []
+        for bits in groups {
+            let members =
+                order != .sorted && orderFollowsSlots
+                ? bits.members : (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
+            if slots.isEmpty { slots = members } else { slots += members }
+            if isCancelled() { throw CancellationError() }
+        }
         // One pass over a local buffer: per-element access to the class's property would pay an
         // exclusivity check each time, noticeable for results of hundreds of thousands of rows.
         guard !slots.isEmpty else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
@@ -416,44 +426,38 @@ extension SearchIndex {
         }
     }
 
-    /// Stable partition into prefix matches, word-start matches and inner matches.
-    private func rank(
-        _ rows: [RecordHandle],
+    /// `matches` split into ranking groups, best first: the records where the first pattern
+    /// matches at the start of a searched field, then (in `.contains` mode) those where it matches
+    /// at a word start, then the rest. Each group is the match set of the first pattern under a
+    /// stronger anchor, so it comes from the same scans, narrowing and cache as any query: no
+    /// per-result work beyond bitset operations, and a longer or shorter query reuses it.
+    ///
+    /// - Complexity: two more field scans (one in `.words` mode), served from the cache or
+    ///   narrowed like any pattern's, plus O(*n* / 64) bitset operations.
+    private func rankingGroups(
+        _ matches: Bitset,
         plan: ScopePlan,
-        patterns: [(bytes: [UInt8], text: String)],
-        mode: MatchMode
-    ) -> [RecordHandle] {
-        guard mode != .prefix, let first = patterns.first else { return rows }
-        var groups: [[RecordHandle]] = [[], [], []]
-        if foldings[plan.folding].collation.strength == .identical {
-            for row in rows {
-                groups[rankingGroup(slot: row.slot, plan: plan, firstPattern: first, mode: mode)].append(row)
+        firstPattern: (bytes: [UInt8], text: String),
+        mode: MatchMode,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> [Bitset] {
+        func anchoredMatches(_ anchor: Anchor) throws -> Bitset {
+            var any = Bitset()
+            for field in plan.fields {
+                any.formUnion(try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched)
             }
-        } else {
-            // The same classes as `rankingGroup`, read in place: no scanner, key or flag bytes per row.
-            let columns = plan.fields.map { foldings[plan.folding].columns[$0] }
-            var lastLead = first.bytes.count - 1
-            while lastLead > 0 && !CodeBook.isLead(first.bytes[lastLead]) { lastLead -= 1 }
-            first.bytes.withUnsafeBufferPointer { pattern in
-                for row in rows {
-                    var best = 2
-                    for column in columns {
-                        guard let segment = column.segment(ofSlot: row.slot),
-                            let matchClass = column.bestMatchClass(
-                                ofSegment: segment,
-                                pattern: pattern,
-                                lastLead: lastLead,
-                                startMask: FoldFlags.startOK
-                            )
-                        else { continue }
-                        best = min(best, matchClass)
-                        if best == 0 { break }
-                    }
-                    groups[mode == .words ? min(best, 1) : best].append(row)
-                }
-            }
+            any.formIntersection(matches)
+            return any
         }
-        return groups[0] + groups[1] + groups[2]
+        let atFieldStart = try anchoredMatches(.fieldStart)
+        var rest = matches
+        rest.formSubtraction(atFieldStart)
+        guard mode == .contains else { return [atFieldStart, rest] }
+        var atWordStart = try anchoredMatches(.wordStart)
+        atWordStart.formSubtraction(atFieldStart)
+        rest.formSubtraction(atWordStart)
+        return [atFieldStart, atWordStart, rest]
     }
 
     /// The ranking group of a matching slot: 0 when the (first) pattern matches at the start of a

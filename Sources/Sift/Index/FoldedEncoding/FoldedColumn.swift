@@ -351,59 +351,6 @@ struct FoldedColumn {
         return result
     }
 
-    /// The best class of a pattern's accepted occurrences in a segment: 0 at the field's start,
-    /// 1 at a word start, 2 inside a word; nil when it has none. The answer of
-    /// `SegmentScanner.bestClass()` without a verifier, read in place (no flag bytes made): the
-    /// ranking of many results calls it once per result and field.
-    ///
-    /// - Parameters:
-    ///   - lastLead: the offset of the pattern's last element's lead byte.
-    ///   - startMask: the flags an occurrence's first element needs (`startOK`, and `wordStart`
-    ///     for a word anchor).
-    /// - Complexity: O(*n* · *m*) for a segment of *n* bytes and a pattern of *m* bytes; it stops
-    ///   at the first occurrence at a word start.
-    func bestMatchClass(
-        ofSegment segment: Int,
-        pattern: UnsafeBufferPointer<UInt8>,
-        lastLead: Int,
-        startMask: UInt8
-    ) -> Int? {
-        let (start, end) = bounds(ofSegment: segment)
-        let m = pattern.count
-        guard m > 0, end - start >= m else { return nil }
-        let flagPosition = flagStart(ofSegment: segment)
-        return codes.withUnsafeBufferPointer { codes in
-            func flags(_ i: Int) -> UInt8 {
-                let byte = start + i
-                var value: UInt8
-                if let flagPosition {
-                    value = PackedFlags.entry(self.flags, flagPosition + i)
-                } else {
-                    value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
-                }
-                if byte >> 6 < wordStarts.count, wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
-                    value |= FoldFlags.wordStart
-                }
-                return value
-            }
-            var best: Int? = nil
-            let first = pattern[0]
-            for offset in 0...(end - start - m) where codes[start + offset] == first {
-                var equal = true
-                for k in 1..<m where codes[start + offset + k] != pattern[k] {
-                    equal = false
-                    break
-                }
-                guard equal, flags(offset) & startMask == startMask, flags(offset + lastLead) & FoldFlags.endOK != 0
-                else { continue }
-                if offset == 0 { return 0 }
-                if flags(offset) & FoldFlags.wordStart != 0 { return 1 }
-                best = 2
-            }
-            return best
-        }
-    }
-
     /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones,
     /// laying the segments out in slot order (a free slot keeps an empty dead segment) so that
     /// segment `s` belongs to slot `s` again, as the sweep's fast path wants, and the maps of

@@ -59,6 +59,13 @@ struct Bitset: Equatable, Sendable {
         for i in 0..<words.count { words[i] &= i < other.words.count ? other.words[i] : 0 }
     }
 
+    /// Removes the members of `other`.
+    ///
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    mutating func formSubtraction(_ other: Bitset) {
+        for i in 0..<min(words.count, other.words.count) { words[i] &= ~other.words[i] }
+    }
+
     /// Calls `body` with each member in ascending slot order.
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members.
