@@ -24,10 +24,24 @@ enum Cells {
     /// escape sequences to the terminal.
     enum Sanitizing { case whitespace, allControls }
 
+    /// The most characters a cell holds: a longer value is cut to a window of this many around its
+    /// first match (or its start), with "…" where it was cut. No table column is this wide, and
+    /// a value of hundreds of megabytes costs a few kilobytes to show instead of a cell per
+    /// character of all of it.
+    static let windowCharacters = 4096
+
+    /// A value as a cell, cut to `windowCharacters`.
+    ///
+    /// - Complexity: O(`windowCharacters`), whatever the value's length.
     static func plain(_ text: String, _ sanitizing: Sanitizing = .whitespace) -> Cell {
-        sanitize(text, sanitizing).map { ($0, false) }
+        highlighted(text, [], sanitizing)
     }
 
+    /// A value as a cell, the characters inside `ranges` highlighted, cut to a window of
+    /// `windowCharacters` that starts a quarter window before the first match.
+    ///
+    /// - Complexity: O(*p* + `windowCharacters` + *r*) for a first match *p* characters in and *r*
+    ///   ranges.
     static func highlighted(
         _ text: String,
         _ ranges: [Range<String.Index>],
@@ -35,32 +49,41 @@ enum Cells {
     )
         -> Cell
     {
-        guard !ranges.isEmpty else { return plain(text, sanitizing) }
-        var cell: Cell = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(after: index)
-            let inside = ranges.contains { $0.contains(index) }
-            for character in sanitize(String(text[index..<next]), sanitizing) { cell.append((character, inside)) }
-            index = next
+        let first = ranges.map(\.lowerBound).min()
+        var start = text.startIndex
+        if let first, text.distance(from: text.startIndex, to: first) > windowCharacters / 2 {
+            start = text.index(first, offsetBy: -windowCharacters / 4)
         }
+        let end = text.index(start, offsetBy: windowCharacters, limitedBy: text.endIndex) ?? text.endIndex
+        // The ranges that reach into the window, in order, walked alongside the characters.
+        let inWindow = ranges.filter { $0.upperBound > start && $0.lowerBound < end }.sorted {
+            $0.lowerBound < $1.lowerBound
+        }
+        var cell: Cell = []
+        if start > text.startIndex { cell.append(("…", false)) }
+        var next = 0
+        var index = start
+        while index < end {
+            let after = text.index(after: index)
+            while next < inWindow.count && inWindow[next].upperBound <= index { next += 1 }
+            let inside = inWindow[next...].prefix { $0.lowerBound <= index }.contains { $0.contains(index) }
+            cell.append((sanitized(text[index], sanitizing), inside))
+            index = after
+        }
+        if end < text.endIndex { cell.append(("…", false)) }
         return cell
     }
 
     /// Control characters (tabs, newlines inside quoted fields) would break the table's lines.
     static func sanitize(_ text: String, _ sanitizing: Sanitizing = .whitespace) -> String {
-        switch sanitizing {
-        case .whitespace:
-            return String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
-        case .allControls:
-            return String(
-                text.map { character -> Character in
-                    if character.isNewline || character == "\t" { return " " }
-                    guard let first = character.unicodeScalars.first else { return character }
-                    return first.value < 0x20 || (0x7F..<0xA0).contains(first.value) ? "\u{FFFD}" : character
-                }
-            )
-        }
+        String(text.map { sanitized($0, sanitizing) })
+    }
+
+    /// One character as `sanitize` shows it.
+    static func sanitized(_ character: Character, _ sanitizing: Sanitizing) -> Character {
+        if character.isNewline || character == "\t" { return " " }
+        guard sanitizing == .allControls, let first = character.unicodeScalars.first else { return character }
+        return first.value < 0x20 || (0x7F..<0xA0).contains(first.value) ? "\u{FFFD}" : character
     }
 
     static func visibleWidth(_ cell: Cell, _ style: HighlightStyle) -> Int {

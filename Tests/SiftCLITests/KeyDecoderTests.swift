@@ -91,4 +91,33 @@ struct KeyDecoderTests {
         let a = congo.range(of: "a")!
         #expect(Cells.fit(Cells.highlighted(congo, [a]), 10, .brackets) == ("Democr[a]…", 10))
     }
+
+    /// A value of millions of characters with a match every few words: the cell is a window
+    /// around the first match (the highlight walk used to test every character against every
+    /// range: hours for a 20 MB field), marked "…" where it was cut, with every match in it.
+    @Test func hugeValuesBecomeAWindowAroundTheFirstMatch() {
+        let words = (0..<400_000).map { $0 % 7 == 0 ? "omega" : "beta\($0 % 10)" }
+        let text = "start " + words.joined(separator: " ")
+        var ranges: [Range<String.Index>] = []
+        var from = text.startIndex
+        while let range = text.range(of: "omega", range: from..<text.endIndex) {
+            ranges.append(range)
+            from = range.upperBound
+        }
+        #expect(ranges.count > 50_000)
+        let cell = Cells.highlighted(text, ranges)
+        #expect(cell.count == 1 + Cells.windowCharacters)  // cut at the end only: the match is near the start
+        #expect(String(cell.prefix(11).map(\.character)) == "start omega")
+        #expect(cell.last?.character == "…")
+        let highlighted = cell.filter(\.highlighted).count
+        #expect(highlighted > 100 && highlighted % 5 == 0)
+        // A first match far in: the window starts a quarter window before it, after "…".
+        let late = String(repeating: "x", count: 100_000) + " omega"
+        let cut = Cells.highlighted(late, [late.range(of: "omega")!])
+        #expect(cut.first?.character == "…")
+        #expect(cut.count == 1 + Cells.windowCharacters / 4 + 5)  // "…", a quarter window, "omega"
+        #expect(String(cut.suffix(5).map(\.character)) == "omega" && cut.suffix(5).allSatisfy(\.highlighted))
+        #expect(Cells.plain(late).count == Cells.windowCharacters + 1)
+        #expect(Cells.plain("short").count == 5)
+    }
 }
