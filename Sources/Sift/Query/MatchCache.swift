@@ -68,17 +68,28 @@ struct MatchCache {
         return entries[index].match
     }
 
-    /// The cached result of the longest pattern that `key.pattern` extends (same folding, field,
-    /// anchor), whose candidates contain every record the key can match; brought up to date.
+    /// The cached result whose candidates provably contain every record the key can match, and
+    /// are fewest by construction, brought up to date: same folding and field, the longest
+    /// pattern that `key.pattern` extends or equals, with the same anchor or `.anywhere` (the same
+    /// anchor first among patterns of one length). A record matched at a field or word start is
+    /// matched anywhere, so a ranked query's anchored scans of a pattern narrow from that
+    /// pattern's own matches anywhere.
     ///
     /// - Complexity: O(*c* + *p* · *s*), as `lookup`.
     mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
-        var best: (length: Int, index: Int)? = nil
+        var best: (length: Int, sameAnchor: Bool, index: Int)? = nil
         for (index, entry) in entries.enumerated()
-        where entry.key.folding == key.folding && entry.key.field == key.field && entry.key.anchor == key.anchor
-            && entry.key.pattern.count < key.pattern.count && key.pattern.starts(with: entry.key.pattern)
+        where entry.key.folding == key.folding && entry.key.field == key.field
+            && (entry.key.anchor == key.anchor || entry.key.anchor == .anywhere)
+            && entry.key.pattern.count <= key.pattern.count && key.pattern.starts(with: entry.key.pattern)
+            && entry.key != key
         {
-            if best == nil || entry.key.pattern.count > best!.length { best = (entry.key.pattern.count, index) }
+            let length = entry.key.pattern.count
+            let sameAnchor = entry.key.anchor == key.anchor
+            if let current = best, current.length > length || (current.length == length && current.sameAnchor) {
+                continue
+            }
+            best = (length, sameAnchor, index)
         }
         guard let best else { return nil }
         catchUp(best.index, evaluate)
