@@ -2,6 +2,7 @@
 
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +129,99 @@ int32_t sift_collator_version(const sift_collator *collator, char *buffer, int32
         buffer[copy] = 0;
     }
     return n;
+}
+
+static const char *attribute_name(UColAttributeValue value) {
+    switch (value) {
+    case UCOL_DEFAULT: return "default";
+    case UCOL_PRIMARY: return "primary";
+    case UCOL_SECONDARY: return "secondary";
+    case UCOL_TERTIARY: return "tertiary";
+    case UCOL_QUATERNARY: return "quaternary";
+    case UCOL_IDENTICAL: return "identical";
+    case UCOL_OFF: return "off";
+    case UCOL_ON: return "on";
+    case UCOL_SHIFTED: return "shifted";
+    case UCOL_NON_IGNORABLE: return "non-ignorable";
+    case UCOL_LOWER_FIRST: return "lower-first";
+    case UCOL_UPPER_FIRST: return "upper-first";
+    default: return "other";
+    }
+}
+
+// Appends to a bounded buffer, counting what would have been written (snprintf's contract).
+typedef struct {
+    char *buffer;
+    int32_t capacity;
+    int32_t length;
+} identity_text;
+
+static void identity_append(identity_text *text, const char *part) {
+    for (const char *c = part; *c != 0; c++) {
+        if (text->length + 1 < text->capacity) text->buffer[text->length] = *c;
+        text->length += 1;
+    }
+}
+
+static void identity_attribute(identity_text *text, const UCollator *coll, const char *key,
+                               UColAttribute attribute) {
+    UErrorCode err = U_ZERO_ERROR;
+    UColAttributeValue value = ucol_getAttribute(coll, attribute, &err);
+    identity_append(text, key);
+    identity_append(text, "=");
+    identity_append(text, U_FAILURE(err) ? "error" : attribute_name(value));
+    identity_append(text, ";");
+}
+
+int32_t sift_collator_identity(const sift_collator *collator, char *buffer, int32_t capacity) {
+    const UCollator *coll = collator->collator;
+    identity_text text = {buffer, buffer == NULL ? 0 : capacity, 0};
+    char part[U_MAX_VERSION_STRING_LENGTH + ULOC_FULLNAME_CAPACITY + 64];
+
+    UVersionInfo version;
+    ucol_getVersion(coll, version);
+    char versionText[U_MAX_VERSION_STRING_LENGTH + 1];
+    u_versionToString(version, versionText);
+    identity_append(&text, "version=");
+    identity_append(&text, versionText);
+    identity_append(&text, ";locale=");
+    UErrorCode err = U_ZERO_ERROR;
+    const char *locale = ucol_getLocaleByType(coll, ULOC_VALID_LOCALE, &err);
+    identity_append(&text, U_FAILURE(err) || locale == NULL ? "" : locale);
+    identity_append(&text, ";");
+
+    identity_attribute(&text, coll, "strength", UCOL_STRENGTH);
+    identity_attribute(&text, coll, "alternate", UCOL_ALTERNATE_HANDLING);
+    identity_attribute(&text, coll, "caseLevel", UCOL_CASE_LEVEL);
+    identity_attribute(&text, coll, "caseFirst", UCOL_CASE_FIRST);
+    identity_attribute(&text, coll, "french", UCOL_FRENCH_COLLATION);
+    identity_attribute(&text, coll, "normalization", UCOL_NORMALIZATION_MODE);
+    identity_attribute(&text, coll, "numeric", UCOL_NUMERIC_COLLATION);
+    snprintf(part, sizeof part, "maxVariable=%d;", (int)ucol_getMaxVariable(coll));
+    identity_append(&text, part);
+
+    identity_append(&text, "reorder=");
+    err = U_ZERO_ERROR;
+    int32_t codes[64];
+    int32_t codeCount = ucol_getReorderCodes(coll, codes, 64, &err);
+    if (U_FAILURE(err)) {
+        identity_append(&text, "many");
+    } else {
+        for (int32_t i = 0; i < codeCount; i++) {
+            snprintf(part, sizeof part, i == 0 ? "%d" : ",%d", (int)codes[i]);
+            identity_append(&text, part);
+        }
+    }
+
+    // The tailoring rules can be long (hundreds of kB for Chinese): their length and an FNV-1a hash.
+    int32_t rulesLength = 0;
+    const UChar *rules = ucol_getRules(coll, &rulesLength);
+    uint64_t hash = 0xCBF29CE484222325ULL;
+    for (int32_t i = 0; i < rulesLength; i++) {
+        hash = (hash ^ (uint64_t)rules[i]) * 0x100000001B3ULL;
+    }
+    snprintf(part, sizeof part, ";rules=%d:%016llx", (int)rulesLength, (unsigned long long)hash);
+    identity_append(&text, part);
+    if (text.capacity > 0) text.buffer[text.length < text.capacity ? text.length : text.capacity - 1] = 0;
+    return text.length;
 }

@@ -107,7 +107,12 @@ struct SnapshotTests {
         }
         bytes[8] = 9  // format version 9
         try bytes.write(to: URL(fileURLWithPath: path))
-        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 3")) {
+        #expect(
+            throws: SiftError.snapshot(
+                path: path,
+                reason: "format version 9; this Sift reads version \(SnapshotFile.version)"
+            )
+        ) {
             try SearchIndex.load(from: path)
         }
         bytes[8] = 2  // an older format: the message says what to do
@@ -115,7 +120,8 @@ struct SnapshotTests {
         #expect(
             throws: SiftError.snapshot(
                 path: path,
-                reason: "format version 2; this Sift reads version 3: rebuild the snapshot from the data"
+                reason:
+                    "format version 2; this Sift reads version \(SnapshotFile.version): rebuild the snapshot from the data"
             )
         ) {
             try SearchIndex.load(from: path)

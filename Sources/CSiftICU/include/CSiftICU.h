@@ -66,6 +66,14 @@ void sift_collator_close(sift_collator *_Nullable collator);
 /// "a.b.c.d". Folded collation elements are only comparable between equal versions.
 int32_t sift_collator_version(const sift_collator *_Nonnull collator, char *_Nonnull buffer, int32_t capacity);
 
+/// What decides the collator's collation elements, as "key=value" pairs separated by ';' in
+/// UTF-8: its version, valid locale, every attribute (strength, alternate, case level, case
+/// first, French secondaries, normalization, numeric, maximum variable), its reorder codes, and
+/// the length and a 64-bit hash of its tailoring rules. Two collators with equal identities give
+/// equal elements for every text. Writes at most `capacity` bytes (NUL-terminated when there is
+/// room) and returns the full length.
+int32_t sift_collator_identity(const sift_collator *_Nonnull collator, char *_Nullable buffer, int32_t capacity);
+
 // MARK: - Folder: text -> processed collation elements (the work done once per field at insert)
 
 typedef struct sift_folder sift_folder;

@@ -46,6 +46,19 @@ final class ICUCollator {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// What decides this collator's elements, as `key=value` pairs separated by `;`: its version,
+    /// valid locale, every attribute, reorder codes and a hash of its tailoring rules (see
+    /// `sift_collator_identity`).
+    var identity: String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = Int(sift_collator_identity(handle, &buffer, Int32(buffer.count)))
+        if length >= buffer.count {
+            buffer = [CChar](repeating: 0, count: length + 1)
+            _ = sift_collator_identity(handle, &buffer, Int32(buffer.count))
+        }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func icuStrength(_ strength: Collation.Strength) -> Int32 {
         switch strength {
         case .primary: return Int32(SIFT_STRENGTH_PRIMARY)

@@ -1,7 +1,7 @@
 internal import CSiftKernels
 internal import Glibc
 
-/// The snapshot file format (version 3):
+/// The snapshot file format (version 4):
 ///
 /// ```
 /// offset 0   "SIFTSNAP"          magic
@@ -11,8 +11,8 @@ internal import Glibc
 ///       24   UInt64 checksum     `sift_checksum` of the payload
 ///       32   payload             ICU version, configuration, metadata, field names, ids and
 ///                                values (records in original order), then per collation its
-///                                collator version, code book and folded columns, then
-///                                optionally the sort options (below)
+///                                collator version, fingerprint, code book and folded columns,
+///                                then optionally the sort options (below)
 /// ```
 ///
 /// Ids and each field's values are one byte array each: the `TextColumn` layout of the records
@@ -20,6 +20,8 @@ internal import Glibc
 /// checks it. Version 1 stored them as text plus a `UInt32` start and length per value; version 2
 /// also stored each folded segment's UTF-16 offsets and a slot-to-segment table, which the index no
 /// longer keeps (offsets are folded again for the rows shown; slots follow from owners).
+/// Version 4 added each folding's `FoldingFingerprint`, which binds the stored settings to the
+/// folded data: version 3 files are refused (rebuild them from the data).
 ///
 /// A configuration whose `SortOptions` are not the defaults ends the payload with them: the tag
 /// "SORT", then numeric as a bool and the alternate as a string. Without the tag
@@ -29,7 +31,7 @@ internal import Glibc
 /// last column") rather than sorting it another way.
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let headerSize = 32
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
@@ -73,6 +75,7 @@ extension SearchIndex {
         for folding in foldings {
             Self.encode(folding.collation, into: &writer)
             writer.write(folding.folder.collator.version)
+            writer.write(try FoldingFingerprint(of: folding).text)
             writer.write(array: folding.codeBook.elementsInCodeOrder)
             writer.write(UInt32(folding.columns.count))
             for column in folding.columns {
@@ -103,9 +106,11 @@ extension SearchIndex {
     /// Loads an index saved by `save(to:)`.
     ///
     /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot,
-    /// truncated, corrupted (checksum, or any inconsistency in the data), a newer format
-    /// version, or a different ICU collation version (folded elements would not compare
-    /// equal; rebuild the snapshot from the data).
+    /// truncated, corrupted (checksum, or any inconsistency in the data), another format
+    /// version, a different ICU collation version (folded elements would not compare equal;
+    /// rebuild the snapshot from the data), or stored collation settings that do not match the
+    /// folded data (each folding's fingerprint, see `FoldingFingerprint`). The checksum and the
+    /// fingerprints are integrity checks, not signatures.
     ///
     /// - Throws: `SiftError.snapshot(path:reason:)`.
     /// - Complexity: O(*n*) in the size of the file: no collation work.
@@ -165,10 +170,15 @@ extension SearchIndex {
             // The foldings as stored; the index is opened once the sort options at the end are read.
             let foldingCount = try reader.read(UInt32.self, "collations")
             guard foldingCount <= UInt32(configuration.scopes.count + 1) else { throw .init("collations") }
-            var stored: [(collation: Collation, version: String, codeBook: CodeBook, columns: [FoldedColumn])] = []
+            var stored:
+                [(
+                    collation: Collation, version: String, fingerprint: FoldingFingerprint, codeBook: CodeBook,
+                    columns: [FoldedColumn]
+                )] = []
             for _ in 0..<foldingCount {
                 let collation = try decodeCollation(&reader)
                 let version = try reader.readString("collator version")
+                let fingerprint = FoldingFingerprint(text: try reader.readString("fingerprint"))
                 let codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
@@ -184,7 +194,7 @@ extension SearchIndex {
                     )
                     columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
-                stored.append((collation, version, codeBook, columns))
+                stored.append((collation, version, fingerprint, codeBook, columns))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
@@ -198,12 +208,27 @@ extension SearchIndex {
             for (folding, stored) in zip(index.foldings, stored) {
                 guard stored.collation == folding.collation else { throw .init("collations") }
                 let currentVersion = folding.folder.collator.version
-                guard stored.version == currentVersion else {
+                let otherICU = SnapshotFormatError(
+                    "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
+                        + "(collator \(currentVersion)): rebuild the snapshot from the data"
+                )
+                // Another ICU explains another collator version; with the same ICU, the settings
+                // must be the data's (the fingerprint says which differ).
+                guard stored.version == currentVersion || storedICU == icuVersion else { throw otherICU }
+                let current: FoldingFingerprint
+                do {
+                    current = try FoldingFingerprint(of: folding)
+                } catch {
+                    throw .init("collation \(folding.collation) cannot fold: \(error)")
+                }
+                guard current == stored.fingerprint else {
                     throw .init(
-                        "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
-                            + "(collator \(currentVersion)): rebuild the snapshot from the data"
+                        "the stored settings of collation \(folding.collation) do not match its folded data ("
+                            + current.differences(from: stored.fingerprint)
+                            + "): the file was altered or damaged; rebuild the snapshot from the data"
                     )
                 }
+                guard stored.version == currentVersion else { throw otherICU }
                 folding.codeBook = stored.codeBook
                 folding.columns = stored.columns
             }
