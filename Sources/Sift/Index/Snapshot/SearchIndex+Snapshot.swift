@@ -1,5 +1,4 @@
 internal import CSiftKernels
-internal import Glibc
 
 /// The snapshot file format (version 4):
 ///
@@ -48,7 +47,10 @@ enum SnapshotFile {
 extension SearchIndex {
     /// Saves the index to a file, atomically: a crash while saving leaves either the previous
     /// file or the new one, never a corrupt one (temporary file, `fsync`, `rename`, `fsync` of
-    /// the directory).
+    /// the directory). The temporary file is unnamed while it is written (Linux `O_TMPFILE`), so
+    /// a killed save leaves none behind; where the file system refuses that, it is named
+    /// `NAME.tmp-PID-RANDOM` and a later save to the same path removes it once its process is
+    /// gone.
     ///
     /// The snapshot holds the configuration, `metadata`, the records in original order and every
     /// folded column, so `load(from:)` needs no collation work beyond opening the collators. Ids,
@@ -369,65 +371,4 @@ extension SearchIndex {
             cacheCapacity: cacheCapacity
         )
     }
-}
-
-/// File reading and atomic writing with POSIX calls (the core library stays free of Foundation).
-enum FileIO {
-    static func read(_ path: String) throws(SiftError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(errorText()))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .snapshot(path: path, reason: "not a regular file") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-            if n == 0 { break }
-            done += n
-        }
-        bytes.removeLast(bytes.count - done)
-        return bytes
-    }
-
-    /// Writes `parts` to a temporary file beside `path`, flushes it to disk, renames it over
-    /// `path` and flushes the directory, so that `path` is always either the old or the new file.
-    static func writeAtomically(_ parts: [[UInt8]], to path: String) throws(SiftError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .snapshot(path: path, reason: "cannot create \(temporary) (\(errorText()))")
-        }
-        var failure: String? = nil
-        outer: for part in parts {
-            var done = 0
-            while done < part.count {
-                let n = part.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    failure = "cannot write (\(errorText()))"
-                    break outer
-                }
-                done += n
-            }
-        }
-        if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush to disk (\(errorText()))" }
-        if close(descriptor) != 0 && failure == nil { failure = "cannot close (\(errorText()))" }
-        if failure == nil && rename(temporary, path) != 0 { failure = "cannot rename into place (\(errorText()))" }
-        if let failure {
-            unlink(temporary)
-            throw .snapshot(path: path, reason: failure)
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }
