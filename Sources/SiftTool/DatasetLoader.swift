@@ -282,11 +282,12 @@ enum DatasetLoader {
                 scopes.insert(Scope(name: "All", minimumLength: description.minLength ?? 1), at: 0)
             }
         } else if request.fields.isEmpty, let entries = description.scopes {
+            let searched = Set(searchFields)
             for entry in entries {
                 for (i, field) in (entry.fields ?? []).enumerated() {
                     let key = "\(entry.path).fields[\(i)]"
                     try requireDescribed(field, key: key)
-                    guard searchFields.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
+                    guard searched.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
                 }
                 if entry.fields?.isEmpty == true {
                     throw keyError("\(entry.path).fields", "expected at least one field")

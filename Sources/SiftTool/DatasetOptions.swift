@@ -321,7 +321,8 @@ enum ScopeSpecification {
             filter = Scope.Filter(field: field, values: Set(values))
         }
         let fields = rest.split(separator: ",").map(String.init)
-        for field in fields where !searchFields.contains(field) {
+        let searched = Set(searchFields)
+        for field in fields where !searched.contains(field) {
             if columns.contains(field) {
                 throw ToolError("--scope '\(spec)': field '\(field)' is not searched (add --field \(field))")
             }
