@@ -158,6 +158,30 @@ struct SnapshotTests {
         #expect(rejected > 0)
     }
 
+    /// Damaged magic bytes in a file that is otherwise a snapshot's are reported as a damaged
+    /// snapshot, not as something else.
+    @Test(arguments: [[0], [0, 1, 2], [7], Array(0..<8)])
+    func damagedMagicBytesAreReportedAsADamagedSnapshot(positions: [Int]) throws {
+        let path = Self.temporaryPath("m.siftidx")
+        try Self.sampleIndex().save(to: path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for position in positions { bytes[position] ^= 0x20 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SearchIndex.load(from: path)
+        } throws: { error in
+            guard case SiftError.snapshot(_, let reason) = error else { return false }
+            return reason.hasPrefix("looks like a damaged Sift index snapshot")
+        }
+        // Without the rest of a snapshot's header, eight wrong bytes are just not a snapshot.
+        for position in 8..<32 { bytes[position] = 0 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(
+            SnapshotSignature.classify(header: Array(bytes.prefix(32)), fileSize: bytes.count)
+                == (positions.count > 3 ? .other : .damagedSnapshot)
+        )
+    }
+
     @Test func anotherICUCollationVersionIsRefused() throws {
         let path = Self.temporaryPath("v.siftidx")
         try Self.sampleIndex().save(to: path)

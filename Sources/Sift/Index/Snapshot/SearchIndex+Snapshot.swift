@@ -107,8 +107,8 @@ extension SearchIndex {
 
     /// Loads an index saved by `save(to:)`.
     ///
-    /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot,
-    /// truncated, corrupted (checksum, or any inconsistency in the data), another format
+    /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot, a
+    /// snapshot with damaged first bytes (`SnapshotSignature`), truncated, corrupted (checksum, or any inconsistency in the data), another format
     /// version, a different ICU collation version (folded elements would not compare equal;
     /// rebuild the snapshot from the data), or stored collation settings that do not match the
     /// folded data (each folding's fingerprint, see `FoldingFingerprint`). The checksum and the
@@ -119,8 +119,14 @@ extension SearchIndex {
     public static func load(from path: String) throws(SiftError) -> SearchIndex {
         let bytes = try FileIO.read(path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
-        guard bytes.count >= 8, Array(bytes[0..<8]) == SnapshotFile.magic else {
-            throw fail("not a Sift index snapshot")
+        switch SnapshotSignature.classify(header: bytes.prefix(SnapshotFile.headerSize), fileSize: bytes.count) {
+        case .snapshot: break
+        case .damagedSnapshot:
+            throw fail(
+                "looks like a damaged Sift index snapshot (its first bytes are not \"SIFTSNAP\"): "
+                    + "rebuild it from the data"
+            )
+        case .other: throw fail("not a Sift index snapshot")
         }
         guard bytes.count >= SnapshotFile.headerSize else {
             throw fail("truncated: \(bytes.count) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
