@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unicode/uenum.h>
 #include <unicode/uloc.h>
 #include <unicode/ustring.h>
 #include <unicode/uversion.h>
@@ -224,4 +225,82 @@ int32_t sift_collator_identity(const sift_collator *collator, char *buffer, int3
     identity_append(&text, part);
     if (text.capacity > 0) text.buffer[text.length < text.capacity ? text.length : text.capacity - 1] = 0;
     return text.length;
+}
+
+// MARK: - Locale keywords
+
+static int32_t problem(char *buffer, int32_t capacity, const char *format, const char *a, const char *b,
+                       const char *c) {
+    char text[1024];
+    int n = snprintf(text, sizeof text, format, a, b, c);
+    if (n < 0) return 0;
+    if (buffer != NULL && capacity > 0) {
+        int32_t copy = n < capacity - 1 ? n : capacity - 1;
+        memcpy(buffer, text, (size_t)copy);
+        buffer[copy] = 0;
+    }
+    return n > 0 ? n : 1;
+}
+
+int32_t sift_locale_keyword_problem(const char *locale, char *buffer, int32_t capacity) {
+    UErrorCode err = U_ZERO_ERROR;
+    UEnumeration *keywords = uloc_openKeywords(locale, &err);
+    if (U_FAILURE(err)) return problem(buffer, capacity, "cannot read the keywords of '%s'%s%s", locale, "", "");
+    if (keywords == NULL) return 0;
+    int32_t result = 0;
+    const char *key;
+    while (result == 0 && (key = uenum_next(keywords, NULL, &err)) != NULL && U_SUCCESS(err)) {
+        char value[ULOC_FULLNAME_CAPACITY];
+        UErrorCode valueError = U_ZERO_ERROR;
+        uloc_getKeywordValue(locale, key, value, (int32_t)sizeof value, &valueError);
+        if (U_FAILURE(valueError)) {
+            result = problem(buffer, capacity, "cannot read keyword '%s' of '%s'%s", key, locale, "");
+        } else if (strcmp(key, "collation") == 0) {
+            char base[ULOC_FULLNAME_CAPACITY];
+            UErrorCode baseError = U_ZERO_ERROR;
+            uloc_getBaseName(locale, base, (int32_t)sizeof base, &baseError);
+            UErrorCode listError = U_ZERO_ERROR;
+            UEnumeration *types = ucol_getKeywordValuesForLocale("collation", base, 0, &listError);
+            int known = 0;
+            char list[512] = "";
+            const char *type;
+            while (types != NULL && (type = uenum_next(types, NULL, &listError)) != NULL && U_SUCCESS(listError)) {
+                if (strcmp(type, value) == 0) known = 1;
+                if (strlen(list) + strlen(type) + 3 < sizeof list) {
+                    if (list[0] != 0) strcat(list, ", ");
+                    strcat(list, type);
+                }
+            }
+            if (types != NULL) uenum_close(types);
+            if (!known) {
+                result = problem(buffer, capacity, "unknown collation '%s' for locale '%s' (it has: %s)", value,
+                                 base[0] != 0 ? base : "root", list);
+            }
+        } else if (strcmp(key, "colstrength") == 0 || strcmp(key, "colalternate") == 0 ||
+                   strcmp(key, "colnormalization") == 0 || strcmp(key, "colcaselevel") == 0 ||
+                   strcmp(key, "colnumeric") == 0) {
+            result = problem(buffer, capacity,
+                             "locale keyword '%s' sets what Collation (strength, alternate, normalization, case "
+                             "level) or SortOptions (numeric) set: use those instead%s%s",
+                             key, "", "");
+        } else if (strcmp(key, "colcasefirst") == 0 || strcmp(key, "colbackwards") == 0 ||
+                   strcmp(key, "colreorder") == 0 || strcmp(key, "maxvariable") == 0 ||
+                   strcmp(key, "colhiraganaquaternary") == 0) {
+            // ICU refuses a value it does not know when it opens a collator with the keyword.
+            char probe[ULOC_FULLNAME_CAPACITY + 64];
+            snprintf(probe, sizeof probe, "root@%s=%s", key, value);
+            UErrorCode openError = U_ZERO_ERROR;
+            UCollator *collator = ucol_open(probe, &openError);
+            if (collator != NULL) ucol_close(collator);
+            if (U_FAILURE(openError)) {
+                result = problem(buffer, capacity, "invalid value '%s' for locale keyword '%s' (%s)", value, key,
+                                 u_errorName(openError));
+            }
+        } else {
+            result = problem(buffer, capacity, "locale keyword '%s' is not about collation (in '%s')%s", key, locale,
+                             "");
+        }
+    }
+    uenum_close(keywords);
+    return result;
 }

@@ -9,6 +9,7 @@ final class ICUCollator {
 
     init(_ collation: Collation) throws(SiftError) {
         self.collation = collation
+        try Self.checkLocale(collation.locale)
         var status: Int32 = 0
         let opened: OpaquePointer? = collation.locale.withCString { locale in
             var options = sift_collator_options()
@@ -38,6 +39,20 @@ final class ICUCollator {
     }
 
     deinit { sift_collator_close(handle) }
+
+    /// Refuses what ICU would silently ignore in a locale id: a NUL character (C would cut the id
+    /// there) and keywords it does not know or Sift sets otherwise (see
+    /// `sift_locale_keyword_problem`).
+    static func checkLocale(_ locale: String) throws(SiftError) {
+        guard !locale.utf8.contains(0) else {
+            throw .invalidConfiguration("the locale '\(locale.replacing("\0", with: "\\0"))' contains a NUL character")
+        }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let length = Int(locale.withCString { sift_locale_keyword_problem($0, &buffer, Int32(buffer.count)) })
+        guard length > 0 else { return }
+        let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .invalidConfiguration(reason)
+    }
 
     /// The collator's version ("a.b.c.d"): folded elements are comparable only between equal versions.
     var version: String {
