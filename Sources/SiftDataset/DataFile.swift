@@ -246,7 +246,8 @@ public struct DataFile: Sendable {
     ///   - categories: more columns to keep (scope filters, sorting).
     ///   - progress: Called, from any thread, with the number of records made so far.
     /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line and
-    ///   id column for an empty or duplicate id (the first in file order).
+    ///   id column for an empty or duplicate id (the first in file order; ids with the same Unicode
+    ///   scalars are duplicates, NFC and NFD forms are not).
     /// - Complexity: O(*n*) in the size of the values kept, divided among the cores; O(*r*)
     ///   hash-table inserts for *r* rows to check the ids when there is an id column.
     public func records(
@@ -321,10 +322,12 @@ public struct DataFile: Sendable {
             }
         }
         let empty = firstEmpty.compactMap { $0 }.min()
-        var rowOfID: [String: Int] = [:]
+        // Ids are the same only with the same Unicode scalars, as a SearchIndex compares them:
+        // "é" (NFC) and "e\u{301}" (NFD) are two ids (String equality would call them one).
+        var rowOfID: [RecordID: Int] = [:]
         rowOfID.reserveCapacity(empty ?? rowCount)
         for row in 0..<(empty ?? rowCount) {
-            if let first = rowOfID.updateValue(row, forKey: ids[row]) {
+            if let first = rowOfID.updateValue(row, forKey: RecordID(ids[row])) {
                 throw DataFileError(
                     file: source,
                     line: line(ofRow: row),

@@ -44,6 +44,14 @@ struct IndexCommandTests {
         #expect(try await Run.sift(["query", snapshot, "p"]).stderr.contains("truncated"))
     }
 
+    /// The tool takes ids as the library does: NFC and NFD forms are two records, not duplicates.
+    @Test func idsInNFCAndNFDAreTwoRecords() async throws {
+        let data = try Run.file("ids.tsv", "id\tname\nJos\u{E9}\tcomposed\nJose\u{301}\tdecomposed\n")
+        let run = try await Run.sift(["query", data, "o", "--id", "id", "--field", "name"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("2 matches"), "\(run.stdout)")
+    }
+
     /// A snapshot whose first bytes are damaged is reported as a damaged snapshot, not as a file
     /// of unknown data format, whatever its name, and through a pipe too.
     @Test func aSnapshotWithDamagedMagicBytesIsCalledOne() async throws {

@@ -178,7 +178,7 @@ public final class SearchIndex {
         return value(at: position, slot: slot)
     }
 
-    /// The handle of the record with this id, or nil.
+    /// The handle of the record with this id (the same Unicode scalars, see `Record.id`), or nil.
     ///
     /// - Complexity: O(1) expected.
     public func handle(forID id: String) -> RecordHandle? {
