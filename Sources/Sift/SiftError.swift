@@ -19,7 +19,8 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A configuration that cannot work (the message says why).
     case invalidConfiguration(String)
     /// A snapshot file could not be written or read: its path and why (unreadable, not a
-    /// snapshot, truncated, corrupted, another format version or ICU version).
+    /// snapshot, truncated, corrupted, another format version or ICU version, or stored settings
+    /// that do not match its folded data).
     case snapshot(path: String, reason: String)
     /// The index cannot hold more (the message says what is full), e.g. a field's text past the
     /// 4 GiB a column addresses. The index is unchanged.

@@ -25,6 +25,9 @@ public struct DataFile: Sendable {
     /// The number of data rows.
     public let rowCount: Int
     private let storage: Storage
+    /// Each column name's index (the first, should a table given repeat a name), so that finding
+    /// every one of a million columns stays linear.
+    private let columnPositions: [String: Int]
 
     private enum Storage: Sendable {
         /// TSV/CSV: the file's bytes and the chunks of rows parsed from them.
@@ -95,6 +98,7 @@ public struct DataFile: Sendable {
             }
             progress?(DataLoadProgress(phase: .parsing, completed: bytes.count, total: bytes.count))
             columns = table.columns
+            columnPositions = Self.positions(of: columns)
             rowCount = table.rows.count
             storage = .rows(table.rows)
             return
@@ -110,6 +114,7 @@ public struct DataFile: Sendable {
             return try parser.parse()
         }
         self.columns = columns
+        columnPositions = Self.positions(of: columns)
         // Chunks without rows are left out.
         let kept = chunks.filter { $0.rowCount > 0 }
         rowCount = kept.last.map { $0.firstRow + $0.rowCount } ?? 0
@@ -121,8 +126,13 @@ public struct DataFile: Sendable {
         source = table.source
         format = table.format
         columns = table.columns
+        columnPositions = Self.positions(of: columns)
         rowCount = table.rows.count
         storage = .rows(table.rows)
+    }
+
+    private static func positions(of columns: [String]) -> [String: Int] {
+        Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: - Rows and values
@@ -156,9 +166,12 @@ public struct DataFile: Sendable {
 
     /// The index of the column called `named`, or `nil` if there is none.
     ///
-    /// - Complexity: O(*c*) for *c* columns.
+    /// Names are compared with `String` equality (exact up to Unicode canonical equivalence), as
+    /// ``DataTable/column(named:)`` compares them.
+    ///
+    /// - Complexity: O(1) expected.
     public func column(named: String) -> Int? {
-        columns.firstIndex(of: named)
+        columnPositions[named]
     }
 
     /// The table: every row's values as strings.
@@ -233,7 +246,8 @@ public struct DataFile: Sendable {
     ///   - categories: more columns to keep (scope filters, sorting).
     ///   - progress: Called, from any thread, with the number of records made so far.
     /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line and
-    ///   id column for an empty or duplicate id (the first in file order).
+    ///   id column for an empty or duplicate id (the first in file order; ids with the same Unicode
+    ///   scalars are duplicates, NFC and NFD forms are not).
     /// - Complexity: O(*n*) in the size of the values kept, divided among the cores; O(*r*)
     ///   hash-table inserts for *r* rows to check the ids when there is an id column.
     public func records(
@@ -247,9 +261,10 @@ public struct DataFile: Sendable {
         if let fields {
             kept = []
             var seen = Set<String>()
-            for name in fields + categories where seen.insert(name).inserted {
-                let role = categories.contains(name) && !fields.contains(name) ? "category field" : "field"
-                kept.append((name, try requireColumn(name, role: role)))
+            let fieldCount = fields.count
+            for (i, name) in (fields + categories).enumerated() where seen.insert(name).inserted {
+                // A name seen first among the categories is not among the fields.
+                kept.append((name, try requireColumn(name, role: i < fieldCount ? "field" : "category field")))
             }
         } else {
             for name in categories { _ = try requireColumn(name, role: "category field") }
@@ -307,10 +322,12 @@ public struct DataFile: Sendable {
             }
         }
         let empty = firstEmpty.compactMap { $0 }.min()
-        var rowOfID: [String: Int] = [:]
+        // Ids are the same only with the same Unicode scalars, as a SearchIndex compares them:
+        // "é" (NFC) and "e\u{301}" (NFD) are two ids (String equality would call them one).
+        var rowOfID: [RecordID: Int] = [:]
         rowOfID.reserveCapacity(empty ?? rowCount)
         for row in 0..<(empty ?? rowCount) {
-            if let first = rowOfID.updateValue(row, forKey: ids[row]) {
+            if let first = rowOfID.updateValue(row, forKey: RecordID(ids[row])) {
                 throw DataFileError(
                     file: source,
                     line: line(ofRow: row),

@@ -26,6 +26,8 @@ extension DataTable {
     ///   - categories: more columns to keep, for scope filters (`Scope.Filter`) or sorting.
     /// - Throws: ``DataFileError`` naming the file for an unknown column, and the file, line
     ///   and id column for an empty or duplicate id (which names the line of the first one).
+    ///   Ids are duplicates when their Unicode scalars are equal, as a `SearchIndex` compares
+    ///   them: NFC and NFD forms of an id are two ids.
     ///   Nothing is dropped silently: a row that cannot become a record is an error.
     /// - Complexity: O(*n*) in the size of the table, divided among the cores (see
     ///   ``DataFile/records(idField:fields:categories:progress:)``).

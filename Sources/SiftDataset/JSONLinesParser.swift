@@ -296,6 +296,19 @@ struct JSONLinesParser {
             throw failure(what + " in a key")
         }
 
+        // Numbers are kept as written, but Foundation refuses one beyond a Double's range; say
+        // which key holds it.
+        for member in scanner.members where isCompleteObject && !member.valueRange.isEmpty {
+            let first = line[member.valueRange.lowerBound]
+            guard first == UInt8(ascii: "-") || first &- UInt8(ascii: "0") < 10 else { continue }
+            let text = string(line, member.valueRange)
+            if let number = Double(text), !number.isFinite {
+                throw failure(
+                    "number \(text) is out of range (beyond ±1.8e308, a 64-bit float's limit; quote it to keep it as text)",
+                    key: member.key
+                )
+            }
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(buffer: line), options: [.fragmentsAllowed])

@@ -122,7 +122,8 @@ enum DatasetLoader {
     /// Opens a data file or a snapshot, timing its phases in `phases` (reading, parsing, records;
     /// snapshot, records).
     static func open(_ request: DatasetRequest, phases: LoadPhases = LoadPhases()) throws -> Opened {
-        if SnapshotDetection.isSnapshot(request.file) { return try openSnapshot(request, phases: phases) }
+        // A snapshot, or one with damaged first bytes (which the snapshot loader reports as such).
+        if SnapshotDetection.signature(request.file) != .other { return try openSnapshot(request, phases: phases) }
         // Standard input, a pipe or a device: read once, whole, before anything looks at it.
         let input = try InputFile.readOnceIfNeeded(request.file, phases: phases)
         if let input, InputFile.isSnapshot(input) {
@@ -130,7 +131,12 @@ enum DatasetLoader {
             defer { unlink(copy) }
             var fromCopy = request
             fromCopy.file = copy
-            return try openSnapshot(fromCopy, phases: phases)
+            do {
+                return try openSnapshot(fromCopy, phases: phases)
+            } catch let error as ToolError {
+                // Errors name the input as it was given, not the temporary copy.
+                throw ToolError(error.description.replacingOccurrences(of: copy, with: request.file))
+            }
         }
         let file = request.file
         var descriptionFile: String? = nil
@@ -282,11 +288,12 @@ enum DatasetLoader {
                 scopes.insert(Scope(name: "All", minimumLength: description.minLength ?? 1), at: 0)
             }
         } else if request.fields.isEmpty, let entries = description.scopes {
+            let searched = Set(searchFields)
             for entry in entries {
                 for (i, field) in (entry.fields ?? []).enumerated() {
                     let key = "\(entry.path).fields[\(i)]"
                     try requireDescribed(field, key: key)
-                    guard searchFields.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
+                    guard searched.contains(field) else { throw keyError(key, "field '\(field)' is not searched") }
                 }
                 if entry.fields?.isEmpty == true {
                     throw keyError("\(entry.path).fields", "expected at least one field")

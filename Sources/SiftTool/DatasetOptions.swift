@@ -279,11 +279,16 @@ enum SnapshotDetection {
 
     /// Whether a regular file starts as a snapshot. Anything else (standard input, a pipe, a
     /// device) is never opened here: its bytes could be read only once (see `InputFile`).
-    static func isSnapshot(_ path: String) -> Bool {
-        guard InputFile.isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else { return false }
+    static func isSnapshot(_ path: String) -> Bool { signature(path) == .snapshot }
+
+    /// Whether a regular file is a snapshot, a snapshot with damaged first bytes, or neither (by
+    /// its 32-byte header and its size; see `SnapshotSignature`).
+    static func signature(_ path: String) -> SnapshotSignature {
+        guard InputFile.isRegularFile(path), let handle = FileHandle(forReadingAtPath: path) else { return .other }
         defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 8)) ?? Data()
-        return magic == Data("SIFTSNAP".utf8)
+        let header = (try? handle.read(upToCount: 32)) ?? Data()
+        let size = (try? handle.seekToEnd()).map { Int($0) } ?? header.count
+        return SnapshotSignature.classify(header: header, fileSize: size)
     }
 }
 
@@ -321,7 +326,8 @@ enum ScopeSpecification {
             filter = Scope.Filter(field: field, values: Set(values))
         }
         let fields = rest.split(separator: ",").map(String.init)
-        for field in fields where !searchFields.contains(field) {
+        let searched = Set(searchFields)
+        for field in fields where !searched.contains(field) {
             if columns.contains(field) {
                 throw ToolError("--scope '\(spec)': field '\(field)' is not searched (add --field \(field))")
             }

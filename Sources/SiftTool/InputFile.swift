@@ -1,4 +1,5 @@
 import Foundation
+import Sift
 import SiftDataset
 
 /// The data file a command reads.
@@ -36,8 +37,11 @@ enum InputFile {
         }
     }
 
-    /// Whether bytes read from an input are a snapshot's.
-    static func isSnapshot(_ bytes: [UInt8]) -> Bool { bytes.starts(with: SnapshotDetection.magic) }
+    /// Whether bytes read from an input are a snapshot's, intact or with damaged first bytes
+    /// (the snapshot loader says which).
+    static func isSnapshot(_ bytes: [UInt8]) -> Bool {
+        SnapshotSignature.classify(header: bytes.prefix(32), fileSize: bytes.count) != .other
+    }
 
     /// Writes a snapshot that arrived through a pipe to a temporary file, for the snapshot loader
     /// (which reads files); the caller removes it.

@@ -43,4 +43,38 @@ struct IndexCommandTests {
         try bytes.prefix(40).write(to: URL(fileURLWithPath: snapshot))
         #expect(try await Run.sift(["query", snapshot, "p"]).stderr.contains("truncated"))
     }
+
+    /// The tool takes ids as the library does: NFC and NFD forms are two records, not duplicates.
+    @Test func idsInNFCAndNFDAreTwoRecords() async throws {
+        let data = try Run.file("ids.tsv", "id\tname\nJos\u{E9}\tcomposed\nJose\u{301}\tdecomposed\n")
+        let run = try await Run.sift(["query", data, "o", "--id", "id", "--field", "name"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("2 matches"), "\(run.stdout)")
+    }
+
+    /// A snapshot whose first bytes are damaged is reported as a damaged snapshot, not as a file
+    /// of unknown data format, whatever its name, and through a pipe too.
+    @Test func aSnapshotWithDamagedMagicBytesIsCalledOne() async throws {
+        let data = try Run.file("c.tsv", "name\nParis\n")
+        let directory = FileManager.default.temporaryDirectory
+        let snapshot = directory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
+        #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot))
+        bytes[0] = UInt8(ascii: "X")
+        bytes[3] = 0
+        for name in [snapshot, directory.appendingPathComponent("sift-\(UUID().uuidString).tsv").path] {
+            try bytes.write(to: URL(fileURLWithPath: name))
+            for command in [["query", name, "p"], ["index", name, "-o", name + ".out"]] {
+                let run = try await Run.sift(command)
+                #expect(run.status == 1)
+                #expect(
+                    run.stderr.hasPrefix("sift: \(name): looks like a damaged Sift index snapshot"),
+                    "\(run.stderr)"
+                )
+                #expect(run.stderr.split(separator: "\n").count == 1)
+            }
+        }
+        let piped = try await Run.sift(["query", "-", "p"], stdinBytes: [UInt8](bytes))
+        #expect(piped.stderr.hasPrefix("sift: -: looks like a damaged Sift index snapshot"), "\(piped.stderr)")
+    }
 }

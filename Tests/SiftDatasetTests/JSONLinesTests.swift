@@ -74,6 +74,20 @@ import Testing
         #expect(object.line == 1 && object.field == "geo" && object.message.hasPrefix("nested object"))
     }
 
+    @Test(arguments: ["1e999", "-1e999", "1E400", "1.8e308"])
+    func numbersBeyondADoubleAreErrorsNamingLineAndKey(number: String) throws {
+        let error = try #require(Support.error("{\"id\":1}\n{\"id\":2, \"pop\": \(number), \"x\": 1}\n", .jsonLines))
+        #expect(error.line == 2)
+        #expect(error.field == "pop")
+        #expect(error.description.hasPrefix("x.jsonl:2: field 'pop': number \(number) is out of range"))
+        // Numbers within range are kept as written, however long or small.
+        let table = try Support.parse(
+            "{\"a\": 1e-999, \"b\": 1.7976931348623157e308, \"c\": 12345678901234567890123}\n",
+            .jsonLines
+        )
+        #expect(table.rows[0].values == ["1e-999", "1.7976931348623157e308", "12345678901234567890123"])
+    }
+
     @Test func loneSurrogateEscapesAreErrorsNamingLineAndKey() throws {
         let high = try #require(Support.error("{\"id\":1}\n{\"id\":2, \"name\": \"x\\ud800y\"}\n", .jsonLines))
         #expect(

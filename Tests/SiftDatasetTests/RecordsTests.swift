@@ -29,6 +29,22 @@ struct RecordsTests {
         #expect(records[2].fields == ["id": "9", "name": "Nuuk", "country": "Greenland", "continent": "NA"])
     }
 
+    /// Ids compare by Unicode scalars, as a `SearchIndex` compares them: NFC and NFD forms of an
+    /// id are two records, and only the same scalars are a duplicate.
+    @Test func idsInNFCAndNFDAreTwoRecords() throws {
+        let table = try Support.parse("id\tname\nJos\u{E9}\tcomposed\nJose\u{301}\tdecomposed\n", .tsv)
+        let records = try table.records(idField: "id")
+        #expect(
+            records.map { Array($0.id.unicodeScalars) } == [
+                Array("Jos\u{E9}".unicodeScalars), Array("Jose\u{301}".unicodeScalars),
+            ]
+        )
+        let duplicate = try Support.parse("id\tname\nJose\u{301}\ta\nJose\u{301}\tb\n", .tsv, source: "d.tsv")
+        #expect(throws: DataFileError.self) { try duplicate.records(idField: "id") }
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
+        #expect(index.count == 2)
+    }
+
     @Test func theDefaultSearchFieldsAreTheTextColumns() throws {
         #expect(table.defaultSearchFields == ["name", "country", "continent"])  // "id" holds numbers
         let packages = try Support.parse("package\tsummary\tsize\nripgrep\tsearch tool\t12\n", .tsv)

@@ -107,7 +107,12 @@ struct SnapshotTests {
         }
         bytes[8] = 9  // format version 9
         try bytes.write(to: URL(fileURLWithPath: path))
-        #expect(throws: SiftError.snapshot(path: path, reason: "format version 9; this Sift reads version 3")) {
+        #expect(
+            throws: SiftError.snapshot(
+                path: path,
+                reason: "format version 9; this Sift reads version \(SnapshotFile.version)"
+            )
+        ) {
             try SearchIndex.load(from: path)
         }
         bytes[8] = 2  // an older format: the message says what to do
@@ -115,7 +120,8 @@ struct SnapshotTests {
         #expect(
             throws: SiftError.snapshot(
                 path: path,
-                reason: "format version 2; this Sift reads version 3: rebuild the snapshot from the data"
+                reason:
+                    "format version 2; this Sift reads version \(SnapshotFile.version): rebuild the snapshot from the data"
             )
         ) {
             try SearchIndex.load(from: path)
@@ -150,6 +156,30 @@ struct SnapshotTests {
             }
         }
         #expect(rejected > 0)
+    }
+
+    /// Damaged magic bytes in a file that is otherwise a snapshot's are reported as a damaged
+    /// snapshot, not as something else.
+    @Test(arguments: [[0], [0, 1, 2], [7], Array(0..<8)])
+    func damagedMagicBytesAreReportedAsADamagedSnapshot(positions: [Int]) throws {
+        let path = Self.temporaryPath("m.siftidx")
+        try Self.sampleIndex().save(to: path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for position in positions { bytes[position] ^= 0x20 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SearchIndex.load(from: path)
+        } throws: { error in
+            guard case SiftError.snapshot(_, let reason) = error else { return false }
+            return reason.hasPrefix("looks like a damaged Sift index snapshot")
+        }
+        // Without the rest of a snapshot's header, eight wrong bytes are just not a snapshot.
+        for position in 8..<32 { bytes[position] = 0 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(
+            SnapshotSignature.classify(header: Array(bytes.prefix(32)), fileSize: bytes.count)
+                == (positions.count > 3 ? .other : .damagedSnapshot)
+        )
     }
 
     @Test func anotherICUCollationVersionIsRefused() throws {

@@ -62,9 +62,27 @@ sift_collator *_Nullable sift_collator_open(const sift_collator_options *_Nonnul
                                             int32_t *_Nonnull status);
 void sift_collator_close(sift_collator *_Nullable collator);
 
+/// Checks the keywords of a locale id ("de@collation=phonebook", "de-u-co-phonebk") before a
+/// collator is opened, since ICU ignores what it does not know: `collation=` must name a collation
+/// the locale has; the keywords of attributes Sift sets itself (colStrength, colAlternate,
+/// colNormalization, colCaseLevel, colNumeric) and keywords that are not about collation
+/// (calendar, currency, ...) are refused; other collation keywords (colCaseFirst, colBackwards,
+/// colReorder, maxVariable, colHiraganaQuaternary) need a value ICU accepts. Returns 0 when the
+/// keywords are fine, else writes a one-line reason into `buffer` (NUL-terminated when there is
+/// room) and returns its full length.
+int32_t sift_locale_keyword_problem(const char *_Nonnull locale, char *_Nullable buffer, int32_t capacity);
+
 /// The collator's version (ucol_getVersion: rules, UCA and ICU code versions), as
 /// "a.b.c.d". Folded collation elements are only comparable between equal versions.
 int32_t sift_collator_version(const sift_collator *_Nonnull collator, char *_Nonnull buffer, int32_t capacity);
+
+/// What decides the collator's collation elements, as "key=value" pairs separated by ';' in
+/// UTF-8: its version, valid locale, every attribute (strength, alternate, case level, case
+/// first, French secondaries, normalization, numeric, maximum variable), its reorder codes, and
+/// the length and a 64-bit hash of its tailoring rules. Two collators with equal identities give
+/// equal elements for every text. Writes at most `capacity` bytes (NUL-terminated when there is
+/// room) and returns the full length.
+int32_t sift_collator_identity(const sift_collator *_Nonnull collator, char *_Nullable buffer, int32_t capacity);
 
 // MARK: - Folder: text -> processed collation elements (the work done once per field at insert)
 

@@ -34,6 +34,13 @@ public struct Collation: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// ICU locale identifier: `root`, `en`, `es`, `de`, `da`, `sv`, `es@collation=traditional`, ...
+    ///
+    /// Where ICU would silently fall back, opening an index throws instead: a language ICU does
+    /// not know is `SiftError.unknownLocale`; a NUL character, a `collation=` type the locale does
+    /// not have (`de@collation=bogus`, `de@collation=traditional`), a keyword that is not about
+    /// collation (`@calendar=…`), one that sets what ``strength``, ``alternate``,
+    /// ``normalization``, ``caseLevel`` or `SortOptions.numeric` set (`@colStrength=…`), or a
+    /// value ICU refuses (`@colReorder=Bogu`) is `SiftError.invalidConfiguration`.
     public var locale: String
     /// Which differences count. The default, `.primary`, ignores case and accents.
     public var strength: Strength

@@ -9,6 +9,7 @@ final class ICUCollator {
 
     init(_ collation: Collation) throws(SiftError) {
         self.collation = collation
+        try Self.checkLocale(collation.locale)
         var status: Int32 = 0
         let opened: OpaquePointer? = collation.locale.withCString { locale in
             var options = sift_collator_options()
@@ -39,11 +40,38 @@ final class ICUCollator {
 
     deinit { sift_collator_close(handle) }
 
+    /// Refuses what ICU would silently ignore in a locale id: a NUL character (C would cut the id
+    /// there) and keywords it does not know or Sift sets otherwise (see
+    /// `sift_locale_keyword_problem`).
+    static func checkLocale(_ locale: String) throws(SiftError) {
+        guard !locale.utf8.contains(0) else {
+            throw .invalidConfiguration("the locale '\(locale.replacing("\0", with: "\\0"))' contains a NUL character")
+        }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let length = Int(locale.withCString { sift_locale_keyword_problem($0, &buffer, Int32(buffer.count)) })
+        guard length > 0 else { return }
+        let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .invalidConfiguration(reason)
+    }
+
     /// The collator's version ("a.b.c.d"): folded elements are comparable only between equal versions.
     var version: String {
         var buffer = [CChar](repeating: 0, count: 64)
         _ = sift_collator_version(handle, &buffer, Int32(buffer.count))
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// What decides this collator's elements, as `key=value` pairs separated by `;`: its version,
+    /// valid locale, every attribute, reorder codes and a hash of its tailoring rules (see
+    /// `sift_collator_identity`).
+    var identity: String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = Int(sift_collator_identity(handle, &buffer, Int32(buffer.count)))
+        if length >= buffer.count {
+            buffer = [CChar](repeating: 0, count: length + 1)
+            _ = sift_collator_identity(handle, &buffer, Int32(buffer.count))
+        }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func icuStrength(_ strength: Collation.Strength) -> Int32 {

@@ -4,6 +4,12 @@
 /// stored for display and can serve as a category (see `Scope.filter`).
 public struct Record: Hashable, Sendable {
     /// A stable identifier, unique within an index.
+    ///
+    /// Ids are compared by their Unicode scalars, not by `String`'s canonical equivalence:
+    /// `"Jos\u{E9}"` (NFC) and `"Jose\u{301}"` (NFD) are two ids, so two records, and
+    /// `SearchIndex.handle(forID:)` finds each by its own form. The `sift` tool and
+    /// `SiftDataset` check a data file's ids for duplicates the same way. Normalize ids before
+    /// inserting them if equivalent forms should be one record.
     public var id: String
     /// Field values by field name. A missing field reads as the empty string.
     public var fields: [String: String]

@@ -121,14 +121,18 @@ public final class SearchIndex {
         sortFieldPosition = fieldPositions[sortField]!
 
         for scope in configuration.scopes {
-            let fields = scope.fields ?? configuration.searchFields
-            guard !fields.isEmpty else { throw .invalidConfiguration("scope '\(scope.name)' searches no field") }
-            var positions: [Int] = []
-            for field in fields {
-                guard let position = configuration.searchFields.firstIndex(of: field) else {
-                    throw .unknownField(field)
+            // Positions by dictionary lookup: a scope over every one of a million columns stays linear.
+            var positions = Array(configuration.searchFields.indices)
+            if let fields = scope.fields {
+                guard !fields.isEmpty else { throw .invalidConfiguration("scope '\(scope.name)' searches no field") }
+                positions = []
+                positions.reserveCapacity(fields.count)
+                for field in fields {
+                    guard let position = fieldPositions[field], position < configuration.searchFields.count else {
+                        throw .unknownField(field)
+                    }
+                    positions.append(position)
                 }
-                positions.append(position)
             }
             let collation = scope.collation ?? configuration.collation
             var folding = foldings.firstIndex { $0.collation == collation }
@@ -183,7 +187,7 @@ public final class SearchIndex {
         return value(at: position, slot: slot)
     }
 
-    /// The handle of the record with this id, or nil.
+    /// The handle of the record with this id (the same Unicode scalars, see `Record.id`), or nil.
     ///
     /// - Complexity: O(1) expected.
     public func handle(forID id: String) -> RecordHandle? {

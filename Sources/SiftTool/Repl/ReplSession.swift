@@ -220,7 +220,7 @@ final class ReplSession {
             id = String(next)
             if let idField = dataset.idField { fields[idField] = id }
         }
-        guard !dataset.records.contains(where: { $0.id == id }) else {
+        guard !dataset.records.contains(where: { $0.id.isSameID(as: id) }) else {
             throw ToolError("a record with id '\(id)' already exists")
         }
         let record = Record(id: id, fields: fields)
@@ -355,7 +355,7 @@ final class ReplSession {
                     changes.insertedRows + changes.movedRows.map(\.to) + changes.reloadedRows
                     + changes.insertedSections.map { TableIndexPath(section: $0, row: 0) }
                     + (oldPath.map { [$0] } ?? [])
-                if let path = candidates.first(where: { table.row(at: $0)?.id == record.id }) {
+                if let path = candidates.first(where: { table.row(at: $0)?.id.isSameID(as: record.id) == true }) {
                     new = shown(kind, of: update).rowNumber(of: path)
                 }
             }
@@ -372,7 +372,7 @@ final class ReplSession {
     }
 
     private func mirrorPosition(of id: String) throws -> Int {
-        guard let position = dataset.records.firstIndex(where: { $0.id == id }) else {
+        guard let position = dataset.records.firstIndex(where: { $0.id.isSameID(as: id) }) else {
             throw ToolError("no record with id '\(id)'")
         }
         return position

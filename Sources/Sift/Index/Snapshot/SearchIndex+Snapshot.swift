@@ -1,7 +1,6 @@
 internal import CSiftKernels
-internal import Glibc
 
-/// The snapshot file format (version 3):
+/// The snapshot file format (version 4):
 ///
 /// ```
 /// offset 0   "SIFTSNAP"          magic
@@ -11,8 +10,8 @@ internal import Glibc
 ///       24   UInt64 checksum     `sift_checksum` of the payload
 ///       32   payload             ICU version, configuration, metadata, field names, ids and
 ///                                values (records in original order), then per collation its
-///                                collator version, code book and folded columns, then
-///                                optionally the sort options (below)
+///                                collator version, fingerprint, code book and folded columns,
+///                                then optionally the sort options (below)
 /// ```
 ///
 /// Ids and each field's values are one byte array each: the `TextColumn` layout of the records
@@ -20,6 +19,8 @@ internal import Glibc
 /// checks it. Version 1 stored them as text plus a `UInt32` start and length per value; version 2
 /// also stored each folded segment's UTF-16 offsets and a slot-to-segment table, which the index no
 /// longer keeps (offsets are folded again for the rows shown; slots follow from owners).
+/// Version 4 added each folding's `FoldingFingerprint`, which binds the stored settings to the
+/// folded data: version 3 files are refused (rebuild them from the data).
 ///
 /// A configuration whose `SortOptions` are not the defaults ends the payload with them: the tag
 /// "SORT", then numeric as a bool and the alternate as a string. Without the tag
@@ -29,7 +30,7 @@ internal import Glibc
 /// last column") rather than sorting it another way.
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
-    static let version: UInt32 = 3
+    static let version: UInt32 = 4
     static let byteOrderMark: UInt32 = 0x0102_0304
     static let headerSize = 32
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
@@ -46,7 +47,10 @@ enum SnapshotFile {
 extension SearchIndex {
     /// Saves the index to a file, atomically: a crash while saving leaves either the previous
     /// file or the new one, never a corrupt one (temporary file, `fsync`, `rename`, `fsync` of
-    /// the directory).
+    /// the directory). The temporary file is unnamed while it is written (Linux `O_TMPFILE`), so
+    /// a killed save leaves none behind; where the file system refuses that, it is named
+    /// `NAME.tmp-PID-RANDOM` and a later save to the same path removes it once its process is
+    /// gone.
     ///
     /// The snapshot holds the configuration, `metadata`, the records in original order and every
     /// folded column, so `load(from:)` needs no collation work beyond opening the collators. Ids,
@@ -73,6 +77,7 @@ extension SearchIndex {
         for folding in foldings {
             Self.encode(folding.collation, into: &writer)
             writer.write(folding.folder.collator.version)
+            writer.write(try FoldingFingerprint(of: folding).text)
             writer.write(array: folding.codeBook.elementsInCodeOrder)
             writer.write(UInt32(folding.columns.count))
             for column in folding.columns {
@@ -102,18 +107,26 @@ extension SearchIndex {
 
     /// Loads an index saved by `save(to:)`.
     ///
-    /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot,
-    /// truncated, corrupted (checksum, or any inconsistency in the data), a newer format
-    /// version, or a different ICU collation version (folded elements would not compare
-    /// equal; rebuild the snapshot from the data).
+    /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot, a
+    /// snapshot with damaged first bytes (`SnapshotSignature`), truncated, corrupted (checksum, or any inconsistency in the data), another format
+    /// version, a different ICU collation version (folded elements would not compare equal;
+    /// rebuild the snapshot from the data), or stored collation settings that do not match the
+    /// folded data (each folding's fingerprint, see `FoldingFingerprint`). The checksum and the
+    /// fingerprints are integrity checks, not signatures.
     ///
     /// - Throws: `SiftError.snapshot(path:reason:)`.
     /// - Complexity: O(*n*) in the size of the file: no collation work.
     public static func load(from path: String) throws(SiftError) -> SearchIndex {
         let bytes = try FileIO.read(path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
-        guard bytes.count >= 8, Array(bytes[0..<8]) == SnapshotFile.magic else {
-            throw fail("not a Sift index snapshot")
+        switch SnapshotSignature.classify(header: bytes.prefix(SnapshotFile.headerSize), fileSize: bytes.count) {
+        case .snapshot: break
+        case .damagedSnapshot:
+            throw fail(
+                "looks like a damaged Sift index snapshot (its first bytes are not \"SIFTSNAP\"): "
+                    + "rebuild it from the data"
+            )
+        case .other: throw fail("not a Sift index snapshot")
         }
         guard bytes.count >= SnapshotFile.headerSize else {
             throw fail("truncated: \(bytes.count) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
@@ -165,10 +178,15 @@ extension SearchIndex {
             // The foldings as stored; the index is opened once the sort options at the end are read.
             let foldingCount = try reader.read(UInt32.self, "collations")
             guard foldingCount <= UInt32(configuration.scopes.count + 1) else { throw .init("collations") }
-            var stored: [(collation: Collation, version: String, codeBook: CodeBook, columns: [FoldedColumn])] = []
+            var stored:
+                [(
+                    collation: Collation, version: String, fingerprint: FoldingFingerprint, codeBook: CodeBook,
+                    columns: [FoldedColumn]
+                )] = []
             for _ in 0..<foldingCount {
                 let collation = try decodeCollation(&reader)
                 let version = try reader.readString("collator version")
+                let fingerprint = FoldingFingerprint(text: try reader.readString("fingerprint"))
                 let codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
@@ -184,7 +202,7 @@ extension SearchIndex {
                     )
                     columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
                 }
-                stored.append((collation, version, codeBook, columns))
+                stored.append((collation, version, fingerprint, codeBook, columns))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
@@ -198,12 +216,27 @@ extension SearchIndex {
             for (folding, stored) in zip(index.foldings, stored) {
                 guard stored.collation == folding.collation else { throw .init("collations") }
                 let currentVersion = folding.folder.collator.version
-                guard stored.version == currentVersion else {
+                let otherICU = SnapshotFormatError(
+                    "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
+                        + "(collator \(currentVersion)): rebuild the snapshot from the data"
+                )
+                // Another ICU explains another collator version; with the same ICU, the settings
+                // must be the data's (the fingerprint says which differ).
+                guard stored.version == currentVersion || storedICU == icuVersion else { throw otherICU }
+                let current: FoldingFingerprint
+                do {
+                    current = try FoldingFingerprint(of: folding)
+                } catch {
+                    throw .init("collation \(folding.collation) cannot fold: \(error)")
+                }
+                guard current == stored.fingerprint else {
                     throw .init(
-                        "built with ICU \(storedICU) (collator \(stored.version)); this is ICU \(icuVersion) "
-                            + "(collator \(currentVersion)): rebuild the snapshot from the data"
+                        "the stored settings of collation \(folding.collation) do not match its folded data ("
+                            + current.differences(from: stored.fingerprint)
+                            + "): the file was altered or damaged; rebuild the snapshot from the data"
                     )
                 }
+                guard stored.version == currentVersion else { throw otherICU }
                 folding.codeBook = stored.codeBook
                 folding.columns = stored.columns
             }
@@ -344,65 +377,4 @@ extension SearchIndex {
             cacheCapacity: cacheCapacity
         )
     }
-}
-
-/// File reading and atomic writing with POSIX calls (the core library stays free of Foundation).
-enum FileIO {
-    static func read(_ path: String) throws(SiftError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(errorText()))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .snapshot(path: path, reason: "not a regular file") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-            if n == 0 { break }
-            done += n
-        }
-        bytes.removeLast(bytes.count - done)
-        return bytes
-    }
-
-    /// Writes `parts` to a temporary file beside `path`, flushes it to disk, renames it over
-    /// `path` and flushes the directory, so that `path` is always either the old or the new file.
-    static func writeAtomically(_ parts: [[UInt8]], to path: String) throws(SiftError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .snapshot(path: path, reason: "cannot create \(temporary) (\(errorText()))")
-        }
-        var failure: String? = nil
-        outer: for part in parts {
-            var done = 0
-            while done < part.count {
-                let n = part.withUnsafeBytes { write(descriptor, $0.baseAddress! + done, $0.count - done) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    failure = "cannot write (\(errorText()))"
-                    break outer
-                }
-                done += n
-            }
-        }
-        if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush to disk (\(errorText()))" }
-        if close(descriptor) != 0 && failure == nil { failure = "cannot close (\(errorText()))" }
-        if failure == nil && rename(temporary, path) != 0 { failure = "cannot rename into place (\(errorText()))" }
-        if let failure {
-            unlink(temporary)
-            throw .snapshot(path: path, reason: failure)
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            _ = fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }
