@@ -1,5 +1,3 @@
-internal import Glibc
-
 extension SearchIndex {
     /// Inserts a record at a position of the original list (at the end when `position` is nil).
     ///
@@ -37,7 +35,7 @@ extension SearchIndex {
     public func insert(contentsOf records: [Record]) throws(SiftError) {
         if records.count >= 8192 {
             reserveCapacity(forAdditional: records.count)
-            let workers = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+            let workers = ParallelWork.cores
             try bulkInsert(records, workers: workers, trim: records.count >= 65_536)
             return
         }

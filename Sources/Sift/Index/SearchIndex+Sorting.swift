@@ -1,14 +1,6 @@
 internal import CSiftKernels
 internal import Dispatch
 
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 extension SearchIndex {
     /// The live slots in the order `sorted` keeps (section, then sort key of the sort field, ties
     /// by id), and the section of every slot.
@@ -27,7 +19,7 @@ extension SearchIndex {
         slots.reserveCapacity(order.count)
         live.forEachMember { slots.append($0) }
         let n = slots.count
-        let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let cores = ParallelWork.cores
         let workers = n >= 16_384 ? cores : 1
         // Worker 0 uses the index's own collator and alphabetic index; the others open theirs,
         // and one that cannot is done after the others, with the index's.

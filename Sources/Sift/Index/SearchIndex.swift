@@ -80,7 +80,7 @@ public final class SearchIndex {
 
     /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
     /// that scans run split even on one core.
-    var scanWorkers = ParallelSweep.cores
+    var scanWorkers = ParallelWork.cores
 
     /// Records per batch of a bulk insert (`insert(contentsOf:)` with 8,192 records or more).
     /// Internal: tests set it small so that a bulk insert crosses many batches.

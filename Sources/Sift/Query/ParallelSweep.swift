@@ -2,14 +2,6 @@ internal import CSiftKernels
 internal import Dispatch
 internal import Synchronization
 
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// A full scan of one column split among the machine's cores: each worker sweeps a contiguous
 /// range of segments into bitsets of its own, and the union is the scan's answer (exactly what one
 /// sweep of every segment gives, since a segment's bits depend on that segment alone).
@@ -27,9 +19,6 @@ struct ParallelSweep {
     let segmentsPerWorker: Int
     /// The most workers, the calling thread included.
     let maximumWorkers: Int
-
-    /// Cores the scans use by default (at most 8).
-    static let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
     /// Sweeps every segment, `chunk` segments between two cancellation checks.
     ///
