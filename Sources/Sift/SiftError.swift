@@ -12,6 +12,9 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownRecord(id: String)
     /// The handle no longer refers to a live record (deleted, or from before an update).
     case staleHandle
+    /// The handle was made by another index (every index tags its handles; a loaded snapshot is
+    /// another index too).
+    case foreignHandle
     /// A row or position outside `0..<count`.
     case positionOutOfRange(Int, count: Int)
     /// Another record already has this id.
@@ -36,6 +39,7 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unknownField(let name): return "unknown field '\(name)'"
         case .unknownRecord(let id): return "no record with id '\(id)'"
         case .staleHandle: return "the record handle is stale (the record was deleted or updated)"
+        case .foreignHandle: return "the record handle belongs to another index"
         case .positionOutOfRange(let position, let count):
             return "position \(position) is out of range (0..<\(count))"
         case .duplicateID(let id): return "a record with id '\(id)' already exists"

@@ -32,6 +32,9 @@ public struct Record: Hashable, Sendable {
 
 /// A reference to a record in a `SearchIndex`, valid until that record is deleted or updated.
 ///
+/// A handle belongs to the index that made it: another index (a snapshot of it loaded again
+/// included) refuses it with `SiftError.foreignHandle`. Keep ids, not handles, across indexes.
+///
 /// Handles are what query results hold: cheap to store by the million, O(1) to resolve.
 public struct RecordHandle: Hashable, Sendable, Comparable {
     let slot: Int32

@@ -1,3 +1,8 @@
+internal import Synchronization
+
+/// Indexes made so far in this process: each takes the next handle tag.
+private let indexCount = Atomic<UInt32>(0)
+
 /// An incremental search index over records, with ICU collation semantics.
 ///
 /// Each search field of each record is folded once, at insert time, into the collation elements
@@ -89,6 +94,11 @@ public final class SearchIndex {
     /// Incremented by every edit.
     public internal(set) var revision: UInt64 = 0
 
+    /// This index's tag, in the bits of every handle's generation above `SlotGenerations.mask`:
+    /// one of 256 values, taken in turn by the indexes a process makes, so that a handle of
+    /// another index (any of the 255 made before or after it) is refused, not resolved.
+    let handleTag: UInt32
+
     /// Creates an index and inserts `records` in order.
     ///
     /// - Throws: `SiftError` for an unknown locale, a scope naming an unknown field, duplicate
@@ -96,6 +106,7 @@ public final class SearchIndex {
     /// - Complexity: O(*n*) in the total size of the records' search fields.
     public init(configuration: IndexConfiguration, records: [Record] = []) throws(SiftError) {
         self.configuration = configuration
+        handleTag = (indexCount.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF) << UInt32(SlotGenerations.bits)
         guard !configuration.searchFields.isEmpty else {
             throw .invalidConfiguration("at least one search field is needed")
         }
@@ -192,7 +203,7 @@ public final class SearchIndex {
     /// - Complexity: O(1) expected.
     public func handle(forID id: String) -> RecordHandle? {
         guard let slot = slotOfID.slot(of: id, ids: ids) else { return nil }
-        return RecordHandle(slot: slot, generation: generations[slot])
+        return handle(ofSlot: slot)
     }
 
     /// The record at a position of the original list.
@@ -240,8 +251,9 @@ public final class SearchIndex {
     // MARK: - Internals shared by the extensions
 
     func resolve(_ handle: RecordHandle) throws(SiftError) -> Int32 {
+        guard handle.generation & ~SlotGenerations.mask == handleTag else { throw .foreignHandle }
         let slot = handle.slot
-        guard slot >= 0, Int(slot) < generations.count, generations[slot] == handle.generation,
+        guard slot >= 0, Int(slot) < generations.count, generations[slot] == handle.generation & SlotGenerations.mask,
             live.contains(slot)
         else { throw .staleHandle }
         return slot
@@ -251,7 +263,9 @@ public final class SearchIndex {
     /// next inserts do not make every cached bitset grow at once.
     var slotCapacity: Int { generations.count + max(1024, generations.count / 16) }
 
-    func handle(ofSlot slot: Int32) -> RecordHandle { RecordHandle(slot: slot, generation: generations[slot]) }
+    func handle(ofSlot slot: Int32) -> RecordHandle {
+        RecordHandle(slot: slot, generation: handleTag | generations[slot])
+    }
 
     func value(at position: Int, slot: Int32) -> String {
         guard position < values.count else { return "" }

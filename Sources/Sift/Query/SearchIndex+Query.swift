@@ -404,7 +404,8 @@ extension SearchIndex {
         // One pass over a local buffer: per-element access to the class's property would pay an
         // exclusivity check each time, noticeable for results of hundreds of thousands of rows.
         guard !slots.isEmpty else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
-        // Until a slot is reused every generation is 0: then no per-result lookup.
+        // Until a slot is reused every generation is 0: then no per-result lookup, only the tag.
+        let tag = handleTag
         return generations.withUnsafeBufferPointer { generations in
             slots.withUnsafeBufferPointer { slots in
                 [RecordHandle](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
@@ -412,12 +413,12 @@ extension SearchIndex {
                         for i in 0..<slots.count {
                             let slot = slots[i]
                             (buffer.baseAddress! + i).initialize(
-                                to: RecordHandle(slot: slot, generation: generations[Int(slot)])
+                                to: RecordHandle(slot: slot, generation: tag | generations[Int(slot)])
                             )
                         }
                     } else {
                         for i in 0..<slots.count {
-                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: 0))
+                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: tag))
                         }
                     }
                     initialized = slots.count

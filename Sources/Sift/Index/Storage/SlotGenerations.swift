@@ -7,7 +7,14 @@ internal import CSiftKernels
 /// Every generation is 0 until a freed slot is reused (always so after a bulk load or a snapshot
 /// load): until then only the slot count is stored. The first reuse materializes the dense
 /// array, which from then on costs four bytes a slot.
+///
+/// Generations count in the low `bits` bits of a handle's generation (wrapping around after 2^24
+/// reuses of a slot); the high bits carry the index's tag (`SearchIndex.handleTag`).
 struct SlotGenerations: Equatable {
+    /// The bits of a handle's generation that count reuses; the rest is the index's tag.
+    static let bits = 24
+    static let mask: UInt32 = (1 << UInt32(bits)) - 1
+
     /// Number of slots.
     private(set) var count = 0
     /// One generation per slot once materialized; empty while every generation is 0.
@@ -31,7 +38,8 @@ struct SlotGenerations: Equatable {
         if isMaterialized { dense.append(contentsOf: repeatElement(0, count: added)) }
     }
 
-    /// Gives a freed slot to a new record: its generation goes up by one (wrapping around).
+    /// Gives a freed slot to a new record: its generation goes up by one (wrapping around within
+    /// `mask`).
     ///
     /// - Complexity: O(1); the first call materializes the generations, O(*n*) for *n* slots.
     /// Asks for the cache line of a slot's generation, once they are materialized.
@@ -49,7 +57,7 @@ struct SlotGenerations: Equatable {
             dense = materialized
             isMaterialized = true
         }
-        dense[Int(slot)] &+= 1
+        dense[Int(slot)] = (dense[Int(slot)] &+ 1) & Self.mask
     }
 
     /// Calls `body` with the generations, or with nil while every one is 0 (so that a loop over
