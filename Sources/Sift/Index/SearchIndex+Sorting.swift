@@ -1,6 +1,14 @@
 internal import CSiftKernels
 internal import Dispatch
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 extension SearchIndex {
     /// The live slots in the order `sorted` keeps (section, then sort key of the sort field, ties
     /// by id), and the section of every slot.
