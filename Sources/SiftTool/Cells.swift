@@ -49,7 +49,7 @@ enum Cells {
     )
         -> Cell
     {
-        let first = ranges.map(\.lowerBound).min()
+        let first = ranges.min { $0.lowerBound < $1.lowerBound }?.lowerBound
         var start = text.startIndex
         if let first, text.distance(from: text.startIndex, to: first) > windowCharacters / 2 {
             start = text.index(first, offsetBy: -windowCharacters / 4)

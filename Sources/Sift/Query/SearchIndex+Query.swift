@@ -398,7 +398,13 @@ extension SearchIndex {
             let members =
                 order != .sorted && orderFollowsSlots
                 ? bits.members : (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
-            if slots.isEmpty { slots = members } else { slots += members }
+            if slots.isEmpty {
+                slots = members
+                // Ranked groups: one allocation for all of them, not a regrowth per group.
+                if groups.count > 1 { slots.reserveCapacity(groups.reduce(0) { $0 + $1.count }) }
+            } else {
+                slots += members
+            }
             if isCancelled() { throw CancellationError() }
         }
         // One pass over a local buffer: per-element access to the class's property would pay an
