@@ -433,6 +433,41 @@ emit_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t seg0
     }
 }
 
+// A block's hits reduced to one bit per segment that ends in it (bit i: the i-th separator's
+// segment has a hit); `openHit` carries a hit of the segment still open at the block's end.
+__attribute__((target("avx2,bmi2"), always_inline)) static inline uint64_t
+segments_with_hits(uint64_t hits, uint64_t separators, uint64_t *openHit, int usePext) {
+    uint64_t out = 0;
+    if (usePext) {
+        // In the order of the block's hit and separator bits, a segment has a hit when the
+        // entry just before its separator is a hit (the first one: or a hit carried over).
+        // Without branches: whether a block has hits or separators is a coin toss for a letter.
+        uint64_t either = hits | separators;
+        uint64_t hitEntries = _pext_u64(hits, either);
+        uint64_t separatorEntries = _pext_u64(separators, either);
+        out = _pext_u64(separatorEntries & ((hitEntries << 1) | *openHit), separatorEntries);
+        // The segment left open: its hits after the last separator, or all of them (and the
+        // carried one) when the block has none.
+        uint64_t throughLastSeparator = (~0ull >> __builtin_clzll(separators | 1)) & -(uint64_t)(separators != 0);
+        *openHit = ((hits & ~throughLastSeparator) != 0) | (*openHit & (separators == 0));
+    } else if (!hits) {  // only a hit carried over can end here
+        if (separators) {
+            out = *openHit;
+            *openHit = 0;
+        }
+    } else {
+        unsigned i = 0;
+        for (uint64_t rest = separators; rest; rest &= rest - 1, i++) {
+            uint64_t below = (1ull << __builtin_ctzll(rest)) - 1;
+            out |= (uint64_t)(((hits & below) != 0) | *openHit) << i;
+            *openHit = 0;
+            hits &= ~below;
+        }
+        *openHit |= hits != 0;
+    }
+    return out;
+}
+
 // One letter is in most records, so for one-byte patterns the sweep reduces a block's hits to
 // one bit per segment (pext where it is fast, else a walk over the block's separators) and hands
 // them to `emit_segments`: a segment costs a few instructions instead of a lookup per hit. Longer
@@ -504,35 +539,7 @@ __attribute__((target("avx2,bmi2"), always_inline)) static inline void sweep_blo
         startCarry = nextCarry;
         if (p->requireWordStart) hits &= bits_at(c->wordStarts, c->wordCount, pos);
         if (dense) {
-            uint64_t out = 0;
-            if (!hits) {  // only a hit carried over can end here
-                if (separators) {
-                    out = openHit;
-                    openHit = 0;
-                }
-            } else if (usePext) {
-                // In the order of the block's hit and separator bits, a segment has a hit when the
-                // entry just before its separator is a hit (the first one: or a hit carried over).
-                uint64_t either = hits | separators;
-                uint64_t hitEntries = _pext_u64(hits, either);
-                uint64_t separatorEntries = _pext_u64(separators, either);
-                out = _pext_u64(separatorEntries & ((hitEntries << 1) | openHit), separatorEntries);
-                if (separators) {
-                    unsigned lastSeparator = 63u - (unsigned)__builtin_clzll(separators);
-                    openHit = lastSeparator == 63 ? 0 : (hits >> lastSeparator) != 0;
-                } else {
-                    openHit |= hits != 0;
-                }
-            } else {
-                unsigned i = 0;
-                for (uint64_t rest = separators; rest; rest &= rest - 1, i++) {
-                    uint64_t below = (1ull << __builtin_ctzll(rest)) - 1;
-                    out |= (uint64_t)(((hits & below) != 0) | openHit) << i;
-                    openHit = 0;
-                    hits &= ~below;
-                }
-                openHit |= hits != 0;
-            }
+            uint64_t out = segments_with_hits(hits, separators, &openHit, usePext);
             if (out) emit_segments(c, p, segment, out, anchoredAtStart, matched, candidates);
         } else {
             if (skipping) {
@@ -593,6 +600,134 @@ sweep_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t first
              uint64_t *matched, uint64_t *candidates, int usePext) {
     sweep_blocks(c, p, first, last, anchoredAtStart, matched, candidates, eq_mask64_avx512, usePext);
 }
+
+// The ranked sweep: one pass computing what three sweeps of the pattern would (anywhere, at a
+// word start, at the segment's start), for the ranking groups of a short query whose anchored
+// scans cannot be narrowed. Same structure as `sweep_blocks`, without its skip after a match
+// (a segment matched anywhere may still match at a word start further on).
+__attribute__((target("avx2,bmi2"), always_inline)) static inline void
+sweep_ranked_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last,
+                    const sift_ranked_outputs *out, uint64_t (*eq)(const uint8_t *, uint8_t), int usePext) {
+    const size_t m = p->length;
+    sift_scan_pattern anywhere = *p, atWord = *p;
+    anywhere.requireWordStart = 0;
+    atWord.requireWordStart = 1;
+    const sift_scan_pattern *patterns[3] = {&anywhere, &atWord, &anywhere};
+    uint64_t *matched[3] = {out->matchedAnywhere, out->matchedAtWordStart, out->matchedAtFieldStart};
+    uint64_t *candidates[3] = {out->candidatesAnywhere, out->candidatesAtWordStart, out->candidatesAtFieldStart};
+    const int dense = m == 1;
+    const uint8_t firstByte = p->bytes[0], lastByte = p->bytes[m - 1], secondByte = m > 2 ? p->bytes[1] : 0;
+    size_t pos = segment_start(c, first);
+    const size_t stop = segment_end(c, last - 1);
+    size_t segment = first;
+    uint64_t startCarry = 1;
+    uint64_t openHit[3] = {0, 0, 0};
+    while (pos < stop) {
+        if (!dense) {
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+            while (stop - pos >= 64 && pos + 64 + m - 1 <= c->length) {
+                uint64_t separators = eq(c->codes + pos, 0);
+                uint64_t hits = eq(c->codes + pos, firstByte) & eq(c->codes + pos + m - 1, lastByte);
+                if (m > 2) hits &= eq(c->codes + pos + 1, secondByte);
+                if (hits) break;
+                startCarry = separators >> 63;
+                segment += (size_t)__builtin_popcountll(separators);
+                pos += 64;
+            }
+            if (pos >= stop) break;
+        }
+        uint64_t hits, separators;
+        if (pos + 64 + m - 1 <= c->length) {
+            separators = eq(c->codes + pos, 0);
+            hits = eq(c->codes + pos, firstByte);
+            if (m > 1) hits &= eq(c->codes + pos + m - 1, lastByte);
+        } else {
+            tail_masks(c, pos, m, firstByte, lastByte, &hits, &separators);
+        }
+        size_t available = stop - pos;
+        if (available < 64) {
+            uint64_t keep = (1ull << available) - 1;
+            hits &= keep;
+            separators &= keep;
+        }
+        const uint64_t openStartsHere = startCarry;
+        const uint64_t starts = (separators << 1) | openStartsHere;
+        startCarry = separators >> 63;
+        const uint64_t wordHits = hits ? hits & bits_at(c->wordStarts, c->wordCount, pos) : 0;
+        if (dense) {
+            // Written out per class (a loop over them spills to the stack), with one look at the
+            // checked bits for all three.
+            const uint64_t any = segments_with_hits(hits, separators, &openHit[0], usePext);
+            const uint64_t atWordStart = segments_with_hits(wordHits, separators, &openHit[1], usePext);
+            // A hit at a segment's first byte belongs to that segment: the k-th start in the block
+            // is segment k (counting the open one, whether or not it starts here) from `segment`.
+            const uint64_t atStart = usePext ? _pext_u64(hits & starts, starts) << (1 - openStartsHere)
+                                             : segments_with_hits(hits & starts, separators, &openHit[2], 0);
+            if (any | atStart) {  // (a segment with a hit at its start may end in a later block)
+                const uint64_t checked = bits_at(c->checkedSegments, (c->segmentCount >> 6) + 2, segment);
+                if (!((any | atStart) & checked)) {
+                    // (Unconditional: whether a block has word or field starts with hits is a
+                    // coin toss, and a mispredicted branch costs more than the writes.)
+                    or_bits_at(out->matchedAnywhere, segment, any);
+                    or_bits_at(out->candidatesAnywhere, segment, any);
+                    or_bits_at(out->matchedAtWordStart, segment, atWordStart);
+                    or_bits_at(out->candidatesAtWordStart, segment, atWordStart);
+                    or_bits_at(out->matchedAtFieldStart, segment, atStart);
+                    or_bits_at(out->candidatesAtFieldStart, segment, atStart);
+                } else {
+                    if (any) emit_segments(c, &anywhere, segment, any, 0, matched[0], candidates[0]);
+                    if (atWordStart) emit_segments(c, &atWord, segment, atWordStart, 0, matched[1], candidates[1]);
+                    if (atStart) emit_segments(c, &anywhere, segment, atStart, 1, matched[2], candidates[2]);
+                }
+            }
+        } else {
+            while (hits) {
+                unsigned h = (unsigned)__builtin_ctzll(hits);
+                hits &= hits - 1;
+                size_t j = pos + h;
+                if (m > 2 && !middle_equal(c->codes + j + 1, p->bytes + 1, m - 2)) continue;
+                size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
+                const int inClass[3] = {1, (int)((wordHits >> h) & 1), (int)((starts >> h) & 1)};
+                if (!((c->checkedSegments[s >> 6] >> (s & 63)) & 1)) {
+                    // Live, simple, its own slot: a match in every class it is in.
+                    for (int k = 0; k < 3; k++) {
+                        if (!inClass[k]) continue;
+                        set_bit(matched[k], (int32_t)s);
+                        set_bit(candidates[k], (int32_t)s);
+                    }
+                    continue;
+                }
+                int32_t owner = owner_of(c, s);
+                if (owner < 0) continue;
+                size_t start = segment_start(c, s);
+                for (int k = 0; k < 3; k++) {
+                    if (!inClass[k]) continue;
+                    int status = classify(c, patterns[k], s, start, j);
+                    if (status & 1) set_bit(candidates[k], owner);
+                    if (status & 2) set_bit(matched[k], owner);
+                }
+            }
+        }
+        segment += (size_t)__builtin_popcountll(separators);
+        pos += 64;
+        if (segment + 64 < c->segmentCount) __builtin_prefetch(c->startOffsets + segment + 64);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (openHit[k]) emit_segments(c, patterns[k], segment, 1, k == 2, matched[k], candidates[k]);
+    }
+}
+
+__attribute__((target("avx2,bmi2"))) static void sweep_ranked_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                                    size_t first, size_t last,
+                                                                    const sift_ranked_outputs *out, int usePext) {
+    sweep_ranked_blocks(c, p, first, last, out, eq_mask64_avx2, usePext);
+}
+
+__attribute__((target("avx512f,avx512bw,avx2,bmi2"))) static void
+sweep_ranked_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last,
+                    const sift_ranked_outputs *out, int usePext) {
+    sweep_ranked_blocks(c, p, first, last, out, eq_mask64_avx512, usePext);
+}
 #endif
 
 void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
@@ -616,6 +751,41 @@ void sift_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, 
         int r = scan_segment(c, p, s, segment_start(c, s), segment_end(c, s), anchoredAtStart);
         if (r & 1) set_bit(candidates, owner);
         if (r & 2) set_bit(matched, owner);
+    }
+}
+
+void sift_sweep_segments_ranked(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                                size_t lastSegment, const sift_ranked_outputs *out) {
+    if (lastSegment > c->segmentCount) lastSegment = c->segmentCount;
+    if (firstSegment >= lastSegment) return;
+#if defined(__x86_64__)
+    int level = sift_kernel_level();
+    if (level >= SIFT_KERNEL_AVX512) {
+        sweep_ranked_avx512(c, p, firstSegment, lastSegment, out, 1);
+        return;
+    }
+    if (level >= SIFT_KERNEL_AVX2) {
+        sweep_ranked_avx2(c, p, firstSegment, lastSegment, out, level >= SIFT_KERNEL_AVX2_PEXT);
+        return;
+    }
+#endif
+    sift_scan_pattern anywhere = *p, atWord = *p;
+    anywhere.requireWordStart = 0;
+    atWord.requireWordStart = 1;
+    for (size_t s = firstSegment; s < lastSegment; s++) {
+        int32_t owner = owner_of(c, s);
+        if (owner < 0) continue;
+        size_t start = segment_start(c, s), end = segment_end(c, s);
+        int r = scan_segment(c, &anywhere, s, start, end, 0);
+        if (!r) continue;  // no occurrence anywhere: none at a word or field start either
+        if (r & 1) set_bit(out->candidatesAnywhere, owner);
+        if (r & 2) set_bit(out->matchedAnywhere, owner);
+        r = scan_segment(c, &atWord, s, start, end, 0);
+        if (r & 1) set_bit(out->candidatesAtWordStart, owner);
+        if (r & 2) set_bit(out->matchedAtWordStart, owner);
+        r = scan_segment(c, &anywhere, s, start, end, 1);
+        if (r & 1) set_bit(out->candidatesAtFieldStart, owner);
+        if (r & 2) set_bit(out->matchedAtFieldStart, owner);
     }
 }
 

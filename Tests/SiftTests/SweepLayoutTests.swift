@@ -199,4 +199,66 @@ struct SweepLayoutTests {
         }
         for level in levels { #expect(answers[level] == answers[levels.last!], "level \(level) differs from the best") }
     }
+
+    /// A ranked query's first keystroke sweeps each field once for three anchors
+    /// (`rankedFullScan`), and its results are cached as those of three keys: every bitset,
+    /// candidates included (later keystrokes narrow them), must equal that anchor's own sweep, on
+    /// edited layouts, at every kernel level, split among workers and chunks.
+    @Test(arguments: [(4, false), (5, true)])
+    func rankedSweepEqualsASweepPerAnchor(_ seed: UInt64, parallel: Bool) throws {
+        let names = Self.multilingualNames()
+        var random = SeededGenerator(seed: seed)
+        var records = names.prefix(900).enumerated().map {
+            Record(id: "r\($0.offset)", fields: ["name": $0.element, "other": names[names.count - 1 - $0.offset]])
+        }
+        let configuration = IndexConfiguration(searchFields: ["name", "other"])
+        let index = try SearchIndex(configuration: configuration, records: records)
+        index.scanChunkBytes = 97
+        if parallel {
+            index.parallelScanSegments = 64
+            index.scanWorkers = 3
+        }
+        for step in 0..<230 {  // segments away from their slot, dead ones, inserted ones
+            let position = Int(random.next() % UInt64(records.count))
+            let name = names[Int(random.next() % UInt64(names.count))]
+            if step < 150 {
+                records[position] = Record(
+                    id: records[position].id,
+                    fields: ["name": name, "other": records[position]["other"]]
+                )
+                try index.update(records[position])
+            } else if step < 190 {
+                try index.remove(id: records.remove(at: position).id)
+            } else {
+                let record = Record(id: "n\(step)", fields: ["name": name, "other": names[step]])
+                try index.insert(record, at: position)
+                records.insert(record, at: position)
+            }
+        }
+        let plan = index.scopePlans[0]
+        defer { KernelLevel.force(nil) }
+        for level in KernelLevel.supported {
+            KernelLevel.force(level)
+            for mode in [MatchMode.contains, .words] {
+                for text in Self.queries + ["s", "n", "new y", "ス", "ß", "ii"] {
+                    guard case .patterns(let patterns) = try index.foldQuery(text, mode: mode, folding: plan.folding)
+                    else { continue }
+                    for pattern in patterns {
+                        for field in plan.fields {
+                            let keys = [Anchor.anywhere, .wordStart, .fieldStart].map {
+                                index.key(plan, field, $0, pattern)
+                            }
+                            let together = try index.rankedFullScan(keys[mode == .words ? 1 : 0]) { false }
+                            #expect(together.count == 3)
+                            for (key, match) in zip(keys, together) {
+                                let alone = try index.fullScan(key) { false }
+                                let same = match.matched == alone.matched && match.candidates == alone.candidates
+                                #expect(same, "level \(level), \(mode) '\(text)' at \(key.anchor), field \(field)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

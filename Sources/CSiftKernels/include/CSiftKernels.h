@@ -68,6 +68,23 @@ void sift_sweep_segments(const sift_column_view *_Nonnull column, const sift_sca
                          size_t firstSegment, size_t lastSegment, int anchoredAtStart, uint64_t *_Nonnull matched,
                          uint64_t *_Nonnull candidates);
 
+/// Where a ranked sweep writes: one pair of slot bitsets per anchor.
+typedef struct sift_ranked_outputs {
+    uint64_t *_Nonnull matchedAnywhere;
+    uint64_t *_Nonnull candidatesAnywhere;
+    uint64_t *_Nonnull matchedAtWordStart;
+    uint64_t *_Nonnull candidatesAtWordStart;
+    uint64_t *_Nonnull matchedAtFieldStart;
+    uint64_t *_Nonnull candidatesAtFieldStart;
+} sift_ranked_outputs;
+
+/// `sift_sweep_segments` under three anchors in one pass over the column: the pattern anywhere,
+/// at a word start, and at the segment's start (its `requireWordStart` is ignored). Each pair of
+/// outputs gets exactly what `sift_sweep_segments` gives for that anchor.
+void sift_sweep_segments_ranked(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                size_t firstSegment, size_t lastSegment,
+                                const sift_ranked_outputs *_Nonnull outputs);
+
 /// Narrowed scan: for every slot below `slotCount` whose bit is set in words [firstWord, lastWord)
 /// of `base`, scans that slot's segment, if it has one. Returns the number of slots examined.
 size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,

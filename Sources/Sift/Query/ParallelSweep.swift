@@ -6,6 +6,9 @@ internal import Synchronization
 /// range of segments into bitsets of its own, and the union is the scan's answer (exactly what one
 /// sweep of every segment gives, since a segment's bits depend on that segment alone).
 ///
+/// A sweep finds the pattern under one anchor, or under all three at once (`.ranked`: anywhere,
+/// at a word start, at the field's start, the classes of a ranked query), in one pass.
+///
 /// The calling thread sweeps the first range and is the only one to call `isCancelled` (the
 /// closure may read state of the caller's isolation); when it reports cancellation the other
 /// workers stop at their next chunk. The column's buffers, which `view` points into, stay valid
@@ -13,29 +16,38 @@ internal import Synchronization
 struct ParallelSweep {
     let view: sift_column_view
     let pattern: sift_scan_pattern
-    let anchored: Bool
+    let anchors: Anchors
     let slotCapacity: Int
     /// The fewest segments worth a worker of their own.
     let segmentsPerWorker: Int
     /// The most workers, the calling thread included.
     let maximumWorkers: Int
 
-    /// Sweeps every segment, `chunk` segments between two cancellation checks.
+    /// What one pass finds.
+    enum Anchors {
+        /// The pattern anywhere (and, as the pattern says, at a word start), or only at the start.
+        case one(atFieldStart: Bool)
+        /// Three results: the pattern anywhere, at a word start, and at the field's start.
+        case ranked
+    }
+
+    /// Sweeps every segment, `chunk` segments between two cancellation checks: one result, or
+    /// for `.ranked` three (anywhere, at a word start, at the field's start).
     ///
     /// - Complexity: O(*n*) in the size of the column, divided among up to `cores` workers.
-    func run(chunk: Int, _ isCancelled: () -> Bool) throws -> FieldMatch {
+    func run(chunk: Int, _ isCancelled: () -> Bool) throws -> [FieldMatch] {
         let segmentCount = view.segmentCount
         let workers = max(1, min(maximumWorkers, segmentCount / max(1, segmentsPerWorker)))
         // Ranges start at multiples of 64 segments (one bitset word of fast-path segments each).
         let share = ((segmentCount + workers - 1) / workers + 63) & ~63
         let ranges = (0..<workers).map { i in min(segmentCount, i * share)..<min(segmentCount, (i + 1) * share) }
-        var result = FieldMatch(matched: Bitset(capacity: slotCapacity), candidates: Bitset(capacity: slotCapacity))
+        var result = emptyResult()
         guard workers > 1 else {
             try sweep(ranges[0], chunk: chunk, into: &result) { if isCancelled() { throw CancellationError() } }
             return result
         }
         let stop = StopFlag()
-        let others = WorkerResults<FieldMatch>(count: workers)
+        let others = WorkerResults<[FieldMatch]>(count: workers)
         let group = DispatchGroup()
         let job = SweepJob(sweep: self, ranges: ranges, chunk: chunk, stop: stop, results: others)
         for worker in 1..<workers {
@@ -56,25 +68,72 @@ struct ParallelSweep {
         let matches = others.values
         for worker in 1..<workers {
             guard let match = matches[worker] else { throw CancellationError() }
-            result.matched.formUnion(match.matched)
-            result.candidates.formUnion(match.candidates)
+            for (index, part) in match.enumerated() {
+                result[index].matched.formUnion(part.matched)
+                result[index].candidates.formUnion(part.candidates)
+            }
         }
         return result
     }
 
+    /// Empty results for one worker: one per anchor the sweep finds.
+    func emptyResult() -> [FieldMatch] {
+        let count = if case .ranked = anchors { 3 } else { 1 }
+        return (0..<count).map { _ in
+            FieldMatch(matched: Bitset(capacity: slotCapacity), candidates: Bitset(capacity: slotCapacity))
+        }
+    }
+
     /// Sweeps `range` into `result`, calling `check` after every chunk.
-    func sweep(_ range: Range<Int>, chunk: Int, into result: inout FieldMatch, check: () throws -> Void) throws {
+    func sweep(_ range: Range<Int>, chunk: Int, into result: inout [FieldMatch], check: () throws -> Void) throws {
         var view = view
         var pattern = pattern
-        let anchored: Int32 = anchored ? 1 : 0
-        try result.matched.withUnsafeMutableWords { matched in
-            try result.candidates.withUnsafeMutableWords { candidates in
-                var segment = range.lowerBound
-                while segment < range.upperBound {
-                    let next = min(range.upperBound, segment + chunk)
-                    sift_sweep_segments(&view, &pattern, segment, next, anchored, matched, candidates)
-                    segment = next
-                    try check()
+        func eachChunk(_ body: (Int, Int) -> Void) throws {
+            var segment = range.lowerBound
+            while segment < range.upperBound {
+                let next = min(range.upperBound, segment + chunk)
+                body(segment, next)
+                segment = next
+                try check()
+            }
+        }
+        switch anchors {
+        case .one(let atFieldStart):
+            var match = result[0]
+            result = []  // the bitsets' only references: no copy on write
+            defer { result = [match] }
+            try match.matched.withUnsafeMutableWords { matched in
+                try match.candidates.withUnsafeMutableWords { candidates in
+                    try eachChunk { first, last in
+                        sift_sweep_segments(&view, &pattern, first, last, atFieldStart ? 1 : 0, matched, candidates)
+                    }
+                }
+            }
+        case .ranked:
+            var (anywhere, atWord, atStart) = (result[0], result[1], result[2])
+            result = []  // the bitsets' only references: no copy on write
+            defer { result = [anywhere, atWord, atStart] }
+            try anywhere.matched.withUnsafeMutableWords { matchedAnywhere in
+                try anywhere.candidates.withUnsafeMutableWords { candidatesAnywhere in
+                    try atWord.matched.withUnsafeMutableWords { matchedAtWord in
+                        try atWord.candidates.withUnsafeMutableWords { candidatesAtWord in
+                            try atStart.matched.withUnsafeMutableWords { matchedAtStart in
+                                try atStart.candidates.withUnsafeMutableWords { candidatesAtStart in
+                                    var outputs = sift_ranked_outputs(
+                                        matchedAnywhere: matchedAnywhere,
+                                        candidatesAnywhere: candidatesAnywhere,
+                                        matchedAtWordStart: matchedAtWord,
+                                        candidatesAtWordStart: candidatesAtWord,
+                                        matchedAtFieldStart: matchedAtStart,
+                                        candidatesAtFieldStart: candidatesAtStart
+                                    )
+                                    try eachChunk { first, last in
+                                        sift_sweep_segments_ranked(&view, &pattern, first, last, &outputs)
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -93,13 +152,10 @@ private struct SweepJob: @unchecked Sendable {
     let ranges: [Range<Int>]
     let chunk: Int
     let stop: StopFlag
-    let results: WorkerResults<FieldMatch>
+    let results: WorkerResults<[FieldMatch]>
 
     func run(_ worker: Int) {
-        var match = FieldMatch(
-            matched: Bitset(capacity: sweep.slotCapacity),
-            candidates: Bitset(capacity: sweep.slotCapacity)
-        )
+        var match = sweep.emptyResult()
         do {
             try sweep.sweep(ranges[worker], chunk: chunk, into: &match) {
                 if stop.flag.load(ordering: .relaxed) { throw CancellationError() }

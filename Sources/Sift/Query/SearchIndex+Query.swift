@@ -35,9 +35,10 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the folded size of the searched fields for a full scan; O(*k*) in
     ///   the size of the *k* candidate records when narrowing; O(1) per field on a cache hit; plus
     ///   O(*m* log *m*) to order *m* results; for `.ranked`, the first pattern's scans anchored at
-    ///   a field start and a word start (served, narrowed or scanned like any pattern's); plus, after single-record edits of Thai, Chinese,
-    ///   Japanese and other dictionary-segmented text, the word starts they left out (at most 64
-    ///   records').
+    ///   a field start and a word start (served, narrowed or scanned like any pattern's; where the
+    ///   query's own scan of a field is a full scan, one sweep finds all three anchors); plus,
+    ///   after single-record edits of Thai, Chinese, Japanese and other dictionary-segmented text,
+    ///   the word starts they left out (at most 64 records').
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
@@ -51,6 +52,20 @@ extension SearchIndex {
         var counts: [SearchResult.ScopeCount] = []
         var selectedBits: Bitset? = nil
         var selectedState = SearchResult.State.all
+        let selectedPlan = scopePlans[selected]
+        if query.order == .ranked, query.mode != .prefix, length > 0, length >= selectedPlan.scope.minimumLength {
+            let folded = try foldQuery(query.text, mode: query.mode, folding: selectedPlan.folding)
+            foldedQueries[selectedPlan.folding] = folded
+            if case .patterns(let patterns) = folded {
+                try sweepRankingAnchors(
+                    selectedPlan,
+                    firstPattern: patterns[0],
+                    mode: query.mode,
+                    &statistics,
+                    isCancelled
+                )
+            }
+        }
         for (index, plan) in scopePlans.enumerated() {
             let state: SearchResult.State =
                 length == 0
@@ -215,20 +230,28 @@ extension SearchIndex {
             return hit
         }
         let result: FieldMatch
-        // Narrow when the cached candidates are few (or the index fits in cache); past a twentieth
-        // of a large index a sequential sweep of the whole column (memory speed, SIMD) beats
-        // visiting scattered candidates, whose every visit is a cache miss. Both are exact.
-        if let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
-            order.count < 4096 || base.candidates.count * 20 < order.count
-        {
+        if let candidates = narrowingCandidates(for: key) {
             statistics.narrowedScans += 1
-            result = try narrowedScan(key, candidates: base.candidates, &statistics, isCancelled)
+            result = try narrowedScan(key, candidates: candidates, &statistics, isCancelled)
         } else {
             statistics.fullScans += 1
             result = try fullScan(key, isCancelled)
         }
         cache.store(result, for: key)
         return result
+    }
+
+    /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
+    /// pattern it extends, when they are few (or the index fits in cache); past a twentieth of a
+    /// large index a sequential sweep of the whole column (memory speed, SIMD) beats visiting
+    /// scattered candidates, whose every visit is a cache miss. Both are exact.
+    ///
+    /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
+    private func narrowingCandidates(for key: MatchKey) -> Bitset? {
+        guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
+            order.count < 4096 || base.candidates.count * 20 < order.count
+        else { return nil }
+        return base.candidates
     }
 
     /// Empties the query cache: the next keystroke of every query scans its fields afresh. The cache
@@ -286,7 +309,7 @@ extension SearchIndex {
     /// Every segment of the key's column swept for the pattern. A column of many segments is
     /// split among the machine's cores (see `ParallelSweep`); this thread sweeps the first part and
     /// alone asks `isCancelled`.
-    private func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+    func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
         let chunk = max(1, scanChunkBytes / 16)
@@ -295,7 +318,58 @@ extension SearchIndex {
                 try ParallelSweep(
                     view: view,
                     pattern: pattern,
-                    anchored: key.anchor == .fieldStart,
+                    anchors: .one(atFieldStart: key.anchor == .fieldStart),
+                    slotCapacity: slotCapacity,
+                    segmentsPerWorker: parallelScanSegments,
+                    maximumWorkers: scanWorkers
+                ).run(chunk: chunk, isCancelled)[0]
+            }
+        }
+    }
+
+    /// For a ranked query: the first pattern's field results anywhere, at a word start and at the
+    /// field's start from one sweep of each field, where the query's own result for that field
+    /// would come from a full scan (nothing cached to serve or narrow it). The ranking groups'
+    /// anchored scans, which could not have been narrowed either (their base, the pattern's matches
+    /// anywhere, would be as large), are then cache hits: one pass over the column, not three.
+    ///
+    /// - Complexity: O(*n*) in the folded size of the fields it sweeps; O(*c*) per field for *c*
+    ///   cached results otherwise.
+    private func sweepRankingAnchors(
+        _ plan: ScopePlan,
+        firstPattern: (bytes: [UInt8], text: String),
+        mode: MatchMode,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws {
+        for field in plan.fields {
+            let anchors: [Anchor] = [.anywhere, .wordStart, .fieldStart]
+            let keys = anchors.map { key(plan, field, $0, firstPattern) }
+            let own = keys[mode == .words ? 1 : 0]
+            guard own.identicalText == nil,
+                cache.lookup(own, evaluate: { self.evaluate($0, slot: $1) }) == nil,
+                narrowingCandidates(for: own) == nil
+            else { continue }
+            let results = try rankedFullScan(own, isCancelled)
+            statistics.fullScans += 1
+            for (key, result) in zip(keys, results) { cache.store(result, for: key) }
+        }
+    }
+
+    /// What `fullScan` gives for the key's pattern anywhere, at a word start and at the field's
+    /// start (in that order, whatever the key's anchor), from one sweep of the column.
+    ///
+    /// - Complexity: O(*n*) in the folded size of the field, divided among the cores.
+    func rankedFullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> [FieldMatch] {
+        precondition(key.identicalText == nil, "identical strength verifies each hit: scan each anchor")
+        let column = foldings[key.folding].columns[key.field]
+        let chunk = max(1, scanChunkBytes / 16)
+        return try column.withKernelView { view in
+            try withKernelPattern(key) { pattern in
+                try ParallelSweep(
+                    view: view,
+                    pattern: pattern,
+                    anchors: .ranked,
                     slotCapacity: slotCapacity,
                     segmentsPerWorker: parallelScanSegments,
                     maximumWorkers: scanWorkers
