@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs the controller, table and index tests under ThreadSanitizer and AddressSanitizer.
+# Runs the controller, table and index tests (parallel sweeps included) under ThreadSanitizer and
+# AddressSanitizer.
 #   scripts/sanitizers.sh [thread|address]   (default: both)
 # Each sanitizer builds into its own scratch folder (.build-tsan, .build-asan); a first run takes
 # several minutes on two cores. Not part of every CI run; run it before changing concurrency code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter='Controller|Table|Edit|Narrowing|BulkInsert|Snapshot'
+filter='Controller|Table|Edit|Narrowing|BulkInsert|Snapshot|Sweep|ScanChunk|Ranked'
 kinds=("${@:-thread address}")
 for kind in ${kinds[*]}; do
   case "$kind" in

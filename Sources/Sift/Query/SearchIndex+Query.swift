@@ -467,11 +467,10 @@ extension SearchIndex {
 
     /// The members of each of `groups` in original or sorted order, one group after the other.
     private func orderedRows(_ groups: [Bitset], order: ResultOrder, isCancelled: () -> Bool) throws -> [RecordHandle] {
+        if order != .sorted && orderFollowsSlots { return try rowsInSlotOrder(groups, isCancelled: isCancelled) }
         var slots: [Int32] = []
         for bits in groups {
-            let members =
-                order != .sorted && orderFollowsSlots
-                ? bits.members : (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
+            let members = (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
             if slots.isEmpty {
                 slots = members
                 // Ranked groups: one allocation for all of them, not a regrowth per group.
@@ -502,6 +501,39 @@ extension SearchIndex {
                         }
                     }
                     initialized = slots.count
+                }
+            }
+        }
+    }
+
+    /// The members of each of `groups` in slot order (the original order while it follows the
+    /// slots), one group after the other: handles written straight from the bitsets' words into
+    /// one array, with no list of slots in between.
+    ///
+    /// - Complexity: O(*n* / 64 + *m*) per group for *m* members and *n* slots.
+    private func rowsInSlotOrder(_ groups: [Bitset], isCancelled: () -> Bool) throws -> [RecordHandle] {
+        let total = groups.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
+        // Until a slot is reused every generation is 0: then no per-result lookup, only the tag.
+        let tag = handleTag
+        return try generations.withUnsafeBufferPointer { generations in
+            try [RecordHandle](unsafeUninitializedCapacity: total) { buffer, initialized in
+                var next = buffer.baseAddress!
+                for bits in groups {
+                    bits.words.withUnsafeBufferPointer { words in
+                        for index in words.indices where words[index] != 0 {
+                            var word = words[index]
+                            repeat {
+                                let slot = Int32(index << 6 | word.trailingZeroBitCount)
+                                let generation = generations.map { tag | $0[Int(slot)] } ?? tag
+                                next.initialize(to: RecordHandle(slot: slot, generation: generation))
+                                next += 1
+                                word &= word - 1
+                            } while word != 0
+                        }
+                    }
+                    initialized = next - buffer.baseAddress!
+                    if isCancelled() { throw CancellationError() }
                 }
             }
         }
