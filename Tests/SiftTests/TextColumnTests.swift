@@ -56,6 +56,36 @@ struct TextColumnTests {
         #expect(column.bytes.count <= 2 * live + 65_536)
     }
 
+    /// A rebuild copies the values a piece at a time while sets go on, before and after its
+    /// cursor and past the last slot (a last group copied before its later slots existed); every
+    /// value reads back at every step, and the copy takes the column's place without dead bytes.
+    @Test func rebuildsCopyWhileSetsGoOn() {
+        var generator = SeededGenerator(seed: 8)
+        var column = TextColumn()
+        var model: [Int: String] = [:]
+        for slot in 0..<203 {
+            let value = Self.randomValue(&generator)
+            column.set(Int32(slot), value)
+            model[slot] = value
+        }
+        for _ in 0..<6 {
+            column.startRebuild()
+            #expect(column.isRebuilding)
+            var finished = false
+            while !finished {
+                for _ in 0..<3 {
+                    let slot = Int.random(in: 0..<(column.slotCount + 3), using: &generator)
+                    let value = Self.randomValue(&generator)
+                    column.set(Int32(slot), value)
+                    model[slot] = value
+                }
+                finished = column.continueRebuild(budget: 40)
+                Self.expectEqual(column, model, slots: column.slotCount + 2)
+            }
+            #expect(!column.isRebuilding)
+        }
+    }
+
     @Test func clearingTheLastValuesGivesTheirBytesBack() {
         var column = TextColumn()
         for slot in 0..<16 { column.set(Int32(slot), "value \(slot)") }

@@ -11,6 +11,8 @@ struct BenchReport: Codable {
     var configs: [ConfigReport] = []
     /// The trace typed into a `SearchController` (`--controller`).
     var controller: ControllerReport?
+    /// Sustained edits with the trace interleaved (`--sustained`).
+    var sustained: SustainedReport?
     /// Sift answers that disagree with ICU usearch where the rule is exact: each one is a bug.
     var failures: [String] = []
     /// All of them (`failures` keeps the first 50).

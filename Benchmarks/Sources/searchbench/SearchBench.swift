@@ -110,6 +110,25 @@ struct SearchBench: ParsableCommand {
     )
     var changeLimit: Int?
 
+    @Option(
+        help: """
+            Run the sustained workload instead of the trace benchmark: N mixed edits (a third each of inserts at \
+            random positions, updates and deletes of random records) with a keystroke of the trace after every \
+            --sustained-search-every edits, then a mass deletion (--sustained-delete), with the index's memory at \
+            checkpoints against a fresh build of the same records. Uses the first --locale, --strength and --mode.
+            """
+    )
+    var sustained: Int?
+
+    @Option(help: "With --sustained: a keystroke of the trace after every this many edits.")
+    var sustainedSearchEvery = 100
+
+    @Option(help: "With --sustained: the share of the records the mass-deletion phase deletes (0: none).")
+    var sustainedDelete = 0.9
+
+    @Option(help: "With --sustained: memory checkpoints during the mixed edits.")
+    var sustainedCheckpoints = 4
+
     @Flag(help: "Print JSON instead of the table.")
     var json = false
 
@@ -156,6 +175,14 @@ struct SearchBench: ParsableCommand {
         if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
         if changeLimit != nil && !controller { throw ValidationError("--change-limit goes with --controller") }
         if let changeLimit, changeLimit < 0 { throw ValidationError("--change-limit must be 0 or more") }
+        if let sustained {
+            if sustained < 0 { throw ValidationError("--sustained must be 0 or more") }
+            if controller || !peers.isEmpty {
+                throw ValidationError("--sustained goes without --controller and --peers")
+            }
+            if sustainedSearchEvery < 1 { throw ValidationError("--sustained-search-every must be 1 or more") }
+            if !(0..<1).contains(sustainedDelete) { throw ValidationError("--sustained-delete must be in 0..<1") }
+        }
     }
 
     func run() throws {
@@ -208,7 +235,7 @@ struct SearchBench: ParsableCommand {
         }
 
         // With --controller, the index benchmark (and so the peers) runs only when asked for.
-        let runIndex = !controller || indexTrace || !peers.isEmpty
+        let runIndex = sustained == nil && (!controller || indexTrace || !peers.isEmpty)
         let peerKinds =
             runIndex ? list(peers.isEmpty ? ["naive,icu,fts5"] : peers).compactMap(PeerKind.init(rawValue:)) : []
         var build = "release"
@@ -308,6 +335,33 @@ struct SearchBench: ParsableCommand {
             report.controller = try bench.run(collations: collations, traceName: traceName)
             for failure in bench.failures {
                 note("searchbench: CONTROLLER RESULTS DISAGREE WITH THE INDEX: " + failure)
+                report.failureCount += 1
+                if report.failures.count < 50 { report.failures.append(failure) }
+            }
+        }
+        if let sustained {
+            let bench = SustainedBench(
+                corpus: corpus,
+                trace: theTrace,
+                options: SustainedOptions(
+                    edits: sustained,
+                    searchEvery: sustainedSearchEvery,
+                    deleteFraction: sustainedDelete,
+                    checkpoints: max(1, sustainedCheckpoints),
+                    mode: options.modes.first ?? .contains,
+                    repetitions: options.repetitions,
+                    pin: options.pin,
+                    showProgress: Progress.enabled,
+                    seed: seed
+                )
+            )
+            let collation = Collation(
+                locale: options.locales.first ?? "root",
+                strength: options.strengths.first ?? .primary
+            )
+            report.sustained = try bench.run(collation: collation)
+            for failure in bench.failures {
+                note("searchbench: SUSTAINED EDITS ANSWER UNLIKE A FRESH BUILD: " + failure)
                 report.failureCount += 1
                 if report.failures.count < 50 { report.failures.append(failure) }
             }

@@ -102,10 +102,16 @@ struct TextReport {
         if let controller = report.controller {
             out.append(contentsOf: renderController(controller))
         }
+        if let sustained = report.sustained {
+            out.append(contentsOf: renderSustained(sustained))
+        }
         out.append("")
         if report.failures.isEmpty {
             if !report.configs.isEmpty {
                 out.append("answers: no disagreement between Sift and ICU usearch where the rule is exact.")
+            }
+            if report.sustained != nil {
+                out.append("sustained: at every checkpoint the trace's answers equal a fresh build's.")
             }
             if report.controller != nil {
                 out.append(
@@ -303,6 +309,69 @@ struct TextReport {
                     out.append(contentsOf: table(rows))
                 }
             }
+        }
+        return out
+    }
+
+    /// The `--sustained` section: edit and interleaved search latencies per phase, then memory at
+    /// the checkpoints against a fresh build of the same records, with the issue-14 targets.
+    private func renderSustained(_ s: SustainedReport) -> [String] {
+        var out: [String] = [""]
+        out.append(
+            "== sustained edits, \(s.locale)/\(s.strength), \(s.mode): \(formatCount(s.startRecords)) records built in "
+                + "\(formatDuration(Double(s.buildNanoseconds))); a keystroke of the trace after every \(s.searchEvery) "
+                + "edits; " + (s.pinnedCPU.map { "pinned to CPU \($0)" } ?? "not pinned")
+        )
+        var rows: [[String]] = [["", "count", "p50", "p90", "p99", "max", "total"]]
+        func add(_ label: String, _ l: LatencySummary) {
+            rows.append([
+                label, formatCount(l.count), formatDuration(l.p50), formatDuration(l.p90), formatDuration(l.p99),
+                formatDuration(l.max), formatDuration(l.total),
+            ])
+        }
+        add("trace on the fresh index", s.trace)
+        for phase in s.phases {
+            rows.append([
+                "phase: \(phase.name) (\(formatDuration(Double(phase.wallNanoseconds))))", "", "", "", "", "", "",
+            ])
+            for kind in phase.kinds where phase.kinds.count > 1 { add("  \(kind.kind)", kind.edit) }
+            add("  every edit", phase.all)
+            add("  interleaved searches", phase.searches)
+        }
+        out.append(contentsOf: table(rows))
+        out.append("")
+        rows = [["checkpoint", "records", "index", "fresh build", "× fresh", "keys differing", "index by part"]]
+        for c in s.checkpoints {
+            rows.append([
+                "\(c.phase) after \(formatCount(c.editsDone))", formatCount(c.records), formatBytes(c.index.total),
+                formatBytes(c.fresh.total), String(format: "%.2f×", c.ratio), "\(c.keystrokesDiffering)",
+                c.index.summary,
+            ])
+        }
+        out.append(contentsOf: table(rows))
+        out.append("targets (issue 14):")
+        func line(_ ok: Bool, _ text: String) { out.append("  " + (ok ? "[ok]  " : "[MISS]") + " " + text) }
+        for phase in s.phases {
+            line(phase.all.p99 <= 50_000, "\(phase.name): edit p99 ≤ 50 µs: \(formatDuration(phase.all.p99))")
+            line(
+                phase.searches.p99 <= s.trace.p99,
+                "\(phase.name): interleaved search p99 ≤ the trace's p99 (\(formatDuration(s.trace.p99))): "
+                    + "\(formatDuration(phase.searches.p99)) (\(phase.searchesAboveTraceP99) of \(phase.searches.count) above)"
+            )
+        }
+        if let mixed = s.checkpoints.last(where: { $0.phase == "mixed" }) {
+            line(
+                mixed.ratio <= 1.5,
+                "after \(formatCount(mixed.editsDone)) mixed edits: ≤ 1.5× a fresh build: "
+                    + String(format: "%.2f×", mixed.ratio)
+            )
+        }
+        if let deletion = s.checkpoints.last(where: { $0.phase == "mass deletion" }) {
+            line(
+                deletion.ratio <= 2,
+                "after the mass deletion: ≤ 2× a fresh build of the survivors: "
+                    + String(format: "%.2f×", deletion.ratio)
+            )
         }
         return out
     }

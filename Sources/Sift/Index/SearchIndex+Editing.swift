@@ -116,7 +116,6 @@ extension SearchIndex {
             for folding in foldings {
                 for position in 0..<configuration.searchFields.count {
                     folding.columns[position].set(slot: slot, folded: view[text], codeBook: &folding.codeBook)
-                    folding.columns[position].compactIfWorthwhile()
                     text += 1
                 }
             }

@@ -2,7 +2,8 @@ extension SearchIndex {
     /// What tables need to show rows, as of now: a snapshot that later edits do not change.
     ///
     /// The columns are copy-on-write arrays, so the snapshot costs a few retains; an edit made
-    /// while a snapshot is alive copies the arrays it writes to (once per snapshot).
+    /// while a snapshot is alive copies the arrays it writes to (once per snapshot). A column's
+    /// rebuild in progress stays out of the snapshot, so that it never has to be copied.
     ///
     /// - Parameter withSections: whether rows carry their AlphabeticIndex section (sectioned
     ///   tables need it); without it the index is not sorted for it.
@@ -11,8 +12,8 @@ extension SearchIndex {
     func tableRowSource(withSections: Bool) -> TableRowSource {
         if withSections { _ = sorted }
         return TableRowSource(
-            ids: ids,
-            titles: sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn(),
+            ids: ids.withoutRebuild,
+            titles: sortFieldPosition < values.count ? values[sortFieldPosition].withoutRebuild : TextColumn(),
             sections: withSections ? sectionOfSlot : []
         )
     }

@@ -54,6 +54,10 @@ public final class SearchIndex {
     /// out by single-record edits, see `ICUFolder.foldDeferringDictionaryWords`); every read of
     /// the columns calls `addDeferredWordStarts()` first.
     var slotsAwaitingWordStarts: [Int32] = []
+    /// The column whose rebuild edits are advancing, if any (see `advanceCompaction()`).
+    var rebuilding: RebuildingColumn?
+    /// Rebuilds finished so far (tests read it).
+    var rebuildsFinished = 0
 
     // MARK: Sorting and sections (built on first use, then kept current by edits)
     let sortFolder: ICUFolder
@@ -77,6 +81,10 @@ public final class SearchIndex {
     /// Bytes of a column a full scan covers between two cancellation checks. Internal: tests set
     /// it small so that scans cross many chunk boundaries.
     var scanChunkBytes = 1 << 20
+
+    /// Bytes of a column one edit copies into a column's rebuild (see `advanceCompaction()`).
+    /// Internal: tests set it small so that rebuilds span many edits and queries.
+    var rebuildStepBytes = 2048
 
     /// Segments a column needs before a full scan splits it among the machine's cores (each
     /// worker takes at least this many). Internal: tests set it small so that small indexes scan
@@ -473,6 +481,7 @@ public final class SearchIndex {
         }
         updateCache(slot: slot)
         revision &+= 1
+        advanceCompaction()
     }
 
     /// Whether the sorted order has been built (from then on, every commit places its record).
@@ -577,7 +586,6 @@ public final class SearchIndex {
         for folding in foldings {
             for position in 0..<configuration.searchFields.count {
                 folding.columns[position].remove(slot: slot)
-                folding.columns[position].compactIfWorthwhile()
             }
         }
         withdrawFromDerivedSets(slot)
@@ -588,6 +596,7 @@ public final class SearchIndex {
         clearValues(slot: slot)
         freeSlots.append(slot)
         revision &+= 1
+        advanceCompaction()
     }
 
     /// Asks for the scattered cache lines an edit of `slot` will read (its generation, value

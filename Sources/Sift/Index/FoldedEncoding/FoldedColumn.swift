@@ -16,9 +16,11 @@ internal import CSiftKernels
 /// flagged segment). Records whose segment has another number — an update appends the new text
 /// at the end — are listed in two small maps (`SlotMap`), segment to slot and slot to segment.
 ///
-/// Segments are appended; a deleted or replaced record leaves a dead segment behind, which
-/// `compactIfWorthwhile()` reclaims once dead bytes outweigh live ones, so inserts, updates and
-/// deletes cost time proportional to the record, amortized.
+/// Segments are appended; a deleted or replaced record leaves a dead segment behind. Once dead
+/// bytes pass an eighth of the codes, a *rebuild* copies the column in slot order into a new one,
+/// a bounded piece per edit (`FoldedColumn+Compaction.swift`), while queries go on reading this
+/// one; so inserts, updates and deletes cost time proportional to the record, amortized, with no
+/// edit paying for the whole column.
 struct FoldedColumn {
     /// Folded codes of all segments, each followed by a 0 separator; index 0 is a separator too.
     private(set) var codes: [UInt8] = [0]
@@ -55,8 +57,19 @@ struct FoldedColumn {
     /// matches straight into the result bitset and checks only these segments one by one.
     private(set) var checkedSegments: [UInt64] = [0, 0]
     /// One past the highest slot that was given a segment.
-    private(set) var slotCount = 0
-    private var deadBytes = 0
+    var slotCount = 0
+    /// Bytes of dead segments (with their separators), placeholders of free slots excepted.
+    private(set) var deadBytes = 0
+
+    // MARK: A rebuild in progress (see `FoldedColumn+Compaction.swift`)
+    /// The column being rebuilt in slot order (at most one element: an array holds the recursive
+    /// value), empty when no rebuild runs.
+    var rebuildTarget: [FoldedColumn] = []
+    /// The next slot the rebuild copies.
+    var rebuildCursor = 0
+    /// Slots below the cursor whose segment changed since it was copied (repeats allowed): the
+    /// rebuild copies them again, as updates, before it ends.
+    var rebuildPending: [Int32] = []
 
     /// Marks a segment without flag bytes in `Storage.segmentFlags`.
     static let simple = UInt32.max
@@ -69,18 +82,27 @@ struct FoldedColumn {
 
     /// Heap bytes used: codes, auxiliary data (word starts, flags, per-segment bits), per-segment
     /// tables (segment starts, flag starts, the maps of records away from their slot number).
+    /// A rebuild in progress counts too: its copy and its list of slots to copy again.
     var memoryParts: (codes: Int, auxiliary: Int, tables: Int) {
         let bits = 8 * (checkedSegments.capacity + deadSegments.capacity + flaggedSegments.capacity)
-        return (
-            codes.capacity, 8 * wordStarts.capacity + flags.capacity + bits,
-            4 * (blockStarts.capacity + wideStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
+        var parts = (
+            codes: codes.capacity, auxiliary: 8 * wordStarts.capacity + flags.capacity + bits,
+            tables: 4 * (blockStarts.capacity + wideStarts.capacity + flaggedRanks.capacity + flagStarts.capacity)
                 + 2 * startOffsets.capacity + 8 * wideBlocks.capacity + awayOwners.memoryFootprint
-                + awaySegments.memoryFootprint
+                + awaySegments.memoryFootprint + 4 * rebuildPending.capacity
         )
+        for target in rebuildTarget {
+            let more = target.memoryParts
+            parts.codes += more.codes
+            parts.auxiliary += more.auxiliary
+            parts.tables += more.tables
+        }
+        return parts
     }
 
     /// Drops most spare capacity (after a bulk load), keeping headroom for the next edits.
     mutating func trimCapacity() {
+        abandonRebuild()
         codes = withHeadroom(codes)
         wordStarts = withHeadroom(wordStarts)
         flags = withHeadroom(flags)
@@ -108,6 +130,7 @@ struct FoldedColumn {
         var simple = true
         let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
         let count = folded.elements.count
+        growGently(&codes, by: 4 * count + 1)
         for i in 0..<count {
             let lead = codes.count
             CodeBook.append(codeBook.code(for: folded.elements[i]), to: &codes)
@@ -119,6 +142,7 @@ struct FoldedColumn {
         var flagStart: Int? = nil
         if !simple {
             flagStart = 4 * flags.count
+            growGently(&flags, by: (codes.count - start) / 4 + 2)
             PackedFlags.appendSegment(codes: codes[start..<(codes.count - 1)], elementFlags: folded.flags, to: &flags)
         }
         appendSegmentEntry(start: start, owner: slot, flagStart: flagStart)
@@ -128,6 +152,7 @@ struct FoldedColumn {
     /// owned by `owner` (-1: dead), with flag bytes at `flagStart` (nil: simple).
     private mutating func appendSegmentEntry(start: Int, owner: Int32, flagStart: Int?) {
         let segment = startOffsets.count
+        growGently(&startOffsets, by: 1)
         appendStart(start)
         let word = segment >> 6
         if word + 1 >= checkedSegments.count {
@@ -168,6 +193,7 @@ struct FoldedColumn {
     mutating func append(_ encoded: EncodedSegments, segments: Range<Int>, owners: UnsafeBufferPointer<Int32>) {
         precondition(owners.count == segments.count)
         guard !segments.isEmpty else { return }
+        abandonRebuild()  // a bulk append is large: a later rebuild starts from the result
         for slot in owners { remove(slot: slot) }
         let first = segments.lowerBound
         let end = segments.upperBound
@@ -210,6 +236,7 @@ struct FoldedColumn {
     /// - Complexity: O(*n*) in the text's number of elements.
     mutating func setWordStarts(slot: Int32, folded: FoldedSlice, codeBook: inout CodeBook) {
         guard let segment = segment(ofSlot: slot) else { return }
+        noteRebuildChange(slot)
         var byte = start(ofSegment: segment)
         for i in 0..<folded.elements.count {
             if folded.flags[i] & FoldFlags.wordStart != 0 { setWordStart(at: byte) }
@@ -221,6 +248,7 @@ struct FoldedColumn {
     private mutating func setWordStart(at byte: Int) {
         let word = byte >> 6
         if word >= wordStarts.count {
+            growGently(&wordStarts, by: word + 1 - wordStarts.count)
             wordStarts.append(contentsOf: repeatElement(0, count: word + 1 - wordStarts.count))
         }
         wordStarts[word] |= 1 << UInt64(byte & 63)
@@ -230,6 +258,7 @@ struct FoldedColumn {
     ///
     /// - Complexity: O(1) expected.
     mutating func remove(slot: Int32) {
+        noteRebuildChange(slot)
         guard let segment = segment(ofSlot: slot) else { return }
         let bit: UInt64 = 1 << UInt64(segment & 63)
         deadSegments[segment >> 6] |= bit
@@ -351,30 +380,8 @@ struct FoldedColumn {
         return result
     }
 
-    /// Rewrites the buffers without dead segments when they hold more dead bytes than live ones,
-    /// laying the segments out in slot order (a free slot keeps an empty dead segment) so that
-    /// segment `s` belongs to slot `s` again, as the sweep's fast path wants, and the maps of
-    /// records away from their slot number are empty.
-    ///
-    /// - Complexity: O(*n*) in the size of the column when it compacts, O(1) otherwise; amortized
-    ///   O(1) per removed byte.
-    mutating func compactIfWorthwhile() {
-        guard deadBytes > 4096, deadBytes * 2 > codes.count else { return }
-        var compacted = FoldedColumn()
-        compacted.codes.reserveCapacity(codes.count - deadBytes + slotCount + 16)
-        compacted.startOffsets.reserveCapacity(slotCount)
-        for slot in 0..<Int32(slotCount) {
-            if let segment = segment(ofSlot: slot) {
-                compacted.appendSegment(segment, of: self, owner: slot)
-            } else {
-                compacted.appendPlaceholder()
-            }
-        }
-        self = compacted
-    }
-
     /// Appends an empty dead segment (keeps segment numbers equal to slot numbers).
-    private mutating func appendPlaceholder() {
+    mutating func appendPlaceholder() {
         let start = codes.count
         codes.append(0)
         appendSegmentEntry(start: start, owner: -1, flagStart: nil)
@@ -400,17 +407,28 @@ struct FoldedColumn {
     }
 
     /// Copies one segment of `other` (codes, word starts, flags) to the end of this column.
-    private mutating func appendSegment(_ segment: Int, of other: FoldedColumn, owner: Int32) {
+    ///
+    /// - Complexity: O(*n*) in the segment's length (word starts are read a word at a time).
+    mutating func appendSegment(_ segment: Int, of other: FoldedColumn, owner: Int32) {
         let (start, end) = other.bounds(ofSegment: segment)
         let newStart = codes.count
+        growGently(&codes, by: end - start + 1)
         codes.append(contentsOf: other.codes[start...end])
-        for byte in start..<end
-        where (byte >> 6) < other.wordStarts.count && other.wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
-            setWordStart(at: newStart + byte - start)
+        var word = start >> 6
+        while word < other.wordStarts.count && word << 6 < end {
+            var bits = other.wordStarts[word]
+            if word << 6 < start { bits &= ~0 << UInt64(start & 63) }
+            if (word + 1) << 6 > end { bits &= ~(~0 << UInt64(end & 63)) }
+            while bits != 0 {
+                setWordStart(at: newStart + (word << 6 | bits.trailingZeroBitCount) - start)
+                bits &= bits - 1
+            }
+            word += 1
         }
         var flagStart: Int? = nil
         if let position = other.flagStart(ofSegment: segment) {
             flagStart = 4 * flags.count
+            growGently(&flags, by: (end - start) / 4 + 1)
             flags.append(contentsOf: other.flags[(position / 4)..<((position + end - start) / 4 + 1)])
         }
         appendSegmentEntry(start: newStart, owner: owner, flagStart: flagStart)

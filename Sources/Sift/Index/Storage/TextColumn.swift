@@ -22,26 +22,33 @@ internal import CSiftKernels
 struct TextColumn {
     /// Slots per group: a read skips at most `groupSize - 1` prefixes.
     static let groupSize = 8
-    private static let groupShift = 3
+    static let groupShift = 3
     /// The first byte of a long prefix (also the length from which values need one).
     private static let longPrefix: UInt8 = 0x7F
     private static let longPrefixSize = 6
 
     /// Every group's values, each behind its length prefix; groups in any order, with dead bytes
     /// between them.
-    private(set) var bytes: [UInt8] = []
+    var bytes: [UInt8] = []
     /// Start of each group of `groupSize` slots in `bytes`.
-    private var groupStarts: [UInt32] = []
+    var groupStarts: [UInt32] = []
     /// Dead bytes right after each group, into which it can grow in place (0 for a group that
     /// ends `bytes`: its slack is given back at once).
-    private var groupSlack: [UInt8] = []
+    var groupSlack: [UInt8] = []
     /// Number of slots the column holds a value for (later slots read as "").
-    private(set) var slotCount = 0
+    var slotCount = 0
     /// Bytes of `bytes` that belong to no group (slack included).
-    private var deadBytes = 0
+    private(set) var deadBytes = 0
     /// Whether the last group (the one holding slot `slotCount - 1`) ends `bytes`, so that a value
     /// for the next slot is a plain append. False is always safe.
-    private var lastGroupEndsBytes = false
+    var lastGroupEndsBytes = false
+
+    // MARK: A rebuild in progress (see `TextColumn+Compaction.swift`)
+    /// The column being rebuilt in slot order (at most one element: an array holds the recursive
+    /// value), empty when no rebuild runs. `set` writes the slots below `rebuildCursor` to both.
+    var rebuildTarget: [TextColumn] = []
+    /// The next slot the rebuild copies.
+    var rebuildCursor = 0
     /// The largest `bytes.count` allowed: group starts are `UInt32`. Internal so that tests can
     /// lower it.
     var byteLimit = Int(UInt32.max)
@@ -127,7 +134,7 @@ struct TextColumn {
 
     /// Where a group ends in `bytes` (just past its last value), and where its member `member`
     /// starts (its prefix) and how many bytes it takes, prefix included.
-    private func layout(ofGroup group: Int, member: Int) -> (start: Int, value: Int, size: Int, end: Int) {
+    func layout(ofGroup group: Int, member: Int) -> (start: Int, value: Int, size: Int, end: Int) {
         let members = min(Self.groupSize, slotCount - (group << Self.groupShift))
         return bytes.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
@@ -190,6 +197,7 @@ struct TextColumn {
     mutating func set(_ slot: Int32, utf8 value: UnsafeBufferPointer<UInt8>) {
         let index = Int(slot)
         precondition(index >= 0, "negative slot")
+        if index < rebuildCursor && !rebuildTarget.isEmpty { rebuildTarget[0].set(slot, utf8: value) }
         if index == slotCount, index & (Self.groupSize - 1) == 0 || lastGroupEndsBytes,
             Self.prefixSize(value.count) + value.count <= byteLimit - bytes.count
         {
@@ -211,6 +219,7 @@ struct TextColumn {
             groupStarts.append(UInt32(bytes.count))
             groupSlack.append(0)
         }
+        growGently(&bytes, by: Self.longPrefixSize + value.count)
         if value.count < Int(Self.longPrefix) {
             bytes.append(UInt8(value.count))
         } else {
@@ -234,6 +243,7 @@ struct TextColumn {
     /// Appends `count` bytes (zeros) to `bytes` and returns where they start.
     private mutating func grow(_ count: Int) -> Int {
         makeRoom(count)
+        growGently(&bytes, by: count)
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: count))
         return start
@@ -370,6 +380,7 @@ struct TextColumn {
     ///
     /// - Complexity: O(*n*) in the column's size.
     mutating func trimCapacity() {
+        abandonRebuild()
         bytes = withHeadroom(bytes)
         groupStarts = withHeadroom(groupStarts)
         groupSlack = withHeadroom(groupSlack)
@@ -434,7 +445,15 @@ struct TextColumn {
     }
 
     /// Heap bytes used: the buffer of values (with their prefixes), and the group starts and slack.
-    var memoryParts: (text: Int, tables: Int) { (bytes.capacity, 4 * groupStarts.capacity + groupSlack.capacity) }
+    /// A rebuild in progress counts too.
+    var memoryParts: (text: Int, tables: Int) {
+        var parts = (text: bytes.capacity, tables: 4 * groupStarts.capacity + groupSlack.capacity)
+        for target in rebuildTarget {
+            parts.text += target.memoryParts.text
+            parts.tables += target.memoryParts.tables
+        }
+        return parts
+    }
 }
 
 /// A copy of `array` with capacity for 1/64 more elements (at least 1024): after a bulk load, room
@@ -452,4 +471,16 @@ func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
     copy.append(contentsOf: repeatElement(0, count: headroom))
     copy.removeLast(headroom)
     return copy
+}
+
+/// Makes room for `extra` more elements, growing a full array by an eighth of its size (at least
+/// 1,024 elements) instead of doubling it: a large buffer that edits keep appending to, and whose
+/// dead part compaction reclaims, then holds at most an eighth more than it needs, not up to
+/// twice. Appends stay amortized O(1) (each growth copies the array, once per eighth).
+///
+/// - Complexity: O(1) when there is room, O(*n*) when the array grows.
+@inline(__always)  // a compare and a branch on every append of an edit
+func growGently<T>(_ array: inout [T], by extra: Int) {
+    guard array.count + extra > array.capacity else { return }
+    array.reserveCapacity(array.count + max(extra, array.count / 8, 1024))
 }
