@@ -1,8 +1,15 @@
 // swift-tools-version: 6.1
 //
-// The libFuzzer target for Sift, kept out of the main package because it must be built with
-// `-sanitize=fuzzer` (its `main` hands control to libFuzzer's driver). Run it with
-// `scripts/fuzz.sh [SECONDS]`.
+// The libFuzzer targets for Sift, kept out of the main package because they must be built with
+// `-sanitize=fuzzer` (their `main` hands control to libFuzzer's driver):
+//
+// - `SiftIndexFuzzer`: records and typed queries against an index, every keystroke compared with
+//   ICU usearch (corpus: `Corpus/`);
+// - `SiftControllerFuzzer`: keystrokes, scopes and edits through a `SearchController`, its updates
+//   checked for generations and change sets and its tables against a fresh index and usearch
+//   (corpus: `ControllerCorpus/`).
+//
+// Run them with `scripts/fuzz.sh [SECONDS] [--target index|controller|all] [--grow-corpus]`.
 
 import Foundation
 import PackageDescription
@@ -17,7 +24,11 @@ let package = Package(
     targets: [
         .target(name: "CFuzzerDriver"),
         .executableTarget(
-            name: "SiftFuzzer",
+            name: "SiftIndexFuzzer",
+            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+        ),
+        .executableTarget(
+            name: "SiftControllerFuzzer",
             dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
         ),
     ]

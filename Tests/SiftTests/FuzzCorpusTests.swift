@@ -3,20 +3,38 @@ import Testing
 
 @testable import Sift
 
-/// Replays the fuzzer's corpus (`Fuzz/Corpus`: seeds plus inputs the fuzzer found interesting)
-/// through the same check the fuzzer runs: Sift agrees with ICU usearch on every keystroke.
-@Suite("Fuzz corpus replay")
+/// Replays the fuzzers' corpora (seeds plus inputs libFuzzer found interesting) through the same
+/// checks the fuzzers run: `Fuzz/Corpus` through `_SiftFuzzing` (Sift agrees with ICU usearch on
+/// every keystroke) and `Fuzz/ControllerCorpus` through `_SiftControllerFuzzing` (generations,
+/// change sets, and tables equal to a fresh index's).
+@Suite("Fuzz corpus replay", .timeLimit(.minutes(10)))
 struct FuzzCorpusTests {
-    static let inputs: [String] = {
-        let directory = Paths.packageRoot.appendingPathComponent("Fuzz/Corpus")
+    static func inputs(_ folder: String) -> [String] {
+        let directory = Paths.packageRoot.appendingPathComponent(folder)
         return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-    }()
+    }
 
-    @Test func theCorpusIsPresent() { #expect(Self.inputs.count >= 16) }
+    static func bytes(_ folder: String, _ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Paths.packageRoot.appendingPathComponent("\(folder)/\(name)")))
+    }
 
-    @Test(arguments: inputs)
+    static let indexInputs = inputs("Fuzz/Corpus")
+    static let controllerInputs = inputs("Fuzz/ControllerCorpus")
+
+    @Test func theCorporaArePresent() {
+        #expect(Self.indexInputs.count >= 16)
+        #expect(Self.indexInputs.filter { $0.hasPrefix("seed-ml-") }.count >= 10, "multilingual seeds")
+        #expect(Self.controllerInputs.count >= 10)
+    }
+
+    @Test(arguments: indexInputs)
     func corpusInputAgreesWithICU(_ name: String) throws {
-        let data = try Data(contentsOf: Paths.packageRoot.appendingPathComponent("Fuzz/Corpus/\(name)"))
-        #expect(_SiftFuzzing.check([UInt8](data)) == nil)
+        #expect(_SiftFuzzing.check(try Self.bytes("Fuzz/Corpus", name)) == nil)
+    }
+
+    @Test(arguments: controllerInputs)
+    func controllerCorpusInputKeepsTheControllersPromises(_ name: String) async throws {
+        let problem = await _SiftControllerFuzzing.check(try Self.bytes("Fuzz/ControllerCorpus", name))
+        #expect(problem == nil)
     }
 }

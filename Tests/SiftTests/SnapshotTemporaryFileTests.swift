@@ -79,4 +79,25 @@ struct SnapshotTemporaryFileTests {
         for _ in 0..<3 { try Self.index().save(to: path) }
         #expect(try Self.entries(directory) == ["index.siftidx"])
     }
+
+    /// Regression: reading a directory entry's name copied the whole 256-byte `d_name`, past the
+    /// end of a short entry; for the last entry of `readdir`'s buffer that ran onto an unmapped
+    /// page and crashed a test run in `removeStaleTemporaryFiles`. Here an entry ends on the last
+    /// byte of a page whose next page is not readable.
+    @Test func aDirectoryEntryIsReadNoFurtherThanItsName() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let memory = try #require(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        try #require(memory != UnsafeMutableRawPointer(bitPattern: -1))
+        defer { munmap(memory, 2 * page) }
+        try #require(mprotect(memory + page, page, PROT_NONE) == 0)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+        let start = (page - nameOffset - 8) / MemoryLayout<dirent>.alignment * MemoryLayout<dirent>.alignment
+        let length = page - start - nameOffset - 1
+        for offset in 0..<length {
+            memory.storeBytes(of: UInt8(ascii: "a"), toByteOffset: start + nameOffset + offset, as: UInt8.self)
+        }
+        memory.storeBytes(of: 0, toByteOffset: page - 1, as: UInt8.self)
+        let entry = (memory + start).bindMemory(to: dirent.self, capacity: 1)
+        #expect(FileIO.entryName(entry) == String(repeating: "a", count: length))
+    }
 }

@@ -3,7 +3,11 @@
 internal import CSiftICU
 
 /// An ICU collator opened from `Collation` options. Immutable after opening; folders clone it.
-final class ICUCollator {
+///
+/// `@unchecked Sendable`: nothing changes the collator after `init` (its attributes are set
+/// while it opens), and ICU documents a `const` collator as safe to use and clone from several
+/// threads at once, so `ICUObjectCache` shares one among indexes and threads.
+final class ICUCollator: @unchecked Sendable {
     let collation: Collation
     fileprivate let handle: OpaquePointer
 
@@ -399,7 +403,11 @@ final class ICUFolder {
 
 /// ICU's AlphabeticIndex for a locale: section labels and the section of a name. Spaces and
 /// punctuation before the first letter do not count: `'s-Hertogenbosch` is in section S.
-final class ICUAlphabeticIndex {
+///
+/// `@unchecked Sendable`: the shim holds an `AlphabeticIndex::ImmutableIndex`, ICU's thread-safe
+/// form of the index, and the labels are read once in `init`; `ICUObjectCache` shares one per
+/// locale among indexes and threads.
+final class ICUAlphabeticIndex: @unchecked Sendable {
     private let handle: OpaquePointer
     let labels: [String]
     /// 0 normal, 1 underflow, 2 inflow, 3 overflow.

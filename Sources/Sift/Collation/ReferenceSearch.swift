@@ -18,7 +18,7 @@ public final class ReferenceSearch {
     ///   when ICU rejects the collation (custom rules that do not parse, say).
     public init(collation: Collation) throws(SiftError) {
         self.collation = collation
-        folder = try ICUFolder(ICUCollator(collation))
+        folder = try ICUFolder(ICUObjectCache.collator(collation))
     }
 
     /// Every match of `pattern` in `text`, first to last, non-overlapping, as UTF-16 ranges.

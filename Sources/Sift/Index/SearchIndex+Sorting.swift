@@ -14,8 +14,9 @@ extension SearchIndex {
     /// by id), and the section of every slot.
     ///
     /// The collation work, an ICU sort key and an AlphabeticIndex section per record, read from
-    /// the column's UTF-8 in place, is divided among the cores, each worker with its own collator
-    /// and alphabetic index (ICU's are not shared between threads). A radix sort then orders the
+    /// the column's UTF-8 in place, is divided among the cores, each worker with its own clone of
+    /// the collator (a folder is not shared between threads) and all with the index's alphabetic
+    /// index (ICU's `ImmutableIndex`, thread-safe). A radix sort then orders the
     /// records by section and the first six bytes of their key, packed in one integer, and only
     /// records that tie on those are compared by whole key (memcmp) and id.
     ///
@@ -29,20 +30,17 @@ extension SearchIndex {
         let n = slots.count
         let cores = ParallelWork.cores
         let workers = n >= 16_384 ? cores : 1
-        // Worker 0 uses the index's own collator and alphabetic index; the others open theirs,
-        // and one that cannot is done after the others, with the index's.
-        let tools: [(ICUFolder, ICUAlphabeticIndex)?] = (0..<workers).map { worker in
-            if worker == 0 { return (sortFolder, alphabeticIndex) }
-            guard let folder = try? ICUFolder(ICUCollator(configuration.collation.sortingCollation)),
-                let alphabetic = try? ICUAlphabeticIndex(locale: configuration.collation.locale)
-            else { return nil }
-            return (folder, alphabetic)
+        // Worker 0 uses the index's own folder; the others clone theirs from its collator, and one
+        // that cannot is done after the others, with the index's.
+        let alphabetic = alphabeticIndex
+        let folders: [ICUFolder?] = (0..<workers).map { worker in
+            worker == 0 ? sortFolder : try? ICUFolder(sortFolder.collator)
         }
         let chunk = (n + workers - 1) / workers
         let results = WorkerResults<SortKeys>(count: workers)
         let column = sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn()
         let work = UncheckedWork { worker in
-            let (folder, alphabetic) = tools[worker] ?? (self.sortFolder, self.alphabeticIndex)
+            let folder = folders[worker] ?? self.sortFolder
             let range = min(n, worker * chunk)..<min(n, (worker + 1) * chunk)
             let keys = SortKeys(expected: range.count)
             for position in range {
@@ -58,7 +56,7 @@ extension SearchIndex {
             }
             results.set(worker, keys)
         }
-        let parallel = (1..<workers).filter { tools[$0] != nil }
+        let parallel = (1..<workers).filter { folders[$0] != nil }
         if parallel.isEmpty {
             work.run(0)
         } else {
@@ -66,7 +64,7 @@ extension SearchIndex {
                 work.run(i == 0 ? 0 : parallel[i - 1])
             }
         }
-        for worker in 1..<workers where tools[worker] == nil { work.run(worker) }
+        for worker in 1..<workers where folders[worker] == nil { work.run(worker) }
 
         // One flat copy of the workers' keys and records, for a comparator on plain buffers.
         let parts = results.values.compactMap { $0 }

@@ -130,8 +130,8 @@ public final class SearchIndex {
         cache = MatchCache(capacity: max(1, configuration.cacheCapacity))
 
         let sortField = configuration.sortField ?? configuration.searchFields[0]
-        sortFolder = try ICUFolder(ICUCollator(configuration.collation.sortingCollation))
-        alphabeticIndex = try ICUAlphabeticIndex(locale: configuration.collation.locale)
+        sortFolder = try ICUFolder(ICUObjectCache.collator(configuration.collation.sortingCollation))
+        alphabeticIndex = try ICUObjectCache.alphabeticIndex(locale: configuration.collation.locale)
         foldings = [try Folding(configuration.collation, fieldCount: configuration.searchFields.count)]
         if fieldPositions[sortField] == nil {
             fieldPositions[sortField] = fieldNames.count
@@ -674,7 +674,7 @@ final class Folding {
 
     init(_ collation: Collation, fieldCount: Int) throws(SiftError) {
         self.collation = collation
-        folder = try ICUFolder(ICUCollator(collation))
+        folder = try ICUFolder(ICUObjectCache.collator(collation))
         columns = [FoldedColumn](repeating: FoldedColumn(), count: fieldCount)
     }
 }

@@ -109,6 +109,17 @@ enum FileIO {
         path.lastIndex(of: "/").map { String(path[..<$0]).isEmpty ? "/" : String(path[..<$0]) } ?? "."
     }
 
+    /// The name in a directory entry from `readdir`, read up to its NUL and no further.
+    ///
+    /// The kernel packs entries end to end, each only as long as its name (`d_reclen`), so the
+    /// last one in `readdir`'s buffer may end well before the 256 bytes `d_name` declares.
+    /// Reading `entry.pointee.d_name` copies all 256 and can run off the buffer's last page (a
+    /// crash in `removeStaleTemporaryFiles`, seen in a test run with a full temporary directory).
+    static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        return String(cString: name.assumingMemoryBound(to: CChar.self))
+    }
+
     /// Removes the temporary files that earlier saves to `path` left behind when their process was
     /// killed: files in its directory named `NAME.tmp-PID-RANDOM` for this `NAME`, whose process
     /// `PID` no longer exists and whose `flock` is free (a live writer, even in another PID
@@ -126,9 +137,7 @@ enum FileIO {
         defer { closedir(stream) }
         var stale: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = entryName(entry)
             guard name.hasPrefix(prefix) else { continue }
             let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { continue }
