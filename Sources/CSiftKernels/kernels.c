@@ -486,6 +486,26 @@ __attribute__((noinline)) static void tail_masks(const sift_column_view *c, size
     }
 }
 
+// The block at `pos`: where the pattern's first and last bytes occur (hits, not yet checked in
+// between) and where segments end (separators), both cut at `stop`.
+__attribute__((target("avx2"), always_inline)) static inline void
+block_masks(const sift_column_view *c, size_t pos, size_t stop, size_t m, uint8_t firstByte, uint8_t lastByte,
+            uint64_t (*eq)(const uint8_t *, uint8_t), uint64_t *hits, uint64_t *separators) {
+    if (pos + 64 + m - 1 <= c->length) {
+        *separators = eq(c->codes + pos, 0);
+        *hits = eq(c->codes + pos, firstByte);
+        if (m > 1) *hits &= eq(c->codes + pos + m - 1, lastByte);
+    } else {
+        tail_masks(c, pos, m, firstByte, lastByte, hits, separators);
+    }
+    size_t available = stop - pos;
+    if (available < 64) {
+        uint64_t keep = (1ull << available) - 1;
+        *hits &= keep;
+        *separators &= keep;
+    }
+}
+
 //
 // The body is compiled twice, with the 64-byte compares of AVX2 and of AVX-512 (`eq`); the
 // caller's instruction set decides which runs, and whether pext is used.
@@ -521,19 +541,7 @@ __attribute__((target("avx2,bmi2"), always_inline)) static inline void sweep_blo
             if (pos >= stop) break;
         }
         uint64_t hits, separators;
-        if (pos + 64 + m - 1 <= c->length) {
-            separators = eq(c->codes + pos, 0);
-            hits = eq(c->codes + pos, firstByte);
-            if (m > 1) hits &= eq(c->codes + pos + m - 1, lastByte);
-        } else {
-            tail_masks(c, pos, m, firstByte, lastByte, &hits, &separators);
-        }
-        size_t available = stop - pos;
-        if (available < 64) {
-            uint64_t keep = (1ull << available) - 1;
-            hits &= keep;
-            separators &= keep;
-        }
+        block_masks(c, pos, stop, m, firstByte, lastByte, eq, &hits, &separators);
         uint64_t nextCarry = separators >> 63;
         if (anchoredAtStart) hits &= (separators << 1) | startCarry;
         startCarry = nextCarry;
@@ -637,19 +645,7 @@ sweep_ranked_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_
             if (pos >= stop) break;
         }
         uint64_t hits, separators;
-        if (pos + 64 + m - 1 <= c->length) {
-            separators = eq(c->codes + pos, 0);
-            hits = eq(c->codes + pos, firstByte);
-            if (m > 1) hits &= eq(c->codes + pos + m - 1, lastByte);
-        } else {
-            tail_masks(c, pos, m, firstByte, lastByte, &hits, &separators);
-        }
-        size_t available = stop - pos;
-        if (available < 64) {
-            uint64_t keep = (1ull << available) - 1;
-            hits &= keep;
-            separators &= keep;
-        }
+        block_masks(c, pos, stop, m, firstByte, lastByte, eq, &hits, &separators);
         const uint64_t openStartsHere = startCarry;
         const uint64_t starts = (separators << 1) | openStartsHere;
         startCarry = separators >> 63;

@@ -105,6 +105,17 @@ final class SustainedBench {
             times.append(try timed { try index.search(query) }.nanoseconds)
         }
 
+        /// Records a checkpoint (memory against a fresh build, answers checked), re-pins this
+        /// thread, and returns the time it took (left out of the phase's wall time).
+        func takeCheckpoint(phase: String, editsDone: Int) throws -> UInt64 {
+            let before = monotonicNanoseconds()
+            report.checkpoints.append(
+                try checkpoint(index, configuration, phase: phase, editsDone: editsDone, queries: queries)
+            )
+            if options.pin { _ = CPUAffinity.pin() }
+            return monotonicNanoseconds() - before
+        }
+
         // Phase 1: a stable-size mix.
         if options.edits > 0 {
             var times: [String: [UInt64]] = ["insert": [], "update": [], "delete": []]
@@ -134,12 +145,7 @@ final class SustainedBench {
                 }
                 if e % options.searchEvery == 0 { try search(into: &searches) }
                 if e % every == 0 || e == options.edits {
-                    let before = monotonicNanoseconds()
-                    report.checkpoints.append(
-                        try checkpoint(index, configuration, phase: "mixed", editsDone: e, queries: queries)
-                    )
-                    if options.pin { _ = CPUAffinity.pin() }
-                    checkpointTime += monotonicNanoseconds() - before
+                    checkpointTime += try takeCheckpoint(phase: "mixed", editsDone: e)
                 }
                 if e & 1023 == 0 { progress?.set(e) }
             }
@@ -172,12 +178,7 @@ final class SustainedBench {
                 times.append(try timed { try index.remove(id: id) }.nanoseconds)
                 if e % options.searchEvery == 0 { try search(into: &searches) }
                 if e == deletions / 2 || e == deletions {
-                    let before = monotonicNanoseconds()
-                    report.checkpoints.append(
-                        try checkpoint(index, configuration, phase: "mass deletion", editsDone: e, queries: queries)
-                    )
-                    if options.pin { _ = CPUAffinity.pin() }
-                    checkpointTime += monotonicNanoseconds() - before
+                    checkpointTime += try takeCheckpoint(phase: "mass deletion", editsDone: e)
                 }
                 if e & 1023 == 0 { progress?.set(e) }
             }

@@ -311,6 +311,15 @@ extension SearchIndex {
     /// alone asks `isCancelled`.
     func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
+        return try sweep(key, .one(atFieldStart: key.anchor == .fieldStart), isCancelled)[0]
+    }
+
+    /// The key's column swept by a `ParallelSweep` finding `anchors`.
+    private func sweep(
+        _ key: MatchKey,
+        _ anchors: ParallelSweep.Anchors,
+        _ isCancelled: () -> Bool
+    ) throws -> [FieldMatch] {
         let column = foldings[key.folding].columns[key.field]
         let chunk = max(1, scanChunkBytes / 16)
         return try column.withKernelView { view in
@@ -318,11 +327,11 @@ extension SearchIndex {
                 try ParallelSweep(
                     view: view,
                     pattern: pattern,
-                    anchors: .one(atFieldStart: key.anchor == .fieldStart),
+                    anchors: anchors,
                     slotCapacity: slotCapacity,
                     segmentsPerWorker: parallelScanSegments,
                     maximumWorkers: scanWorkers
-                ).run(chunk: chunk, isCancelled)[0]
+                ).run(chunk: chunk, isCancelled)
             }
         }
     }
@@ -362,20 +371,7 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the folded size of the field, divided among the cores.
     func rankedFullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> [FieldMatch] {
         precondition(key.identicalText == nil, "identical strength verifies each hit: scan each anchor")
-        let column = foldings[key.folding].columns[key.field]
-        let chunk = max(1, scanChunkBytes / 16)
-        return try column.withKernelView { view in
-            try withKernelPattern(key) { pattern in
-                try ParallelSweep(
-                    view: view,
-                    pattern: pattern,
-                    anchors: .ranked,
-                    slotCapacity: slotCapacity,
-                    segmentsPerWorker: parallelScanSegments,
-                    maximumWorkers: scanWorkers
-                ).run(chunk: chunk, isCancelled)
-            }
-        }
+        return try sweep(key, .ranked, isCancelled)
     }
 
     /// The full scan at identical strength, where every accepted hit is also checked for

@@ -1,4 +1,4 @@
-extension FoldedColumn {
+extension FoldedColumn: RebuildableColumn {
     /// Whether a rebuild should start: none runs, and dead bytes have passed an eighth of the
     /// codes (and 4 KiB).
     ///
@@ -78,14 +78,5 @@ extension FoldedColumn {
         target.slotCount = max(target.slotCount, slotCount)
         self = target
         return true
-    }
-
-    /// Rebuilds the column at once (`startRebuild` and `continueRebuild` to the end).
-    ///
-    /// - Complexity: O(*n*) in the size of the column.
-    mutating func rebuildNow() {
-        guard deadBytes > 0 || isRebuilding else { return }
-        startRebuild()
-        while !continueRebuild(budget: .max) {}
     }
 }

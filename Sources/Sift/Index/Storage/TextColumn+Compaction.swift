@@ -1,4 +1,4 @@
-extension TextColumn {
+extension TextColumn: RebuildableColumn {
     /// Whether a rebuild should start: none runs, and dead bytes (slack included) have passed an
     /// eighth of the buffer (and 4 KiB).
     ///
@@ -85,14 +85,5 @@ extension TextColumn {
         }
         self = target
         return true
-    }
-
-    /// Rebuilds the column at once (`startRebuild` and `continueRebuild` to the end).
-    ///
-    /// - Complexity: O(*n*) in the size of the column.
-    mutating func rebuildNow() {
-        guard deadBytes > 0 || isRebuilding else { return }
-        startRebuild()
-        while !continueRebuild(budget: .max) {}
     }
 }
