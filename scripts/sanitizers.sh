@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 filter='Controller|Table|Edit|Narrowing|BulkInsert|Snapshot|Sweep|ScanChunk|Ranked'
+# Tests that bound the index's memory against a fresh build's: a sanitizer's allocator rounds
+# sizes otherwise than the system's, and arrays take their capacity from it, so those ratios are
+# measured without sanitizers (the README's `swift test` runs them).
+skip='memoryAfterManyEditsStaysNearAFreshBuild|massDeletionGivesBackTheDeletedRecordsBytes'
 kinds=("${@:-thread address}")
 for kind in ${kinds[*]}; do
   case "$kind" in
@@ -17,6 +21,6 @@ for kind in ${kinds[*]}; do
   echo "== $kind sanitizer"
   swift build --build-tests --sanitize="$kind" --scratch-path "$scratch"
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ASAN_OPTIONS="detect_leaks=0:halt_on_error=1" \
-    swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" --filter "$filter"
+    swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" --filter "$filter" --skip "$skip"
 done
 echo "sanitizers: clean"

@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import Dispatch
 
 /// The ICU objects an index opens that do not change once opened, shared by every index (and
 /// `ReferenceSearch`) of the process: collators by `Collation`, alphabetic indexes by locale.
@@ -31,35 +31,48 @@ enum ICUObjectCache {
         }
     }
 
-    private static let collators = Mutex<[CollatorKey: ICUCollator]>([:])
-    private static let alphabeticIndexes = Mutex<[String: ICUAlphabeticIndex]>([:])
+    private static let collators = SharedCache<CollatorKey, ICUCollator>(label: "Sift.ICUObjectCache.collators")
+    private static let alphabeticIndexes = SharedCache<String, ICUAlphabeticIndex>(
+        label: "Sift.ICUObjectCache.alphabeticIndexes"
+    )
 
     /// The collator for `collation`, opened on first use.
     ///
     /// - Throws: what `ICUCollator.init` throws (a failure is not cached).
     static func collator(_ collation: Collation) throws(SiftError) -> ICUCollator {
         let key = CollatorKey(collation)
-        if let cached = collators.withLock({ $0[key] }) { return cached }
-        let opened = try ICUCollator(collation)
-        return collators.withLock { cache in
-            if let cached = cache[key] { return cached }
-            if cache.count >= capacity { cache.removeAll() }
-            cache[key] = opened
-            return opened
-        }
+        if let cached = collators.value(for: key) { return cached }
+        return collators.insert(try ICUCollator(collation), for: key, capacity: capacity)
     }
 
     /// The alphabetic index of `locale`, opened on first use.
     ///
     /// - Throws: what `ICUAlphabeticIndex.init` throws (a failure is not cached).
     static func alphabeticIndex(locale: String) throws(SiftError) -> ICUAlphabeticIndex {
-        if let cached = alphabeticIndexes.withLock({ $0[locale] }) { return cached }
-        let opened = try ICUAlphabeticIndex(locale: locale)
-        return alphabeticIndexes.withLock { cache in
-            if let cached = cache[locale] { return cached }
-            if cache.count >= capacity { cache.removeAll() }
-            cache[locale] = opened
-            return opened
+        if let cached = alphabeticIndexes.value(for: locale) { return cached }
+        return alphabeticIndexes.insert(try ICUAlphabeticIndex(locale: locale), for: locale, capacity: capacity)
+    }
+}
+
+/// A dictionary that threads share, each access on a serial dispatch queue. Not
+/// `Synchronization.Mutex`: ThreadSanitizer cannot see its futex, and reported the accesses it
+/// guards in this process-wide cache as races; it does see libdispatch.
+private final class SharedCache<Key: Hashable, Value>: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var entries: [Key: Value] = [:]
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func value(for key: Key) -> Value? { queue.sync { entries[key] } }
+
+    /// Stores `value` unless another thread stored one first, and returns the one kept; empties
+    /// the cache first when it holds `capacity` entries.
+    func insert(_ value: Value, for key: Key, capacity: Int) -> Value {
+        queue.sync {
+            if let cached = entries[key] { return cached }
+            if entries.count >= capacity { entries.removeAll() }
+            entries[key] = value
+            return value
         }
     }
 }
