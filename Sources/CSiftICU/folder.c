@@ -16,6 +16,7 @@
 #include <unicode/uloc.h>
 #include <unicode/uscript.h>
 #include <unicode/ustring.h>
+#include <unicode/uset.h>
 #include <unicode/utf16.h>
 
 // ICU's (internal) collation element masks, as usearch.cpp uses them (ucol_imp.h).
@@ -457,11 +458,81 @@ int32_t sift_folder_fold_pattern_utf16(sift_folder *f, const uint16_t *utf16, in
     return f->count;
 }
 
+// MARK: - Pieces of long texts
+
+// Whether a space (U+0020) may begin a piece of a long text: no contraction or prefix rule of
+// the collator holds a space, so the collation element iterator never reads across one.
+int32_t sift_folder_space_splits(sift_folder *f) {
+    if (f->spaceSplits != 0) return f->spaceSplits > 0;
+    UErrorCode err = U_ZERO_ERROR;
+    USet *contractions = uset_openEmpty();
+    int splits = contractions != NULL;
+    if (splits) {
+        ucol_getContractionsAndExpansions(f->collator, contractions, NULL, 1, &err);
+        splits = U_SUCCESS(err);
+        int32_t items = splits ? uset_getItemCount(contractions) : 0;
+        UChar buffer[64];
+        for (int32_t i = 0; splits && i < items; i++) {
+            UChar32 start = 0, end = 0;
+            UErrorCode e = U_ZERO_ERROR;
+            int32_t length = uset_getItem(contractions, i, &start, &end, buffer, 64, &e);
+            if (length == 0) {
+                if (start <= 0x20 && 0x20 <= end) splits = 0;
+            } else if (U_FAILURE(e)) {
+                splits = 0;  // a string too long to check: assume the worst
+            } else {
+                for (int32_t k = 0; k < length; k++) {
+                    if (buffer[k] == 0x20) splits = 0;
+                }
+            }
+        }
+        uset_close(contractions);
+    }
+    f->spaceSplits = splits ? 1 : -1;
+    return splits;
+}
+
+// Whether a text may be cut between `before` and a following U+0020 with every grapheme, word
+// and normalization boundary left as it is: `before` is no space, no mark, joiner, format or
+// control character and no prepended concatenation mark, so the space starts a grapheme cluster
+// and a word segment and nothing before it looks past it.
+int32_t sift_splits_before_space(int32_t before) {
+    if (before < 0 || before > 0x10FFFF) return 0;
+    if (before > 0x20 && before < 0x7F) return 1;
+    if (u_isUWhiteSpace(before)) return 0;
+    if (u_getIntPropertyValue(before, UCHAR_GRAPHEME_CLUSTER_BREAK) != U_GCB_OTHER) return 0;
+    if (u_getCombiningClass(before) != 0) return 0;
+    switch (u_getIntPropertyValue(before, UCHAR_WORD_BREAK)) {
+    case U_WB_FORMAT:
+    case U_WB_EXTEND:
+    case U_WB_ZWJ:
+    case U_WB_WSEGSPACE:
+    case U_WB_CR:
+    case U_WB_LF:
+    case U_WB_NEWLINE:
+    case U_WB_REGIONAL_INDICATOR:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+// The number of leading elements of the last folded text that belong to its first `index` UTF-16
+// units: up to the first element that starts a character at `index` or later (the later elements
+// of an expansion report low == high, at the index after their character).
+int32_t sift_folder_count_before(const sift_folder *f, int32_t index) {
+    for (int32_t i = 0; i < f->count; i++) {
+        if (f->lows[i] >= index && f->highs[i] != f->lows[i]) return i;
+    }
+    return f->count;
+}
+
 const int64_t *sift_folder_ces(const sift_folder *f) { return f->ces; }
 const int32_t *sift_folder_lows(const sift_folder *f) { return f->lows; }
 const int32_t *sift_folder_limits(const sift_folder *f) { return f->limits; }
 const uint8_t *sift_folder_flags(const sift_folder *f) { return f->flags; }
 int32_t sift_folder_utf16_length(const sift_folder *f) { return f->textLength; }
+int32_t sift_folder_element_capacity(const sift_folder *f) { return f->capacity; }
 int32_t sift_folder_pattern_ce_count(const sift_folder *f) { return f->patternCECount; }
 
 // MARK: - Query words

@@ -46,6 +46,8 @@ struct sift_folder {
 
     uint8_t *bounds;  // 1 where a grapheme boundary is, per UTF-16 index 0...textLength
     int32_t boundsCapacity;
+
+    int spaceSplits;  // 0: not checked yet; 1: a space may begin a piece (see sift_folder_space_splits); -1: not
 };
 
 #endif

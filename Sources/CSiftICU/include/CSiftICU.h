@@ -139,6 +139,15 @@ int32_t sift_folder_fold_utf16(sift_folder *_Nonnull folder, const uint16_t *_Nu
 int32_t sift_folder_query_words(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
                                 int32_t *_Nonnull ranges, int32_t capacity, int32_t *_Nonnull status);
 
+/// Whether a long text may be folded in pieces that begin at a space (U+0020): 1 when no
+/// contraction or prefix rule of the folder's collator contains a space.
+int32_t sift_folder_space_splits(sift_folder *_Nonnull folder);
+/// Whether a text may be cut between the code point `before` and a following space (U+0020) with
+/// every grapheme, word and normalization boundary unchanged: 1 or 0.
+int32_t sift_splits_before_space(int32_t before);
+/// The number of leading elements of the last folded text that come from its first `index` UTF-16
+/// code units (the later elements of an expansion go with their character).
+int32_t sift_folder_count_before(const sift_folder *_Nonnull folder, int32_t index);
 /// Results of the last fold, `count` entries each.
 const int64_t *_Nullable sift_folder_ces(const sift_folder *_Nonnull folder);
 const int32_t *_Nullable sift_folder_lows(const sift_folder *_Nonnull folder);
@@ -151,6 +160,8 @@ int32_t sift_folder_pattern_ce_count(const sift_folder *_Nonnull folder);
 
 /// UTF-16 length of the last folded text.
 int32_t sift_folder_utf16_length(const sift_folder *_Nonnull folder);
+/// The number of elements the folder's buffers have room for (they grow, never shrink).
+int32_t sift_folder_element_capacity(const sift_folder *_Nonnull folder);
 
 /// True (1) when the canonical decompositions (NFD) of `text[start..<limit]` (UTF-16 offsets
 /// into the UTF-8 `text`) and of `pattern` are equal: ICU usearch's extra check at identical

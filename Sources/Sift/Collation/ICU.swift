@@ -150,7 +150,7 @@ final class ICUFolder {
         return try collect(count: count, status: status, withDetails: true)
     }
 
-    /// Folds a field's text and appends the result to a batch (no per-text allocations).
+    /// Folds a field's text and appends its elements and flags to a batch (no per-text allocations).
     ///
     /// With `deferringDictionaryWords` (single-record edits), a text ICU segments into words with
     /// a dictionary (Thai, Lao, Khmer, Myanmar, Chinese, Japanese) gets no word starts: that
@@ -158,6 +158,9 @@ final class ICUFolder {
     /// they were left out.
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.
+    ///
+    /// A text longer than `pieceLength` UTF-8 bytes is folded in pieces (see
+    /// `foldInPieces(_:into:)`), with the same result; its word starts are never left out.
     @discardableResult
     func fold(
         _ text: String,
@@ -167,6 +170,10 @@ final class ICUFolder {
         -> Bool
     {
         var text = text
+        if text.utf8.count > pieceLength, sift_folder_space_splits(handle) != 0 {
+            try foldInPieces(&text, into: &batch)
+            return false
+        }
         var status: Int32 = 0
         var deferred: Int32 = 0
         let count = text.withUTF8 { bytes in
@@ -186,6 +193,169 @@ final class ICUFolder {
         return deferred != 0
     }
 
+    /// Texts longer than this many UTF-8 bytes are folded in pieces, so that the shim's buffers
+    /// (about 21 bytes per collation element and 2 per UTF-16 unit) stay bounded by the piece
+    /// instead of growing with the text. Internal, settable for tests.
+    var pieceLength = ICUFolder.defaultPieceLength
+
+    /// Whether long texts may be cut at spaces under this collator (see `sift_folder_space_splits`).
+    var spaceSplitsForTesting: Bool { sift_folder_space_splits(handle) != 0 }
+
+    /// The number of elements the shim's buffers have room for (for tests of their bound).
+    var elementCapacityForTesting: Int { Int(sift_folder_element_capacity(handle)) }
+
+    /// The default `pieceLength`: 256 KiB.
+    static let defaultPieceLength = 1 << 18
+
+    /// Folds a long text in pieces, appending exactly what one fold of the whole text appends.
+    ///
+    /// A piece ends before a space (U+0020) that follows a character after which
+    /// `sift_splits_before_space` allows a cut: a grapheme, word and normalization boundary that
+    /// no contraction spans (the caller checked `sift_folder_space_splits`), so the collation
+    /// elements, grapheme boundaries and word segments on each side are those of the whole text.
+    /// An element's flags depend on the element after it, so each fold reads on to the next cut
+    /// (further while that stretch has no element) and keeps only the elements of its piece; their
+    /// offsets are moved by the piece's UTF-16 start. A text with no cut for a long way folds as one
+    /// piece there.
+    ///
+    /// - Complexity: O(*n*) in the length of the text; memory O(*p*) besides the batch, for pieces
+    ///   of *p* bytes (up to the next cut).
+    private func foldInPieces(_ text: inout String, into batch: inout FoldedBatch) throws(SiftError) {
+        let pieceLength = max(1, self.pieceLength)
+        try text.withUTF8 { bytes in
+            Result { () throws(SiftError) in
+                try foldPieces(of: bytes, pieceLength: pieceLength) { count, _ in
+                    appendElements(count, to: &batch)
+                }
+            }
+        }.get()
+        batch.ends.append(batch.elements.count)
+    }
+
+    /// The UTF-16 low index and match limit of every element of a text (as `fold(_:)` gives them),
+    /// folded in pieces when it is longer than `pieceLength`: 8 bytes per element besides a piece's
+    /// buffers. `count`, the number of elements if the caller knows it, reserves the arrays at once
+    /// (growing them by doubling would hold two copies at a time).
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    func offsets(of text: String, count: Int = 0) throws(SiftError) -> (lows: [Int32], limits: [Int32]) {
+        guard text.utf8.count > pieceLength, sift_folder_space_splits(handle) != 0 else {
+            let folded = try fold(text)
+            return (folded.lows, folded.limits)
+        }
+        var text = text
+        var lows: [Int32] = []
+        var limits: [Int32] = []
+        lows.reserveCapacity(count)
+        limits.reserveCapacity(count)
+        let pieceLength = max(1, self.pieceLength)
+        try text.withUTF8 { bytes in
+            Result { () throws(SiftError) in
+                try foldPieces(of: bytes, pieceLength: pieceLength) { count, shift in
+                    guard count > 0, let low = sift_folder_lows(handle), let limit = sift_folder_limits(handle)
+                    else { return }
+                    for i in 0..<count {
+                        lows.append(low[i] + shift)
+                        limits.append(limit[i] + shift)
+                    }
+                }
+            }
+        }.get()
+        return (lows, limits)
+    }
+
+    /// The loop of `foldInPieces(_:into:)` over the text's UTF-8 bytes: after each fold, `emit`
+    /// takes the number of the folder's current elements that belong to the piece and the UTF-16
+    /// offset of the piece.
+    private func foldPieces(
+        of bytes: UnsafeBufferPointer<UInt8>,
+        pieceLength: Int,
+        emit: (Int, Int32) -> Void
+    ) throws(SiftError) {
+        var start = 0
+        var utf16Start: Int32 = 0
+        while true {
+            let cut = Self.nextCut(in: bytes, from: start + pieceLength)
+            var end = cut < bytes.count ? Self.nextCut(in: bytes, from: cut + 1) : bytes.count
+            while true {
+                let count = try foldBytes(bytes, start..<end)
+                if end == bytes.count {
+                    // The fold reached the end of the text: all of it is the whole text's.
+                    emit(count, utf16Start)
+                    return
+                }
+                let pieceUTF16 = Self.utf16Count(bytes, start..<cut)
+                let kept = Int(sift_folder_count_before(handle, pieceUTF16))
+                if kept < count {
+                    emit(kept, utf16Start)
+                    utf16Start += pieceUTF16
+                    start = cut
+                    break
+                }
+                // No element after the cut within reach: read further.
+                end = Self.nextCut(in: bytes, from: end + max(end - cut, pieceLength))
+            }
+        }
+    }
+
+    /// Folds `bytes[range]` (valid UTF-8 starting at a cut); returns the number of elements.
+    private func foldBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SiftError) -> Int {
+        var status: Int32 = 0
+        let count = bytes.withMemoryRebound(to: CChar.self) { chars in
+            sift_folder_fold(handle, chars.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        }
+        guard count >= 0, status <= 0 else {
+            throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
+        }
+        return Int(count)
+    }
+
+    /// Appends the first `count` elements of the last fold.
+    private func appendElements(_ count: Int, to batch: inout FoldedBatch) {
+        guard count > 0 else { return }
+        batch.elements.append(contentsOf: UnsafeBufferPointer(start: sift_folder_ces(handle), count: count))
+        batch.flags.append(contentsOf: UnsafeBufferPointer(start: sift_folder_flags(handle), count: count))
+    }
+
+    /// The first index at or after `from` where a piece may begin (a space after a character that
+    /// allows a cut), or `bytes.count`.
+    static func nextCut(in bytes: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        var i = max(1, from)
+        while i < bytes.count {
+            if bytes[i] == 0x20 && bytes[i - 1] != 0x20 {
+                // The scalar before: back over continuation bytes.
+                var lead = i - 1
+                while lead > 0 && bytes[lead] & 0xC0 == 0x80 { lead -= 1 }
+                if sift_splits_before_space(Self.decodeScalar(bytes, at: lead)) != 0 { return i }
+            }
+            i += 1
+        }
+        return bytes.count
+    }
+
+    /// The scalar whose UTF-8 encoding starts at `index` (valid UTF-8).
+    private static func decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int32 {
+        let b0 = Int32(bytes[index])
+        if b0 < 0x80 { return b0 }
+        if b0 < 0xE0 { return (b0 & 0x1F) << 6 | Int32(bytes[index + 1] & 0x3F) }
+        if b0 < 0xF0 {
+            return (b0 & 0x0F) << 12 | Int32(bytes[index + 1] & 0x3F) << 6 | Int32(bytes[index + 2] & 0x3F)
+        }
+        return (b0 & 0x07) << 18 | Int32(bytes[index + 1] & 0x3F) << 12 | Int32(bytes[index + 2] & 0x3F) << 6
+            | Int32(bytes[index + 3] & 0x3F)
+    }
+
+    /// The number of UTF-16 code units of `bytes[range]` (valid UTF-8).
+    private static func utf16Count(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int32 {
+        var count: Int32 = 0
+        for i in range {
+            let byte = bytes[i]
+            if byte & 0xC0 != 0x80 { count += 1 }
+            if byte >= 0xF0 { count += 1 }
+        }
+        return count
+    }
+
     /// Appends the folder's last folded text to a batch.
     private func append(count: Int32, status: Int32, to batch: inout FoldedBatch) throws(SiftError) {
         guard count >= 0, status <= 0 else {
@@ -194,8 +364,6 @@ final class ICUFolder {
         let n = Int(count)
         if n > 0 {
             batch.elements.append(contentsOf: UnsafeBufferPointer(start: sift_folder_ces(handle), count: n))
-            batch.lows.append(contentsOf: UnsafeBufferPointer(start: sift_folder_lows(handle), count: n))
-            batch.limits.append(contentsOf: UnsafeBufferPointer(start: sift_folder_limits(handle), count: n))
             batch.flags.append(contentsOf: UnsafeBufferPointer(start: sift_folder_flags(handle), count: n))
         }
         batch.ends.append(batch.elements.count)

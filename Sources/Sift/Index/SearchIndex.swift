@@ -576,7 +576,13 @@ public final class SearchIndex {
     func workerFolders(_ workers: Int) throws(SiftError) -> [[ICUFolder]] {
         var result = [foldings.map(\.folder)]
         for _ in 1..<max(1, workers) {
-            result.append(try foldings.map { folding throws(SiftError) in try ICUFolder(folding.folder.collator) })
+            result.append(
+                try foldings.map { folding throws(SiftError) in
+                    let folder = try ICUFolder(folding.folder.collator)
+                    folder.pieceLength = folding.folder.pieceLength
+                    return folder
+                }
+            )
         }
         return result
     }

@@ -1,17 +1,13 @@
-/// Folded fields of many records in contiguous buffers, as the bulk insert's workers produce them:
+/// Folded fields of many records (elements and flags, 9 bytes an element) in contiguous buffers, as the bulk insert's workers produce them:
 /// no arrays per record, so folding a million records allocates a handful of times.
 struct FoldedBatch {
     var elements: [Int64] = []
-    var lows: [Int32] = []
-    var limits: [Int32] = []
     var flags: [UInt8] = []
     /// End (in the element buffers) of each folded text; a text starts where the previous ends.
     var ends: [Int] = []
 
     mutating func removeAll() {
         elements.removeAll(keepingCapacity: true)
-        lows.removeAll(keepingCapacity: true)
-        limits.removeAll(keepingCapacity: true)
         flags.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
     }
@@ -21,8 +17,6 @@ struct FoldedBatch {
     /// - Complexity: O(*n*) in the text's number of elements.
     mutating func append(_ text: FoldedSlice) {
         elements.append(contentsOf: text.elements)
-        lows.append(contentsOf: text.lows)
-        limits.append(contentsOf: text.limits)
         flags.append(contentsOf: text.flags)
         ends.append(elements.count)
     }
@@ -30,21 +24,9 @@ struct FoldedBatch {
     /// Calls `body` with a view of the batch's buffers.
     func withView<R>(_ body: (FoldedBatchView) -> R) -> R {
         elements.withUnsafeBufferPointer { elements in
-            lows.withUnsafeBufferPointer { lows in
-                limits.withUnsafeBufferPointer { limits in
-                    flags.withUnsafeBufferPointer { flags in
-                        ends.withUnsafeBufferPointer { ends in
-                            body(
-                                FoldedBatchView(
-                                    elements: elements,
-                                    lows: lows,
-                                    limits: limits,
-                                    flags: flags,
-                                    ends: ends
-                                )
-                            )
-                        }
-                    }
+            flags.withUnsafeBufferPointer { flags in
+                ends.withUnsafeBufferPointer { ends in
+                    body(FoldedBatchView(elements: elements, flags: flags, ends: ends))
                 }
             }
         }
@@ -54,8 +36,6 @@ struct FoldedBatch {
 /// A read-only view of a `FoldedBatch`, valid inside `withView`.
 struct FoldedBatchView {
     let elements: UnsafeBufferPointer<Int64>
-    let lows: UnsafeBufferPointer<Int32>
-    let limits: UnsafeBufferPointer<Int32>
     let flags: UnsafeBufferPointer<UInt8>
     let ends: UnsafeBufferPointer<Int>
 
@@ -65,17 +45,14 @@ struct FoldedBatchView {
         let end = ends[text]
         return FoldedSlice(
             elements: UnsafeBufferPointer(rebasing: elements[start..<end]),
-            lows: UnsafeBufferPointer(rebasing: lows[start..<end]),
-            limits: UnsafeBufferPointer(rebasing: limits[start..<end]),
             flags: UnsafeBufferPointer(rebasing: flags[start..<end])
         )
     }
 }
 
-/// One folded text: elements with their UTF-16 low index, match limit and flags.
+/// One folded text: elements with their flags. (The UTF-16 offsets are not kept: only the
+/// highlights of shown rows need them, and fold the text again, `ICUFolder.offsets(of:)`.)
 struct FoldedSlice {
     let elements: UnsafeBufferPointer<Int64>
-    let lows: UnsafeBufferPointer<Int32>
-    let limits: UnsafeBufferPointer<Int32>
     let flags: UnsafeBufferPointer<UInt8>
 }
