@@ -127,18 +127,7 @@ final class Runner {
             ),
             check: CheckReport(recordsPerKeystroke: 0)
         )
-        let usage = index!.memoryUsage
-        config.build.indexMemory = IndexMemoryReport(
-            total: usage.total,
-            foldedCodes: usage.foldedCodes,
-            foldedAuxiliary: usage.foldedAuxiliary,
-            segmentTables: usage.segmentTables,
-            slotTables: usage.slotTables,
-            recordText: usage.recordText,
-            recordTextTables: usage.recordTextTables,
-            caches: usage.caches,
-            summary: usage.description
-        )
+        config.build.indexMemory = IndexMemoryReport(index!.memoryUsage)
 
         let naive = NaivePeer(columns: corpus.columns, strength: collation.strength)
         let icu = try ICUPeer(columns: corpus.columns, collation: collation)
@@ -630,5 +619,22 @@ final class Checker {
         report.naiveExamples = naiveExamples
         report.editsChecked = editsChecked
         return report
+    }
+}
+
+extension IndexMemoryReport {
+    /// The report of an index's own count of its memory.
+    init(_ usage: IndexMemoryUsage) {
+        self.init(
+            total: usage.total,
+            foldedCodes: usage.foldedCodes,
+            foldedAuxiliary: usage.foldedAuxiliary,
+            segmentTables: usage.segmentTables,
+            slotTables: usage.slotTables,
+            recordText: usage.recordText,
+            recordTextTables: usage.recordTextTables,
+            caches: usage.caches,
+            summary: usage.description
+        )
     }
 }

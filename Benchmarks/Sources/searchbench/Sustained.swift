@@ -237,22 +237,6 @@ final class SustainedBench {
     }
 }
 
-extension IndexMemoryReport {
-    init(_ usage: IndexMemoryUsage) {
-        self.init(
-            total: usage.total,
-            foldedCodes: usage.foldedCodes,
-            foldedAuxiliary: usage.foldedAuxiliary,
-            segmentTables: usage.segmentTables,
-            slotTables: usage.slotTables,
-            recordText: usage.recordText,
-            recordTextTables: usage.recordTextTables,
-            caches: usage.caches,
-            summary: usage.description
-        )
-    }
-}
-
 struct SustainedReport: Codable {
     var locale: String
     var strength: String
