@@ -69,14 +69,7 @@ final class ControllerBench {
     }
 
     private func configuration(_ collation: Collation) -> IndexConfiguration {
-        IndexConfiguration(
-            searchFields: corpus.fields,
-            collation: collation,
-            scopes: trace.scopes.indices.map { i in
-                i == 0 ? Scope(name: trace.scopes[0]) : Scope(name: trace.scopes[i], fields: [corpus.fields[0]])
-            },
-            sortField: corpus.fields[0]
-        )
+        trace.indexConfiguration(fields: corpus.fields, collation: collation, sortField: corpus.fields[0])
     }
 
     private func runConfiguration(_ collation: Collation) throws -> ControllerConfigReport {

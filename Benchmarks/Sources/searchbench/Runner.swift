@@ -79,13 +79,7 @@ final class Runner {
 
     private func runConfiguration(_ collation: Collation) throws -> ConfigReport {
         let title = "\(collation.locale)/\(collation.strength.rawValue)"
-        let configuration = IndexConfiguration(
-            searchFields: corpus.fields,
-            collation: collation,
-            scopes: trace.scopes.indices.map { i in
-                i == 0 ? Scope(name: trace.scopes[0]) : Scope(name: trace.scopes[i], fields: [corpus.fields[0]])
-            }
-        )
+        let configuration = trace.indexConfiguration(fields: corpus.fields, collation: collation)
 
         // The fixed cost of an index (collators, alphabetic index, ...): an empty one.
         CPUAffinity.release()

@@ -35,13 +35,7 @@ final class SustainedBench {
     }
 
     func run(collation: Collation) throws -> SustainedReport {
-        let configuration = IndexConfiguration(
-            searchFields: corpus.fields,
-            collation: collation,
-            scopes: trace.scopes.indices.map { i in
-                i == 0 ? Scope(name: trace.scopes[0]) : Scope(name: trace.scopes[i], fields: [corpus.fields[0]])
-            }
-        )
+        let configuration = trace.indexConfiguration(fields: corpus.fields, collation: collation)
         CPUAffinity.release()
         let progress = options.showProgress ? Progress("sustained: indexing \(formatCount(corpus.count)) records") : nil
         let (index, buildTime) = try timed {

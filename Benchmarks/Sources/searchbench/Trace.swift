@@ -1,4 +1,5 @@
 import Foundation
+import Sift
 
 /// One keystroke of a trace: the text in the search box and the selected scope after it.
 struct Keystroke: Codable, Sendable {
@@ -121,5 +122,20 @@ struct Trace {
         let longCount = min(long.count, count - shortCount)
         shortCount = min(short.count, count - longCount)
         return (spread(short, shortCount) + spread(long, longCount)).sorted()
+    }
+}
+
+extension Trace {
+    /// The index the trace runs on: `fields` searched under `collation`, with the trace's scopes
+    /// (the first over every field, the others over the first field alone).
+    func indexConfiguration(fields: [String], collation: Collation, sortField: String? = nil) -> IndexConfiguration {
+        IndexConfiguration(
+            searchFields: fields,
+            collation: collation,
+            scopes: scopes.indices.map { i in
+                i == 0 ? Scope(name: scopes[0]) : Scope(name: scopes[i], fields: [fields[0]])
+            },
+            sortField: sortField
+        )
     }
 }
