@@ -223,20 +223,33 @@ extension SearchIndex {
     ) throws
         -> FieldMatch
     {
+        if let match = try cachedOrNarrowed(key, &statistics, isCancelled) { return match }
+        statistics.fullScans += 1
+        let result = try fullScan(key, isCancelled)
+        cache.store(result, for: key)
+        return result
+    }
+
+    /// The records a field pattern matches when they come without a full scan: from the cache,
+    /// or by narrowing a cached shorter pattern's candidates (then stored); nil when only a full
+    /// scan can answer.
+    ///
+    /// - Complexity: O(*c*) for *c* cached results, plus O(*k*) in the size of *k* candidate
+    ///   records when narrowing.
+    private func cachedOrNarrowed(
+        _ key: MatchKey,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> FieldMatch? {
         // (The closures are written out at each call: a closure held in a variable escapes, and
         // would allocate its context on every keystroke.)
         if let hit = cache.lookup(key, evaluate: { self.evaluate($0, slot: $1) }) {
             statistics.cacheHits += 1
             return hit
         }
-        let result: FieldMatch
-        if let candidates = narrowingCandidates(for: key) {
-            statistics.narrowedScans += 1
-            result = try narrowedScan(key, candidates: candidates, &statistics, isCancelled)
-        } else {
-            statistics.fullScans += 1
-            result = try fullScan(key, isCancelled)
-        }
+        guard let candidates = narrowingCandidates(for: key) else { return nil }
+        statistics.narrowedScans += 1
+        let result = try narrowedScan(key, candidates: candidates, &statistics, isCancelled)
         cache.store(result, for: key)
         return result
     }
@@ -355,10 +368,11 @@ extension SearchIndex {
             let anchors: [Anchor] = [.anywhere, .wordStart, .fieldStart]
             let keys = anchors.map { key(plan, field, $0, firstPattern) }
             let own = keys[mode == .words ? 1 : 0]
-            guard own.identicalText == nil,
-                cache.lookup(own, evaluate: { self.evaluate($0, slot: $1) }) == nil,
-                narrowingCandidates(for: own) == nil
-            else { continue }
+            // Served or narrowed here (and stored) when it can be: the query's own scan of the
+            // field then finds it in the cache; the anchored ones narrow from it.
+            guard own.identicalText == nil, try cachedOrNarrowed(own, &statistics, isCancelled) == nil else {
+                continue
+            }
             let results = try rankedFullScan(own, isCancelled)
             statistics.fullScans += 1
             for (key, result) in zip(keys, results) { cache.store(result, for: key) }
