@@ -109,6 +109,23 @@ void sift_sort_by_key(uint64_t *_Nonnull keys, int32_t *_Nonnull values, uint64_
 /// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 
+/// One pass over bitsets: `dst[i] = (x[i] | y[i]) & m[i] & ~(s[i] | t[i])` for `i < n`, where a
+/// NULL `y`, `s` or `t` counts as all zeros and a NULL `m` as all ones, and each operand's words
+/// past its own length (`xn`, `yn`, ...) as zeros. `dst` may be one of the operands. Returns the
+/// number of bits set in `dst`.
+size_t sift_bits_combine(uint64_t *_Nonnull dst, size_t n, const uint64_t *_Nonnull x, size_t xn,
+                         const uint64_t *_Nullable y, size_t yn, const uint64_t *_Nullable m, size_t mn,
+                         const uint64_t *_Nullable s, size_t sn, const uint64_t *_Nullable t, size_t tn);
+
+/// The number of bits set in `n` words.
+size_t sift_bits_count(const uint64_t *_Nonnull words, size_t n);
+
+/// Writes a record handle (slot, then `tag | generations[slot]`, or `tag` alone when
+/// `generations` is NULL) for each member of `bits`, ascending, as pairs of 32-bit values.
+/// Returns how many.
+size_t sift_bits_to_handles(const uint64_t *_Nonnull bits, size_t n, const uint32_t *_Nullable generations,
+                            uint32_t tag, uint32_t *_Nonnull out);
+
 /// Instruction-set levels of the kernels.
 #define SIFT_KERNEL_SCALAR 1
 #define SIFT_KERNEL_AVX2 2       // AVX2, without pext (slow on AMD before Zen 3)

@@ -51,6 +51,7 @@ extension SearchIndex {
         var fieldSetMatches: [FieldSet: Bitset] = [:]
         var counts: [SearchResult.ScopeCount] = []
         var selectedBits: Bitset? = nil
+        var selectedCount = 0
         var selectedState = SearchResult.State.all
         let selectedPlan = scopePlans[selected]
         if query.order == .ranked, query.mode != .prefix, length > 0, length >= selectedPlan.scope.minimumLength {
@@ -71,9 +72,11 @@ extension SearchIndex {
                 length == 0
                 ? .all : length < plan.scope.minimumLength ? .tooShort(needed: plan.scope.minimumLength) : .matches
             var bits: Bitset? = nil
+            var count = 0
             switch state {
             case .all:
                 bits = filterMembers(plan)
+                count = bits!.count
             case .tooShort:
                 bits = nil
             case .matches:
@@ -81,16 +84,16 @@ extension SearchIndex {
                     try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
-                var matches =
+                let matches =
                     try fieldSetMatches[fieldSet]
                     ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
                 fieldSetMatches[fieldSet] = matches
-                matches.formIntersection(filterMembers(plan))
-                bits = matches
+                (bits, count) = Bitset.combining(matches, and: filterMembers(plan))
             }
-            counts.append(.init(scope: plan.scope.name, count: bits?.count))
+            counts.append(.init(scope: plan.scope.name, count: bits == nil ? nil : count))
             if index == selected {
                 selectedBits = bits
+                selectedCount = count
                 selectedState = state
             }
         }
@@ -111,7 +114,7 @@ extension SearchIndex {
                 rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
             } else {
                 rows = try orderedRows(
-                    [bits],
+                    [(bits, selectedCount)],
                     order: query.order == .ranked ? .original : query.order,
                     isCancelled: isCancelled
                 )
@@ -204,11 +207,13 @@ extension SearchIndex {
             let anchor = Self.anchor(for: mode)
             var result: Bitset? = nil
             for pattern in patterns {
-                var any = Bitset()
-                for field in plan.fields {
-                    any.formUnion(try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched)
+                let fieldResults = try plan.fields.map { field in
+                    try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched
                 }
-                if result == nil { result = any } else { result!.formIntersection(any) }
+                let (first, second) = Self.pairForCombining(fieldResults)
+                result =
+                    result.map { Bitset.combining(first, or: second, and: $0).bits }
+                    ?? (second == nil ? first : Bitset.combining(first, or: second).bits)
             }
             return result ?? live
         }
@@ -475,12 +480,17 @@ extension SearchIndex {
 
     // MARK: - Ordering
 
-    /// The members of each of `groups` in original or sorted order, one group after the other.
-    private func orderedRows(_ groups: [Bitset], order: ResultOrder, isCancelled: () -> Bool) throws -> [RecordHandle] {
+    /// The members of each of `groups` (with its member count) in original or sorted order, one
+    /// group after the other.
+    private func orderedRows(
+        _ groups: [(bits: Bitset, count: Int)],
+        order: ResultOrder,
+        isCancelled: () -> Bool
+    ) throws -> [RecordHandle] {
         if order != .sorted && orderFollowsSlots { return try rowsInSlotOrder(groups, isCancelled: isCancelled) }
         var slots: [Int32] = []
-        for bits in groups {
-            let members = (order == .sorted ? sorted : self.order).members(of: bits, count: bits.count)
+        for (bits, count) in groups {
+            let members = (order == .sorted ? sorted : self.order).members(of: bits, count: count)
             if slots.isEmpty {
                 slots = members
                 // Ranked groups: one allocation for all of them, not a regrowth per group.
@@ -521,29 +531,34 @@ extension SearchIndex {
     /// one array, with no list of slots in between.
     ///
     /// - Complexity: O(*n* / 64 + *m*) per group for *m* members and *n* slots.
-    private func rowsInSlotOrder(_ groups: [Bitset], isCancelled: () -> Bool) throws -> [RecordHandle] {
+    private func rowsInSlotOrder(
+        _ groups: [(bits: Bitset, count: Int)],
+        isCancelled: () -> Bool
+    ) throws -> [RecordHandle] {
         let total = groups.reduce(0) { $0 + $1.count }
         guard total > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
         // Until a slot is reused every generation is 0: then no per-result lookup, only the tag.
         let tag = handleTag
         return try generations.withUnsafeBufferPointer { generations in
             try [RecordHandle](unsafeUninitializedCapacity: total) { buffer, initialized in
-                var next = buffer.baseAddress!
-                for bits in groups {
-                    bits.words.withUnsafeBufferPointer { words in
-                        for index in words.indices where words[index] != 0 {
-                            var word = words[index]
-                            repeat {
-                                let slot = Int32(index << 6 | word.trailingZeroBitCount)
-                                let generation = generations.map { tag | $0[Int(slot)] } ?? tag
-                                next.initialize(to: RecordHandle(slot: slot, generation: generation))
-                                next += 1
-                                word &= word - 1
-                            } while word != 0
+                // A handle is its slot and its generation, two 32-bit values, as the kernel writes them.
+                try UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: 2 * total)
+                {
+                    pairs in
+                    for (bits, count) in groups where count > 0 {
+                        let written = bits.words.withUnsafeBufferPointer { words in
+                            sift_bits_to_handles(
+                                words.baseAddress!,
+                                words.count,
+                                generations?.baseAddress,
+                                tag,
+                                pairs + 2 * initialized
+                            )
                         }
+                        precondition(written == count, "a group's count is its bitset's")
+                        initialized += written
+                        if isCancelled() { throw CancellationError() }
                     }
-                    initialized = next - buffer.baseAddress!
-                    if isCancelled() { throw CancellationError() }
                 }
             }
         }
@@ -564,23 +579,38 @@ extension SearchIndex {
         mode: MatchMode,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> [Bitset] {
-        func anchoredMatches(_ anchor: Anchor) throws -> Bitset {
-            var any = Bitset()
-            for field in plan.fields {
-                any.formUnion(try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched)
-            }
-            any.formIntersection(matches)
-            return any
+    ) throws -> [(bits: Bitset, count: Int)] {
+        // Each group in one pass over the words: the union of the fields' anchored matches (two
+        // fields go straight into the pass), within `matches`, less the groups before it.
+        func anchoredMatches(_ anchor: Anchor) throws -> (Bitset, Bitset?) {
+            try Self.pairForCombining(
+                plan.fields.map { field in
+                    try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
+                }
+            )
         }
-        let atFieldStart = try anchoredMatches(.fieldStart)
-        var rest = matches
-        rest.formSubtraction(atFieldStart)
-        guard mode == .contains else { return [atFieldStart, rest] }
-        var atWordStart = try anchoredMatches(.wordStart)
-        atWordStart.formSubtraction(atFieldStart)
-        rest.formSubtraction(atWordStart)
-        return [atFieldStart, atWordStart, rest]
+        let fieldStarts = try anchoredMatches(.fieldStart)
+        let atFieldStart = Bitset.combining(fieldStarts.0, or: fieldStarts.1, and: matches)
+        guard mode == .contains else {
+            return [atFieldStart, Bitset.combining(matches, minus: atFieldStart.bits)]
+        }
+        let wordStarts = try anchoredMatches(.wordStart)
+        let atWordStart = Bitset.combining(wordStarts.0, or: wordStarts.1, and: matches, minus: atFieldStart.bits)
+        return [atFieldStart, atWordStart, Bitset.combining(matches, minus: atFieldStart.bits, atWordStart.bits)]
+    }
+
+    /// Field results as the two operands of one `Bitset.combining` pass, their union: the first
+    /// and the second (nil for one field), any further ones united into the first beforehand.
+    ///
+    /// - Complexity: O(1) for up to two sets; O(*n* / 64) per further set.
+    static func pairForCombining(_ sets: [Bitset]) -> (Bitset, Bitset?) {
+        guard var first = sets.first else { return (Bitset(), nil) }
+        guard sets.count > 1 else { return (first, nil) }
+        if sets.count > 2 {
+            first = Bitset.combining(first, or: sets[2]).bits
+            for set in sets.dropFirst(3) { first.formUnion(set) }
+        }
+        return (first, sets[1])
     }
 
     /// The ranking group of a matching slot: 0 when the (first) pattern matches at the start of a

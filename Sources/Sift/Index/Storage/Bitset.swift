@@ -46,24 +46,126 @@ struct Bitset: Equatable, Sendable {
     /// Number of members.
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots.
-    var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+    var count: Int {
+        words.withUnsafeBufferPointer { words in
+            words.isEmpty ? 0 : sift_bits_count(words.baseAddress!, words.count)
+        }
+    }
 
+    /// Adds the members of `other`.
+    ///
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(1) when this set has no words yet
+    ///   (it then shares `other`'s).
     mutating func formUnion(_ other: Bitset) {
+        if words.isEmpty {
+            self = other
+            return
+        }
         if other.words.count > words.count {
             words.append(contentsOf: repeatElement(0, count: other.words.count - words.count))
         }
-        for i in 0..<other.words.count { words[i] |= other.words[i] }
+        combineInPlace(or: other)
     }
 
+    /// Keeps only the members of `other`.
+    ///
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
     mutating func formIntersection(_ other: Bitset) {
-        for i in 0..<words.count { words[i] &= i < other.words.count ? other.words[i] : 0 }
+        combineInPlace(and: other)
     }
 
     /// Removes the members of `other`.
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots.
     mutating func formSubtraction(_ other: Bitset) {
-        for i in 0..<min(words.count, other.words.count) { words[i] &= ~other.words[i] }
+        combineInPlace(minus: other)
+    }
+
+    /// `self = (self ∪ y) ∩ mask − s`, in place, one pass.
+    private mutating func combineInPlace(or y: Bitset? = nil, and mask: Bitset? = nil, minus s: Bitset? = nil) {
+        guard !words.isEmpty else { return }
+        words.withUnsafeMutableBufferPointer { destination in
+            let x = UnsafePointer(destination.baseAddress!)
+            Self.withWords(y) { y, yn in
+                Self.withWords(mask) { m, mn in
+                    Self.withWords(s) { s, sn in
+                        _ = sift_bits_combine(
+                            destination.baseAddress!,
+                            destination.count,
+                            x,
+                            destination.count,
+                            y,
+                            yn,
+                            m,
+                            mn,
+                            s,
+                            sn,
+                            nil,
+                            0
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// `(x ∪ y) ∩ mask − (s ∪ t)` as a new set, and its member count, in one pass over the words
+    /// (a missing `y`, `s` or `t` is empty; a missing `mask` is everything). The result has the
+    /// capacity of the larger of `x` and `y`.
+    ///
+    /// A keystroke combines bitsets of one bit per slot several times (fields of a scope, its
+    /// category filter, ranking groups) and counts each result (badges, the rows to make): one
+    /// pass that also counts reads each word once.
+    ///
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    static func combining(
+        _ x: Bitset,
+        or y: Bitset? = nil,
+        and mask: Bitset? = nil,
+        minus s: Bitset? = nil,
+        _ t: Bitset? = nil
+    ) -> (bits: Bitset, count: Int) {
+        let n = max(x.words.count, y?.words.count ?? 0)
+        guard n > 0 else { return (Bitset(), 0) }
+        var count = 0
+        let words = [UInt64](unsafeUninitializedCapacity: n) { destination, initialized in
+            x.words.withUnsafeBufferPointer { x in
+                withWords(y) { y, yn in
+                    withWords(mask) { m, mn in
+                        withWords(s) { s, sn in
+                            withWords(t) { t, tn in
+                                count = sift_bits_combine(
+                                    destination.baseAddress!,
+                                    n,
+                                    x.baseAddress ?? UnsafePointer(destination.baseAddress!),
+                                    x.count,
+                                    y,
+                                    yn,
+                                    m,
+                                    mn,
+                                    s,
+                                    sn,
+                                    t,
+                                    tn
+                                )
+                            }
+                        }
+                    }
+                }
+            }
+            initialized = n
+        }
+        return (Bitset(words: words), count)
+    }
+
+    private init(words: [UInt64]) { self.words = words }
+
+    /// Calls `body` with a set's words and their count, or with nil and 0 for no set (an empty
+    /// set gives a valid pointer to no words, which the kernels read as zeros past the count).
+    private static func withWords<R>(_ set: Bitset?, _ body: (UnsafePointer<UInt64>?, Int) -> R) -> R {
+        guard let set else { return body(nil, 0) }
+        guard !set.words.isEmpty else { return withUnsafePointer(to: UInt64(0)) { body($0, 0) } }
+        return set.words.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
 
     /// Calls `body` with each member in ascending slot order.

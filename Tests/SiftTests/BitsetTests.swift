@@ -1,0 +1,80 @@
+import Testing
+
+@testable import Sift
+
+/// `Bitset`'s one-pass combinations and counts (a C kernel with a scalar and an AVX2 variant)
+/// against sets of slots, on operands of different lengths, dense and sparse, at every kernel
+/// level this CPU has.
+@Suite struct BitsetTests {
+    /// A random set of slots below `limit`, about `density` of them.
+    static func randomSlots(below limit: Int, density: Double, _ generator: inout SeededGenerator) -> Set<Int32> {
+        var slots = Set<Int32>()
+        for slot in 0..<limit where Double.random(in: 0..<1, using: &generator) < density { slots.insert(Int32(slot)) }
+        return slots
+    }
+
+    static func bitset(_ slots: Set<Int32>, capacity: Int) -> Bitset {
+        var bits = Bitset(capacity: capacity)
+        for slot in slots { bits.insert(slot) }
+        return bits
+    }
+
+    @Test func combiningEqualsSetAlgebraAtEveryKernelLevel() {
+        defer { KernelLevel.force(nil) }
+        for level in KernelLevel.supported {
+            KernelLevel.force(level)
+            var generator = SeededGenerator(seed: 7)
+            for round in 0..<60 {
+                // Lengths that differ by whole words and by less, including empty sets.
+                let limits = (0..<5).map { _ in
+                    [0, 1, 63, 64, 65, 300, 4_100][Int.random(in: 0..<7, using: &generator)]
+                }
+                let densities = [0.001, 0.05, 0.5, 0.97]
+                let sets = limits.map { limit in
+                    Self.randomSlots(below: limit, density: densities[round % 4], &generator)
+                }
+                let bits = zip(sets, limits).map { Self.bitset($0, capacity: $1) }
+                let (x, y, m, s, t) = (sets[0], sets[1], sets[2], sets[3], sets[4])
+                let choice = round % 16
+                let useY = choice & 1 != 0
+                let useM = choice & 2 != 0
+                let useS = choice & 4 != 0
+                let useT = choice & 8 != 0
+                var expected = useY ? x.union(y) : x
+                if useM { expected.formIntersection(m) }
+                if useS { expected.subtract(s) }
+                if useT { expected.subtract(t) }
+                let (result, count) = Bitset.combining(
+                    bits[0],
+                    or: useY ? bits[1] : nil,
+                    and: useM ? bits[2] : nil,
+                    minus: useS ? bits[3] : nil,
+                    useT ? bits[4] : nil
+                )
+                #expect(Set(result.members) == expected, "level \(level), round \(round)")
+                #expect(count == expected.count, "level \(level), round \(round)")
+                #expect(result.count == expected.count, "level \(level), round \(round)")
+                #expect(result.capacity >= max(bits[0].capacity, useY ? bits[1].capacity : 0))
+
+                var inPlace = bits[0]
+                inPlace.formUnion(bits[1])
+                #expect(Set(inPlace.members) == x.union(y))
+                inPlace.formIntersection(bits[2])
+                #expect(Set(inPlace.members) == x.union(y).intersection(m))
+                inPlace.formSubtraction(bits[3])
+                #expect(Set(inPlace.members) == x.union(y).intersection(m).subtracting(s))
+                // The operands are values: combining never changed them.
+                #expect(Set(bits[0].members) == x && Set(bits[1].members) == y)
+            }
+        }
+    }
+
+    @Test func unionIntoAnEmptySetSharesTheOther() {
+        var empty = Bitset()
+        let other = Self.bitset([3, 64, 700], capacity: 1_000)
+        empty.formUnion(other)
+        #expect(empty == other)
+        empty.insert(5)
+        #expect(!other.contains(5), "a shared set is copied on write")
+    }
+}
