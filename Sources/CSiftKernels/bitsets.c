@@ -80,6 +80,38 @@ size_t sift_bits_combine(uint64_t *dst, size_t n, const uint64_t *x, size_t xn, 
     return combine_scalar(dst, n, common, o);
 }
 
+__attribute__((always_inline)) static inline size_t split(uint64_t *rest, size_t n, const uint64_t *x, size_t xn,
+                                                          uint64_t *inside) {
+    size_t total = 0;
+    size_t common = minimum(n, xn);
+    for (size_t i = 0; i < common; i++) {
+        uint64_t r = rest[i], w = x[i] & r;
+        inside[i] = w;
+        rest[i] = r & ~w;
+        total += (size_t)__builtin_popcountll(w);
+    }
+    for (size_t i = common; i < n; i++) inside[i] = 0;
+    return total;
+}
+
+static size_t split_scalar(uint64_t *rest, size_t n, const uint64_t *x, size_t xn, uint64_t *inside) {
+    return split(rest, n, x, xn, inside);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt"))) static size_t split_avx2(uint64_t *rest, size_t n, const uint64_t *x,
+                                                                size_t xn, uint64_t *inside) {
+    return split(rest, n, x, xn, inside);
+}
+#endif
+
+size_t sift_bits_split(uint64_t *rest, size_t n, const uint64_t *x, size_t xn, uint64_t *inside) {
+#if defined(__x86_64__)
+    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) return split_avx2(rest, n, x, xn, inside);
+#endif
+    return split_scalar(rest, n, x, xn, inside);
+}
+
 __attribute__((always_inline)) static inline size_t count_words(const uint64_t *words, size_t n) {
     size_t a = 0, b = 0, c = 0, d = 0;
     size_t i = 0;

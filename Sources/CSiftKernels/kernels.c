@@ -368,6 +368,28 @@ int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p,
     return scan_segment(c, p, segment, segment_start(c, segment), segment_end(c, segment), anchoredAtStart);
 }
 
+size_t sift_keep_segments_of_length(const sift_column_view *c, uint64_t *bits, size_t wordCount, size_t length) {
+    size_t kept = 0;
+    for (size_t w = 0; w < wordCount; w++) {
+        uint64_t word = bits[w];
+        if (!word) continue;
+        uint64_t keep = word;
+        while (word) {
+            size_t slot = w * 64 + (size_t)__builtin_ctzll(word);
+            word &= word - 1;
+            // An unchecked segment (live, simple, owned by the slot of its number) is its slot's.
+            int unchecked = slot < c->segmentCount && !test_bit(c->checkedSegments, slot);
+            int32_t segment = unchecked ? (int32_t)slot : segment_of_slot(c, slot);
+            if (segment < 0 || segment_end(c, (size_t)segment) - segment_start(c, (size_t)segment) != length) {
+                keep &= ~(1ull << (slot & 63));
+            }
+        }
+        bits[w] = keep;
+        kept += (size_t)__builtin_popcountll(keep);
+    }
+    return kept;
+}
+
 // The full sweep. Segments are contiguous in the arena (each ends with its 0 separator), so the
 // segment of a position is the first segment plus the number of separators before it: the loop
 // compares 64 bytes at a time with the pattern's first and last bytes and with 0, and turns a hit

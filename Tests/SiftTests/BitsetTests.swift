@@ -63,6 +63,11 @@ import Testing
                 #expect(Set(inPlace.members) == x.union(y).intersection(m))
                 inPlace.formSubtraction(bits[3])
                 #expect(Set(inPlace.members) == x.union(y).intersection(m).subtracting(s))
+                var rest = bits[0]
+                let inside = rest.split(by: bits[1])
+                #expect(Set(inside.bits.members) == x.intersection(y) && inside.count == x.intersection(y).count)
+                #expect(Set(rest.members) == x.subtracting(y))
+
                 // The operands are values: combining never changed them.
                 #expect(Set(bits[0].members) == x && Set(bits[1].members) == y)
             }

@@ -145,3 +145,43 @@ struct QueryBehaviorTests {
         #expect(try index.matchRanges(of: punctuation.rows[0], for: Query("--")).isEmpty)
     }
 }
+
+/// The ranking rules of `ResultOrder.ranked`, on the example its documentation gives.
+@Suite("Ranked order: whole field, field start, word start, inside; earlier fields first")
+struct RankingRuleTests {
+    static let packages = [
+        ("neovim", "Vim-fork focused on extensibility and usability"),
+        ("cream", "VIM macros that make it easy to use"),
+        ("vim-gtk", "Vi IMproved, with a GTK user interface"),
+        ("vim", "Vi IMproved - enhanced vi editor"),
+        ("gvim-tiny", "compact vim build"),
+        ("editor", "a vim clone"),
+    ]
+
+    static func index() throws -> SearchIndex {
+        let records = packages.map { Record(id: $0.0, fields: ["name": $0.0, "summary": $0.1]) }
+        return try SearchIndex(configuration: IndexConfiguration(searchFields: ["name", "summary"]), records: records)
+    }
+
+    @Test func wholeFieldThenFieldStartThenWordStartThenInsideEarlierFieldsFirst() throws {
+        let index = try Self.index()
+        let ranked = try index.ids(index.search(Query("vim", order: .ranked)))
+        // vim: whole name. vim-gtk: name starts with it. neovim: summary starts with "Vim", but
+        // only inside its name; cream: summary starts with "VIM". gvim-tiny: a word of the summary.
+        // editor: a word of the summary.
+        #expect(ranked == ["vim", "vim-gtk", "neovim", "cream", "gvim-tiny", "editor"])
+        let groups = try index.search(Query("vim", order: .ranked)).rows.map {
+            try index.rankingGroup(of: $0, for: Query("vim", order: .ranked))!
+        }
+        #expect(groups == groups.sorted())
+    }
+
+    @Test func wordsModeRanksTheFirstWordsMatchesByField() throws {
+        let index = try Self.index()
+        let ranked = try index.ids(index.search(Query("vim", mode: .words, order: .ranked)))
+        #expect(ranked == ["vim", "vim-gtk", "neovim", "cream", "gvim-tiny", "editor"])
+        // Two words: no whole-field class (the field would have to be both words).
+        let twoWords = try index.ids(index.search(Query("vim build", mode: .words, order: .ranked)))
+        #expect(twoWords == ["gvim-tiny"])
+    }
+}

@@ -96,6 +96,11 @@ size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_
 int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                           size_t segment, int anchoredAtStart);
 
+/// Clears the bits of `bits` (slots; `wordCount` words) whose segment in the column is not
+/// `length` code bytes long (or that have no segment). Returns how many bits stay set.
+size_t sift_keep_segments_of_length(const sift_column_view *_Nonnull column, uint64_t *_Nonnull bits,
+                                    size_t wordCount, size_t length);
+
 /// Writes to `out`, in order, the entries of `order` whose bit is set in `bits`. Returns how many.
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);
@@ -116,6 +121,11 @@ size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32
 size_t sift_bits_combine(uint64_t *_Nonnull dst, size_t n, const uint64_t *_Nonnull x, size_t xn,
                          const uint64_t *_Nullable y, size_t yn, const uint64_t *_Nullable m, size_t mn,
                          const uint64_t *_Nullable s, size_t sn, const uint64_t *_Nullable t, size_t tn);
+
+/// Splits `rest` by `x` in one pass: `inside[i] = x[i] & rest[i]` and `rest[i] &= ~x[i]` for
+/// `i < n` (words of `x` past `xn` count as zeros). Returns the number of bits set in `inside`.
+size_t sift_bits_split(uint64_t *_Nonnull rest, size_t n, const uint64_t *_Nonnull x, size_t xn,
+                       uint64_t *_Nonnull inside);
 
 /// The number of bits set in `n` words.
 size_t sift_bits_count(const uint64_t *_Nonnull words, size_t n);

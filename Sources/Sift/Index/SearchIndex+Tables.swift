@@ -32,9 +32,10 @@ extension SearchIndex {
         )
     }
 
-    /// The group a matching record falls in when `query` orders its results `.ranked`: 0 for a
-    /// match at the start of a field, 1 at a word start, 2 inside a word (in `.words` mode, 0 or
-    /// 1); nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
+    /// The group a matching record falls in when `query` orders its results `.ranked` (lower
+    /// first; see `ResultOrder.ranked`): the best way the query matches in any searched field
+    /// (whole field, field start, word start, inside a word) times the number of searched fields,
+    /// plus the first field that matches so; nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
     /// ignorable characters only), so that results keep their original order.
     ///
     /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
@@ -52,6 +53,12 @@ extension SearchIndex {
             case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding),
             let first = patterns.first
         else { return nil }
-        return rankingGroup(slot: slot, plan: plan, firstPattern: first, mode: query.mode)
+        return rankingGroup(
+            slot: slot,
+            plan: plan,
+            firstPattern: first,
+            isOnlyPattern: patterns.count == 1,
+            mode: query.mode
+        )
     }
 }

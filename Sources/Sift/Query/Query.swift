@@ -15,8 +15,16 @@ public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
     case original
     /// Collation order of the index's sort field (ICU sort keys), ties by id.
     case sorted
-    /// Prefix matches first, then matches at a word start, then matches inside a word; original
-    /// order within each group.
+    /// Best matches first, by these rules in turn:
+    /// 1. how the query (its first word, in `.words` mode) matches a searched field: the whole
+    ///    field (the field's collation elements are the query's; only for a one-word query), then
+    ///    at the field's start, then at a word start (`.contains` mode), then inside a word;
+    /// 2. the first searched field (in `IndexConfiguration.searchFields` order) where it matches
+    ///    that way, so a match in the name outranks the same kind of match in a summary;
+    /// 3. original order.
+    ///
+    /// Searching `vim` in a package list ranks the package `vim` (whole name), then `vim-gtk`
+    /// (name starts with it), then `cream` (summary starts with "VIM"), then `neovim`.
     case ranked
 }
 

@@ -107,6 +107,7 @@ extension SearchIndex {
                     bits,
                     plan: plan,
                     firstPattern: patterns[0],
+                    isOnlyPattern: patterns.count == 1,
                     mode: query.mode,
                     &statistics,
                     isCancelled
@@ -277,7 +278,10 @@ extension SearchIndex {
     /// example under memory pressure, or to time cold keystrokes).
     ///
     /// - Complexity: O(*c*) for *c* cached results.
-    public func discardCachedResults() { cache.removeAll() }
+    public func discardCachedResults() {
+        cache.removeAll()
+        wholeFieldMatches = [:]
+    }
 
     /// Candidate and match status of one slot for a field pattern.
     ///
@@ -564,39 +568,82 @@ extension SearchIndex {
         }
     }
 
-    /// `matches` split into ranking groups, best first: the records where the first pattern
-    /// matches at the start of a searched field, then (in `.contains` mode) those where it matches
-    /// at a word start, then the rest. Each group is the match set of the first pattern under a
-    /// stronger anchor, so it comes from the same scans, narrowing and cache as any query: no
-    /// per-result work beyond bitset operations, and a longer or shorter query reuses it.
+    /// `matches` split into ranking groups, best first (see `ResultOrder.ranked`): by how the
+    /// first pattern matches, the whole field (only when the query is one pattern), at the field's
+    /// start, at a word start (in `.contains` mode), inside a word; within each of these, by the
+    /// first searched field where the record matches so. A record is in the first group it
+    /// qualifies for. Each group is the first pattern's match set in one field under a stronger
+    /// anchor, so it comes from the same scans, narrowing and cache as any query; a whole-field
+    /// match is a field-start match as long as the pattern. Per group one pass over the bitsets'
+    /// words, less for groups that are empty.
     ///
-    /// - Complexity: two more field scans (one in `.words` mode), served from the cache or
-    ///   narrowed like any pattern's, plus O(*n* / 64) bitset operations.
+    /// - Complexity: two more scans per field (one in `.words` mode), served from the cache or
+    ///   narrowed like any pattern's, plus O(*n* / 64) bitset operations per group, plus O(*p*) for
+    ///   the *p* records whose field starts with a one-pattern query.
     private func rankingGroups(
         _ matches: Bitset,
         plan: ScopePlan,
         firstPattern: (bytes: [UInt8], text: String),
+        isOnlyPattern: Bool,
         mode: MatchMode,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> [(bits: Bitset, count: Int)] {
-        // Each group in one pass over the words: the union of the fields' anchored matches (two
-        // fields go straight into the pass), within `matches`, less the groups before it.
-        func anchoredMatches(_ anchor: Anchor) throws -> (Bitset, Bitset?) {
-            try Self.pairForCombining(
-                plan.fields.map { field in
-                    try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
-                }
-            )
+        func fieldMatches(_ anchor: Anchor) throws -> [Bitset] {
+            try plan.fields.map { field in
+                try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
+            }
         }
-        let fieldStarts = try anchoredMatches(.fieldStart)
-        let atFieldStart = Bitset.combining(fieldStarts.0, or: fieldStarts.1, and: matches)
-        guard mode == .contains else {
-            return [atFieldStart, Bitset.combining(matches, minus: atFieldStart.bits)]
+        let atFieldStart = try fieldMatches(.fieldStart)
+        var classes = [atFieldStart]
+        if mode == .contains { classes.append(try fieldMatches(.wordStart)) }
+        classes.append(try fieldMatches(Self.anchor(for: mode)))
+
+        // The records not grouped yet, and how many.
+        var (rest, remaining) = Bitset.combining(matches)
+        var groups: [(bits: Bitset, count: Int)] = []
+        if isOnlyPattern {
+            for (field, bits) in zip(plan.fields, atFieldStart) where remaining > 0 {
+                let whole = rest.split(by: wholeFieldMatches(plan, field, firstPattern, atFieldStart: bits))
+                guard whole.count > 0 else { continue }
+                remaining -= whole.count
+                groups.append(whole)
+            }
         }
-        let wordStarts = try anchoredMatches(.wordStart)
-        let atWordStart = Bitset.combining(wordStarts.0, or: wordStarts.1, and: matches, minus: atFieldStart.bits)
-        return [atFieldStart, atWordStart, Bitset.combining(matches, minus: atFieldStart.bits, atWordStart.bits)]
+        let candidateSets = Array(classes.joined())
+        for (position, candidates) in candidateSets.enumerated() where remaining > 0 {
+            // What the last set leaves is empty: every match matches so in some field.
+            if position == candidateSets.count - 1 { break }
+            let group = rest.split(by: candidates)
+            guard group.count > 0 else { continue }
+            groups.append(group)
+            remaining -= group.count
+        }
+        if remaining > 0 { groups.append((rest, remaining)) }  // the last set's
+        return groups
+    }
+
+    /// The records whose field is exactly the pattern: of its field-start matches, those whose
+    /// field is as long as the pattern. Kept until the next edit, so that a keystroke that comes
+    /// back to the pattern does not check them again.
+    ///
+    /// - Complexity: O(*n* / 64 + *p*) for the *p* field-start matches the first time; O(1) after.
+    private func wholeFieldMatches(
+        _ plan: ScopePlan,
+        _ field: Int,
+        _ pattern: (bytes: [UInt8], text: String),
+        atFieldStart: Bitset
+    ) -> Bitset {
+        if wholeFieldRevision != revision || wholeFieldMatches.count >= 64 {
+            wholeFieldMatches = [:]
+            wholeFieldRevision = revision
+        }
+        let key = key(plan, field, .fieldStart, pattern)
+        if let whole = wholeFieldMatches[key] { return whole }
+        var whole = Bitset.combining(atFieldStart).bits
+        _ = foldings[plan.folding].columns[field].keepSegments(ofLength: pattern.bytes.count, in: &whole)
+        wholeFieldMatches[key] = whole
+        return whole
     }
 
     /// Field results as the two operands of one `Bitset.combining` pass, their union: the first
@@ -613,27 +660,45 @@ extension SearchIndex {
         return (first, sets[1])
     }
 
-    /// The ranking group of a matching slot: 0 when the (first) pattern matches at the start of a
-    /// searched field, 1 at a word start, 2 inside a word; in `.words` mode 0 or 1.
+    /// The ranking group of a matching slot, as `rankingGroups` groups it: for the best way the
+    /// (first) pattern matches in any searched field, in the order whole field, field start, word
+    /// start (`.contains` mode), inside a word, that way's number times the number of fields plus
+    /// the first field that matches so. (Group numbers in `search` count only the groups that are
+    /// not empty; these keep their order.)
     ///
     /// - Complexity: O(*s*) in the size of the slot's searched fields.
     func rankingGroup(
         slot: Int32,
         plan: ScopePlan,
         firstPattern: (bytes: [UInt8], text: String),
+        isOnlyPattern: Bool,
         mode: MatchMode
     ) -> Int {
-        var best = 2
-        for field in plan.fields {
+        // Ways: 0 whole field, 1 field start, 2 word start, 3 inside a word.
+        var best = (way: 4, field: 0)
+        for (position, field) in plan.fields.enumerated() {
             let key = key(plan, field, .anywhere, firstPattern)
             let column = foldings[plan.folding].columns[field]
             guard let segment = column.segment(ofSlot: slot) else { continue }
-            let matchClass = SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
+            guard
+                let matchClass = SegmentScanner(
+                    column: column,
+                    segment: segment,
+                    pattern: key.pattern,
+                    anchor: key.anchor
+                )
                 .bestClass(verify: verifier(key, slot: slot, segment: segment))
-            if let matchClass { best = min(best, matchClass) }
-            if best == 0 { break }
+            else { continue }
+            // In `.words` mode a field matches only at a word start (the way of every match there).
+            if mode == .words, matchClass == 2 { continue }
+            var way = matchClass + 1
+            if way == 1, isOnlyPattern {
+                let (start, end) = column.bounds(ofSegment: segment)
+                if end - start == firstPattern.bytes.count { way = 0 }
+            }
+            if way < best.way { best = (way, position) }
         }
-        return mode == .words ? min(best, 1) : best
+        return best.way * plan.fields.count + best.field
     }
 }
 

@@ -279,6 +279,20 @@ struct FoldedColumn {
         return (start, end)
     }
 
+    /// Clears the members of `slots` whose field in this column is not `length` code bytes long
+    /// (a field-start match of a pattern that long is then the whole field). Returns how many stay.
+    ///
+    /// - Complexity: O(*n* / 64 + *m*) for *m* members of a universe of *n* slots.
+    func keepSegments(ofLength length: Int, in slots: inout Bitset) -> Int {
+        withKernelView { view in
+            var view = view
+            let wordCount = slots.capacity >> 6
+            return slots.withUnsafeMutableWords { words in
+                sift_keep_segments_of_length(&view, words, wordCount, length)
+            }
+        }
+    }
+
     /// Number of segments, dead ones included.
     var segmentCount: Int { startOffsets.count }
 

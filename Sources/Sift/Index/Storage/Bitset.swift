@@ -158,6 +158,25 @@ struct Bitset: Equatable, Sendable {
         return (Bitset(words: words), count)
     }
 
+    /// Removes the members of `x` from this set and returns them (`x ∩ self`, as a new set with
+    /// this set's capacity) with their count: one pass over the words.
+    ///
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    mutating func split(by x: Bitset) -> (bits: Bitset, count: Int) {
+        let n = words.count
+        guard n > 0 else { return (Bitset(), 0) }
+        var count = 0
+        let inside = [UInt64](unsafeUninitializedCapacity: n) { inside, initialized in
+            words.withUnsafeMutableBufferPointer { rest in
+                Self.withWords(x) { x, xn in
+                    count = sift_bits_split(rest.baseAddress!, n, x!, xn, inside.baseAddress!)
+                }
+            }
+            initialized = n
+        }
+        return (Bitset(words: inside), count)
+    }
+
     private init(words: [UInt64]) { self.words = words }
 
     /// Calls `body` with a set's words and their count, or with nil and 0 for no set (an empty
