@@ -49,9 +49,9 @@ extension SearchIndex {
         }
         let length = query.text.count
         guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength,
-            case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding),
-            let first = patterns.first
+            let ranking = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+                .rankingPattern(mode: query.mode)
         else { return nil }
-        return rankingGroup(slot: slot, plan: plan, firstPattern: first, mode: query.mode)
+        return rankingGroup(slot: slot, plan: plan, firstPattern: ranking.pattern, mode: ranking.mode)
     }
 }

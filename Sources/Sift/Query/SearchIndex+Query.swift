@@ -15,6 +15,8 @@ enum FoldedQuery {
     case nothing
     /// One pattern (contains, prefix) or one per query word (words), with its text.
     case patterns([(bytes: [UInt8], text: String)])
+    /// A words query with operators (see `QueryExpression`).
+    case expression(FoldedExpression)
 }
 
 extension SearchIndex {
@@ -54,13 +56,18 @@ extension SearchIndex {
         var selectedState = SearchResult.State.all
         let selectedPlan = scopePlans[selected]
         if query.order == .ranked, query.mode != .prefix, length > 0, length >= selectedPlan.scope.minimumLength {
-            let folded = try foldQuery(query.text, mode: query.mode, folding: selectedPlan.folding)
+            let folded = try foldQuery(
+                query.text,
+                mode: query.mode,
+                syntax: query.syntax,
+                folding: selectedPlan.folding
+            )
             foldedQueries[selectedPlan.folding] = folded
-            if case .patterns(let patterns) = folded {
+            if let ranking = folded.rankingPattern(mode: query.mode) {
                 try sweepRankingAnchors(
                     selectedPlan,
-                    firstPattern: patterns[0],
-                    mode: query.mode,
+                    firstPattern: ranking.pattern,
+                    mode: ranking.mode,
                     &statistics,
                     isCancelled
                 )
@@ -78,7 +85,8 @@ extension SearchIndex {
                 bits = nil
             case .matches:
                 let folded =
-                    try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
+                    try foldedQueries[plan.folding]
+                    ?? foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 var matches =
@@ -98,13 +106,13 @@ extension SearchIndex {
         if let bits = selectedBits {
             let plan = scopePlans[selected]
             if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
-                case .patterns(let patterns)? = foldedQueries[plan.folding]
+                let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
                 let groups = try rankingGroups(
                     bits,
                     plan: plan,
-                    firstPattern: patterns[0],
-                    mode: query.mode,
+                    firstPattern: ranking.pattern,
+                    mode: ranking.mode,
                     &statistics,
                     isCancelled
                 )
@@ -141,9 +149,10 @@ extension SearchIndex {
         let length = query.text.count
         if length == 0 { return true }
         if length < plan.scope.minimumLength { return false }
-        switch try foldQuery(query.text, mode: query.mode, folding: plan.folding) {
+        switch try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding) {
         case .everything: return true
         case .nothing: return false
+        case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
         case .patterns(let patterns):
             let anchor = Self.anchor(for: query.mode)
             return patterns.allSatisfy { pattern in
@@ -156,7 +165,15 @@ extension SearchIndex {
 
     // MARK: - Folding the query
 
-    func foldQuery(_ text: String, mode: MatchMode, folding index: Int) throws(SiftError) -> FoldedQuery {
+    func foldQuery(
+        _ text: String,
+        mode: MatchMode,
+        syntax: QuerySyntax = .literal,
+        folding index: Int
+    ) throws(SiftError) -> FoldedQuery {
+        if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index) {
+            return expression
+        }
         let folding = foldings[index]
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
         var patterns: [(bytes: [UInt8], text: String)] = []
@@ -200,6 +217,7 @@ extension SearchIndex {
         switch folded {
         case .everything: return live
         case .nothing: return Bitset()
+        case .expression(let expression): return try expressionMatches(plan, expression, &statistics, isCancelled)
         case .patterns(let patterns):
             let anchor = Self.anchor(for: mode)
             var result: Bitset? = nil
