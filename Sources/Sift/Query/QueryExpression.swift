@@ -25,27 +25,43 @@ public enum QuerySyntax: String, Hashable, Sendable, CaseIterable {
 /// `|` without a term on both sides are ordinary characters of the text, which ICU's word breaking
 /// then treats as in literal words mode (as punctuation between words). A query of negated terms
 /// only matches every record except those; a term without collation elements is left out.
-struct QueryExpression: Hashable, Sendable {
+///
+/// ```swift
+/// let expression = QueryExpression(parsing: "vim | emacs -\"neo vim\"")
+/// expression.clauses.count        // 2: (vim OR emacs) AND NOT "neo vim"
+/// expression.clauses[1][0].isPhrase   // true
+/// ```
+///
+/// `SearchIndex` reads a `.words` query this way when its `syntax` is `.operators`; the type is
+/// public so that tools and tests can show or check how a text reads.
+public struct QueryExpression: Hashable, Sendable {
     /// One term of a clause.
-    struct Term: Hashable, Sendable {
+    public struct Term: Hashable, Sendable {
         /// The term's text, without its `-` or its quotes.
-        var text: String
+        public var text: String
         /// Whether the text was quoted: a phrase, matched by the `.contains` rule.
-        var isPhrase: Bool
+        public var isPhrase: Bool
         /// Whether the term was written `-term`.
-        var isNegated: Bool
+        public var isNegated: Bool
+
+        /// A term.
+        public init(text: String, isPhrase: Bool, isNegated: Bool) {
+            self.text = text
+            self.isPhrase = isPhrase
+            self.isNegated = isNegated
+        }
     }
 
     /// The clauses, each a non-empty OR of terms; a record matches when every clause matches.
-    var clauses: [[Term]]
+    public var clauses: [[Term]]
     /// Whether the text used any operator (a negation, a closed quote, an `|` between two terms):
     /// without one, the query reads exactly as in literal words mode.
-    var usesOperators: Bool
+    public var usesOperators: Bool
 
     /// Reads a query's text. Total: every text has a reading.
     ///
     /// - Complexity: O(*n*) in the number of characters of `text`.
-    init(parsing text: String) {
+    public init(parsing text: String) {
         let characters = Array(text)
         // The index of the closing quote for each opening one, from the right: a `"` closes the
         // nearest `"` before it that is not itself closing one.
