@@ -27,7 +27,9 @@ extension SearchIndex {
     /// more character), only its candidates are scanned; an identical cached pattern (backspace)
     /// answers at once. Reuse happens only where it is provably exact under the collator: the
     /// cached pattern's collation elements must be a prefix of the new pattern's, so Danish `a` →
-    /// `aa` (one element `å`) or Czech `c` → `ch` rescan the whole field.
+    /// `aa` (one element `å`) or Czech `c` → `ch` rescan the whole field. A `.words` query read
+    /// with operators (`Query.syntax`, see `QueryExpression`) scans, narrows and caches each of
+    /// its terms' patterns the same way, then combines their records.
     ///
     /// - Parameters:
     ///   - query: text, scope, mode and order.
