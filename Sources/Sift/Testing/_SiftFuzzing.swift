@@ -58,6 +58,7 @@ public enum _SiftFuzzing {
         reference: ReferenceSearch
     ) throws -> String? {
         var typed = ""
+        var folded: [RecordHandle: FoldedText] = [:]  // the records do not change while typing
         for character in query {
             typed.append(character)
             let result = try index.search(Query(typed))
@@ -84,7 +85,9 @@ public enum _SiftFuzzing {
                     }
                 }
             }
-            if let problem = try compareOperators(typed, index: index, reference: reference) { return problem }
+            if let problem = try compareOperators(typed, index: index, reference: reference, folded: &folded) {
+                return problem
+            }
             for mode in [MatchMode.prefix, .words] {
                 var members: Set<RecordHandle>? = nil
                 for order in ResultOrder.allCases {
@@ -112,7 +115,8 @@ public enum _SiftFuzzing {
     private static func compareOperators(
         _ typed: String,
         index: SearchIndex,
-        reference: ReferenceSearch
+        reference: ReferenceSearch,
+        folded foldedTexts: inout [RecordHandle: FoldedText]
     ) throws -> String? {
         let query = Query(typed, mode: .words)
         let rows = Set(try index.search(query).rows)
@@ -120,7 +124,8 @@ public enum _SiftFuzzing {
         let folder = index.foldings[0].folder
         for handle in index.handles() {
             let text = try index.value(of: "t", for: handle)
-            let folded = try folder.fold(text)
+            let folded = try foldedTexts[handle] ?? folder.fold(text)
+            foldedTexts[handle] = folded
             var expected = true
             for clause in expression.clauses {
                 var counted = false
