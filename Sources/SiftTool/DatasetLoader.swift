@@ -361,7 +361,7 @@ enum DatasetLoader {
             show: givenShow.isEmpty ? searchFields : uniqued(givenShow),
             showIsGiven: !givenShow.isEmpty
         )
-        settings.syntax = request.syntax ?? .operators
+        settings.syntax = request.syntax ?? description.syntax ?? .operators
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }
 

@@ -178,6 +178,10 @@ struct QueryCommandTests {
         #expect(try await ids(["\"text editor\" -vim"]) == ["3"])
         #expect(try await ids(["vim|emacs", "--syntax", "literal"]) == [])
         #expect(try await ids(["vim -neovim", "--syntax", "literal"]) == ["2"])
+        // A description file's "syntax", which --syntax overrides.
+        let literal = try Run.file("literal.sift.json", #"{"syntax": "literal"}"#)
+        #expect(try await ids(["vim|emacs", "--description", literal]) == [])
+        #expect(try await ids(["vim|emacs", "--description", literal, "--syntax", "operators"]) == ["1", "2", "3"])
         let run = try await Run.sift([
             "query", path, "\"text editor\" -vim", "--mode", "words", "--format", "json", "--snippet", "8",
         ])
