@@ -4,7 +4,8 @@
 #
 # SECONDS (default 120) is per target; --target picks the targets (default all):
 #   index       SiftIndexFuzzer: records and typed queries; every keystroke against ICU usearch,
-#               before and after an edit. Corpus: Fuzz/Corpus.
+#               and as a words query with operators against a brute-force evaluation, before
+#               and after an edit. Corpus: Fuzz/Corpus.
 #   controller  SiftControllerFuzzer: keystrokes, backspaces, scopes, submits, cancels and edits
 #               through either table, racing the answers; the updates' generations and change
 #               sets, and the tables against a fresh index and usearch. Corpus: Fuzz/ControllerCorpus.

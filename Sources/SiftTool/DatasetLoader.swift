@@ -20,6 +20,8 @@ struct DatasetSettings: Equatable {
     /// Whether sorted tables and results are read backwards (largest first).
     var descending = false
     var mode: MatchMode
+    /// How words mode reads `-word`, `"phrase"` and `a | b`.
+    var syntax: QuerySyntax = .operators
     /// The results table's order.
     var order: ResultOrder
     var trigger: SearchTrigger
@@ -47,6 +49,7 @@ struct DatasetSettings: Equatable {
         SearchController.Options(
             trigger: trigger,
             mode: mode,
+            syntax: syntax,
             originalTable: sort == nil ? TableLayout() : TableLayout(order: .sorted, isSectioned: isSectioned),
             resultsTable: TableLayout(order: order)
         )
@@ -339,7 +342,7 @@ enum DatasetLoader {
             }
         }
 
-        let settings = DatasetSettings(
+        var settings = DatasetSettings(
             searchFields: searchFields,
             scopes: scopes,
             collation: Collation(
@@ -358,6 +361,7 @@ enum DatasetLoader {
             show: givenShow.isEmpty ? searchFields : uniqued(givenShow),
             showIsGiven: !givenShow.isEmpty
         )
+        settings.syntax = request.syntax ?? description.syntax ?? .operators
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }
 
@@ -438,7 +442,7 @@ enum DatasetLoader {
         let storedShow = metadata[MetadataKey.show].flatMap(jsonList)
         let show = request.show.isEmpty ? storedShow ?? configuration.searchFields : uniqued(request.show)
         let sort = configuration.sortField
-        let settings = DatasetSettings(
+        var settings = DatasetSettings(
             searchFields: configuration.searchFields,
             scopes: scopes,
             collation: configuration.collation,
@@ -453,6 +457,7 @@ enum DatasetLoader {
             show: show,
             showIsGiven: !request.show.isEmpty || storedShow != nil
         )
+        settings.syntax = request.syntax ?? .operators
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
             file: request.file,

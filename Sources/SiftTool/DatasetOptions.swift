@@ -81,6 +81,14 @@ struct SearchOptions: ParsableArguments {
     )
     var order: ResultOrder?
 
+    @Option(
+        help: ArgumentHelp(
+            "How words mode reads -word (exclude), \"two words\" (contiguous) and a | b (either): operators (default) or literal.",
+            valueName: "operators|literal"
+        )
+    )
+    var syntax: QuerySyntax?
+
     @Flag(help: "Deprecated: use --order ranked.")
     var ranked = false
 
@@ -126,6 +134,7 @@ extension Collation.Strength: ExpressibleByArgument {}
 extension Collation.Alternate: ExpressibleByArgument {}
 extension MatchMode: ExpressibleByArgument {}
 extension ResultOrder: ExpressibleByArgument {}
+extension QuerySyntax: ExpressibleByArgument {}
 
 /// A command's dataset options as plain values (an `IndexOptions` or `SearchOptions` that was not
 /// parsed cannot be read): what `DatasetLoader` opens.
@@ -148,6 +157,7 @@ struct DatasetRequest {
     var readsDescription = true
 
     var mode: MatchMode?
+    var syntax: QuerySyntax?
     var order: ResultOrder?
     var show: [String] = []
     var trigger: SearchTrigger?
@@ -181,6 +191,7 @@ struct DatasetRequest {
     init(file: String, index: IndexOptions, search: SearchOptions) {
         self.init(file: file, index: index)
         mode = search.mode
+        syntax = search.syntax
         order = search.resultOrder
         show = search.show
     }

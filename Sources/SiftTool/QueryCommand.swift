@@ -22,6 +22,19 @@ struct QueryCommand: ParsableCommand {
             is [start, length] in UTF-16 code units of that field (as ICU and NSRange count), for \
             every field the scope searches. No matching record prints nothing on standard output \
             and says so on standard error.
+
+            With --snippet N, each object also has "snippets": for each searched field with a \
+            match, a window of at most N characters around its first match:
+              "snippets": {"notes": {"text": "…", "start": 120, "matches": [[9, 6]], "cutBefore": true, "cutAfter": true}}
+            where start is the window's offset in the field and matches are [start, length] in the \
+            window, both in UTF-16 code units; cutBefore and cutAfter say whether the field goes on \
+            before and after the window. In text output, --snippet N shows a searched column with a match as \
+            its window, with … where it was cut.
+
+            In words mode (--mode words), --syntax operators (the default) reads -word as "not \
+            this word", "two words" as a phrase that must occur as typed (the contains rule), and \
+            a | b as "either"; a lone -, an unclosed quote or an empty side of | is ordinary text. \
+            --syntax literal reads every character as text.
             """
     )
 
@@ -61,9 +74,18 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Highlight with terminal colours: auto (when standard output is a terminal), always or never.")
     var color: Color = .auto
 
+    @Option(
+        help: ArgumentHelp(
+            "Show a window of at most N characters around each searched field's first match (JSON: \"snippets\").",
+            valueName: "N"
+        )
+    )
+    var snippet: Int?
+
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
+        if let snippet, snippet < 1 { throw ValidationError("--snippet must be at least 1") }
     }
 
     func run() throws {
@@ -73,7 +95,13 @@ struct QueryCommand: ParsableCommand {
         let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
         let settings = opened.settings
-        let query = Query(query, scope: opened.selectedScope, mode: settings.mode, order: settings.order)
+        let query = Query(
+            query,
+            scope: opened.selectedScope,
+            mode: settings.mode,
+            order: settings.order,
+            syntax: settings.syntax
+        )
         let result: SearchResult
         do {
             result = try index.search(query)
@@ -93,7 +121,8 @@ struct QueryCommand: ParsableCommand {
             result: result,
             rows: rows,
             offset: offset,
-            total: all.count
+            total: all.count,
+            snippetLength: snippet
         )
         switch format {
         case .json:
@@ -135,6 +164,8 @@ struct QueryPage {
     let offset: Int
     /// How many records the query found (all of them for an empty query).
     let total: Int
+    /// `--snippet N`: the longest window shown around a searched field's first match.
+    var snippetLength: Int? = nil
 
     var settings: DatasetSettings { opened.settings }
 
@@ -157,8 +188,21 @@ struct QueryPage {
             let pairs = (ranges[field] ?? []).map { "[\($0.lowerBound), \($0.count)]" }.joined(separator: ", ")
             return "\(JSON.string(field)): [\(pairs)]"
         }
-        return "{\"row\": \(dataRow(of: row)), \"id\": \(JSON.string(record.id)), "
-            + "\"values\": {\(values.joined(separator: ", "))}, \"matches\": {\(matches.joined(separator: ", "))}}"
+        var line =
+            "{\"row\": \(dataRow(of: row)), \"id\": \(JSON.string(record.id)), "
+            + "\"values\": {\(values.joined(separator: ", "))}, \"matches\": {\(matches.joined(separator: ", "))}"
+        if let snippetLength {
+            let snippets = try index.snippets(of: row, for: query, length: snippetLength)
+            let objects = searchedFields.compactMap { field -> String? in
+                guard let snippet = snippets[field] else { return nil }
+                let pairs = snippet.utf16Ranges.map { "[\($0.lowerBound), \($0.count)]" }.joined(separator: ", ")
+                return
+                    "\(JSON.string(field)): {\"text\": \(JSON.string(snippet.text)), \"start\": \(snippet.utf16Offset), "
+                    + "\"matches\": [\(pairs)], \"cutBefore\": \(snippet.isCutAtStart), \"cutAfter\": \(snippet.isCutAtEnd)}"
+            }
+            line += ", \"snippets\": {\(objects.joined(separator: ", "))}"
+        }
+        return line + "}"
     }
 
     /// Why no record was printed, in one line naming the file and the searched fields.

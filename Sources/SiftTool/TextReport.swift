@@ -23,8 +23,14 @@ struct TextReport {
             var cells: [Cell] = [plain(String(page.dataRow(of: row)))]
             if showID { cells.append(plain(record.id)) }
             let highlights = try index.highlights(of: row, for: page.query)
+            let snippets =
+                try page.snippetLength.map { try index.snippets(of: row, for: page.query, length: $0) } ?? [:]
             for field in fields {
-                cells.append(highlighted(record.fields[field] ?? "", highlights[field] ?? []))
+                if let snippet = snippets[field] {
+                    cells.append(Self.cell(snippet))
+                } else {
+                    cells.append(highlighted(record.fields[field] ?? "", highlights[field] ?? []))
+                }
             }
             table.append(cells)
         }
@@ -62,12 +68,25 @@ struct TextReport {
         }
         var line =
             "\(what) in \(page.opened.dataset.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
+            + (query.mode == .words ? " (\(query.syntax.rawValue))" : "")
         if query.scope != "All" { line += " · scope \(query.scope)" }
         if query.order == .sorted, page.settings.sort != nil { line += " · sorted by \(page.settings.sortDescription)" }
         return line
     }
 
     private func plain(_ text: String) -> Cell { Cells.plain(text) }
+
+    /// A snippet's window, with "…" where the field was cut.
+    private static func cell(_ snippet: Snippet) -> Cell {
+        let text = (snippet.isCutAtStart ? "…" : "") + snippet.text + (snippet.isCutAtEnd ? "…" : "")
+        let shift = snippet.isCutAtStart ? 1 : 0
+        let utf16 = text.utf16
+        let ranges = snippet.utf16Ranges.map { range in
+            let lower = utf16.index(utf16.startIndex, offsetBy: range.lowerBound + shift)
+            return lower..<utf16.index(lower, offsetBy: range.count)
+        }
+        return Cells.highlighted(text, ranges)
+    }
 
     private func highlighted(_ text: String, _ ranges: [Range<String.Index>]) -> Cell {
         Cells.highlighted(text, ranges)

@@ -158,6 +158,44 @@ struct QueryCommandTests {
         for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
     }
 
+    /// `--syntax operators` (the default in words mode) reads `|`, `-` and quotes; `--syntax
+    /// literal` does not; `--snippet N` adds each searched field's window around its first match.
+    @Test func operatorSyntaxAndSnippets() async throws {
+        let path = try Run.file(
+            "editors.tsv",
+            "name\tabout\nVim\tmodal text editor\nNeovim\tvim fork, modal text editor\nGNU Emacs\textensible text editor\n"
+        )
+        func ids(_ arguments: [String]) async throws -> [String] {
+            let run = try await Run.sift(["query", path] + arguments + ["--mode", "words", "--format", "json"])
+            #expect(run.status == 0)
+            return run.stdout.split(separator: "\n").compactMap { line in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["id"] as? String
+            }
+        }
+        #expect(try await ids(["vim|emacs"]) == ["1", "2", "3"])
+        #expect(try await ids(["vim -neovim"]) == ["1"])
+        #expect(try await ids(["\"text editor\" -vim"]) == ["3"])
+        #expect(try await ids(["vim|emacs", "--syntax", "literal"]) == [])
+        #expect(try await ids(["vim -neovim", "--syntax", "literal"]) == ["2"])
+        // A description file's "syntax", which --syntax overrides.
+        let literal = try Run.file("literal.sift.json", #"{"syntax": "literal"}"#)
+        #expect(try await ids(["vim|emacs", "--description", literal]) == [])
+        #expect(try await ids(["vim|emacs", "--description", literal, "--syntax", "operators"]) == ["1", "2", "3"])
+        let run = try await Run.sift([
+            "query", path, "\"text editor\" -vim", "--mode", "words", "--format", "json", "--snippet", "8",
+        ])
+        #expect(
+            run.stdout
+                == #"{"row": 3, "id": "3", "values": {"name": "GNU Emacs", "about": "extensible text editor"}, "matches": {"name": [], "about": [[11, 11]]}, "snippets": {"about": {"text": "text edi", "start": 11, "matches": [[0, 8]], "cutBefore": true, "cutAfter": true}}}"#
+                + "\n"
+        )
+        let text = try await Run.sift(["query", path, "editor", "--snippet", "10", "--color", "never"])
+        #expect(text.stdout.contains("…ext [editor]"))
+        let refused = try await Run.sift(["query", path, "x", "--snippet", "0"])
+        #expect(refused.status != 0 && refused.stderr.contains("--snippet must be at least 1"))
+    }
+
     @Test func localeDecidesWhetherNinoFindsNino() async throws {
         let path = try Run.file("n.csv", "id,name\na,El niño\nb,Nino\n")
         let spanish = try await Run.sift(["query", path, "nino", "--locale", "es", "--id", "id", "--format", "json"])

@@ -203,6 +203,47 @@ struct ReplLineModeTests {
         )
     }
 
+    /// In words mode, `|`, `-` and quotes are operators; :syntax literal reads them as text (and re-indexes like :mode).
+    @Test func syntaxCommandSwitchesOperators() async throws {
+        let transcript = try await Repl.transcript(
+            [":mode words", "paris|napoli", "-p -k", "\"ão pa\"", ":syntax literal", "paris|napoli", ":syntax other"],
+            options: ["--page-size", "4"]
+        )
+        expectTranscript(
+            transcript,
+            """
+            \(Repl.banner)
+            > :mode words
+            mode words · re-indexed 10 records
+            no search · original table: 10 rows
+            > paris|napoli
+            "paris|napoli" in All: 2 results · All 2 · Name 2 · Country 0 · Europe 2 · Asia 0
+            #  name         country  population
+            1  🍕 [Napoli]  Italia   914758
+            2  [Paris]      France   2138551
+            > -p -k
+            "-p -k" in All: 6 results · All 6 · Name 6 · Country 9 · Europe 2 · Asia 2
+            #  name       country      population
+            1  🍕 Napoli  Italia       914758
+            2  Ñuñoa      Chile        208237
+            3  Que\u{301}bec     Canada       549459
+            4  Zürich     Switzerland  415367
+            rows 1–4 of 6 · :results 2 for the next page
+            > "ão pa"
+            ""ão pa"" in All: 1 result · All 1 · Name 1 · Country 0 · Europe 0 · Asia 0
+            #  name         country  population
+            1  S[ão Pa]ulo  Brasil   12325232
+            > :syntax literal
+            syntax literal · re-indexed 10 records
+            ""ão pa"" in All: 0 results · All 0 · Name 0 · Country 0 · Europe 0 · Asia 0
+            > paris|napoli
+            "paris|napoli" in All: 0 results · All 0 · Name 0 · Country 0 · Europe 0 · Asia 0
+            > :syntax other
+            error: expected operators, literal, got 'other'
+            """
+        )
+    }
+
     /// :min, :mode, :locale, :strength, :sort and :order re-index the records and put the search back: Spanish ñ is its own letter, secondary strength keeps accents, prefix and words modes, ranked results.
     @Test func configurationCommandsReindex() async throws {
         let transcript = try await Repl.transcript(

@@ -574,6 +574,39 @@ struct DocumentationExampleTests {
         )
     }
 
+    @Test func operatorsAndSnippets() throws {
+        let console = PrintedLines()
+        func print(_ items: Any...) { console.print(items) }
+
+        let editors = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name", "about"]),
+            records: [
+                Record(id: "vim", fields: ["name": "Vim", "about": "modal text editor"]),
+                Record(id: "neovim", fields: ["name": "Neovim", "about": "vim fork, modal text editor"]),
+                Record(id: "emacs", fields: ["name": "GNU Emacs", "about": "extensible text editor"]),
+                Record(id: "nano", fields: ["name": "nano", "about": "small editor, text mode"]),
+            ]
+        )
+        func ids(_ text: String, syntax: QuerySyntax = .operators) throws -> [String] {
+            try editors.search(Query(text, mode: .words, syntax: syntax)).rows.map { try editors.id(of: $0) }
+        }
+        print(try ids("vim|emacs"))  // ["vim", "neovim", "emacs"]: either word
+        print(try ids("vim -neovim"))  // ["vim"]: not neovim
+        print(try ids("\"text editor\" -vim"))  // ["emacs"]: a phrase, contiguous
+        print(try ids("vim|emacs", syntax: .literal))  // []: both words must match
+        let emacs = editors.handle(forID: "emacs")!
+        let snippet = try editors.snippets(of: emacs, for: Query("editor"), length: 10)["about"]!
+        print(snippet.text, snippet.isCutAtStart, snippet.isCutAtEnd)  // ext editor true false
+        print(snippet.ranges.map { snippet.text[$0] })  // ["editor"]
+
+        #expect(
+            console.lines == [
+                #"["vim", "neovim", "emacs"]"#, #"["vim"]"#, #"["emacs"]"#, "[]", "ext editor true false",
+                #"["editor"]"#,
+            ]
+        )
+    }
+
     @Test func howMatchingWorksEdgeCases() throws {
         let console = PrintedLines()
         func print(_ items: Any...) { console.print(items) }

@@ -40,6 +40,8 @@ final class ControllerBench {
     let corpus: Corpus
     let trace: Trace
     let mode: MatchMode
+    /// How words-mode queries read `-`, quotes and `|`.
+    var syntax: QuerySyntax = .operators
     let changeLimit: Int?
     let showProgress: Bool
     /// Results tables that disagree with `SearchIndex.search` (Sift bugs).
@@ -54,7 +56,13 @@ final class ControllerBench {
     }
 
     var options: SearchController.Options {
-        SearchController.Options(trigger: .asYouType, debounce: .zero, mode: mode, changeLimit: changeLimit)
+        SearchController.Options(
+            trigger: .asYouType,
+            debounce: .zero,
+            mode: mode,
+            syntax: syntax,
+            changeLimit: changeLimit
+        )
     }
 
     func run(collations: [Collation], traceName: String) throws -> ControllerReport {
@@ -103,7 +111,8 @@ final class ControllerBench {
         progress?.finish()
         progress = nil
         config.expectedResults = try trace.keystrokes.map { keystroke in
-            try index.search(Query(keystroke.text, scope: trace.scopes[keystroke.scope], mode: mode)).rows.count
+            try index.search(Query(keystroke.text, scope: trace.scopes[keystroke.scope], mode: mode, syntax: syntax))
+                .rows.count
         }
         for l in config.layouts.indices {
             for (k, keystroke) in config.layouts[l].keystrokes.enumerated() {

@@ -13,8 +13,15 @@ import Sift
 ///   letter, mark or digit and is not a word-internal apostrophe, period, colon or middle dot).
 ///   This is ICU's word break rule for alphabetic text; fields with scripts that ICU breaks by
 ///   dictionary (Thai, Lao, Khmer, Myanmar, CJK) or fullwidth forms are undecided.
+///
+/// In words mode with `QuerySyntax.operators`, a text that uses operators is read as a
+/// `QueryExpression`: each term by the rule above (a phrase by the `contains` rule), negated,
+/// OR within a clause and AND over clauses, undecided where a term is and the others do not
+/// settle it.
 final class ICUReference {
     let collation: Collation
+    /// How words-mode texts read (`--syntax`).
+    var syntax: QuerySyntax = .operators
     private let search: ReferenceSearch
 
     init(collation: Collation) throws {
@@ -24,6 +31,12 @@ final class ICUReference {
 
     /// Whether the record matches; nil when the rule above cannot decide.
     func matches(_ text: String, fields: [String], mode: MatchMode) throws -> Bool? {
+        guard let expression = operators(text, mode: mode) else { return try literalMatches(text, fields, mode) }
+        return try matches(expression, fields: fields) { try literalMatches($0, fields, $1) }
+    }
+
+    /// `matches` for a text read literally.
+    private func literalMatches(_ text: String, _ fields: [String], _ mode: MatchMode) throws -> Bool? {
         switch mode {
         case .contains:
             for field in fields where try search.contains(text, in: field) { return true }
@@ -58,6 +71,12 @@ final class ICUReference {
 
     /// The same rule, forced to an answer (the ICU peer).
     func peerMatches(_ text: String, fields: [String], mode: MatchMode) throws -> Bool {
+        guard let expression = operators(text, mode: mode) else { return try literalPeerMatches(text, fields, mode) }
+        return try matches(expression, fields: fields) { try literalPeerMatches($0, fields, $1) } ?? false
+    }
+
+    /// `peerMatches` for a text read literally.
+    private func literalPeerMatches(_ text: String, _ fields: [String], _ mode: MatchMode) throws -> Bool {
         switch mode {
         case .contains:
             for field in fields where try search.contains(text, in: field) { return true }
@@ -81,6 +100,49 @@ final class ICUReference {
             }
             return true
         }
+    }
+}
+
+extension ICUReference {
+    /// The text read with operators, when it is a words query that uses them.
+    fileprivate func operators(_ text: String, mode: MatchMode) -> QueryExpression? {
+        guard mode == .words, syntax == .operators else { return nil }
+        let expression = QueryExpression(parsing: text)
+        return expression.usesOperators ? expression : nil
+    }
+
+    /// An expression in three-valued logic over its terms' answers (`rule(text, mode)`: a phrase
+    /// in `contains` mode, a word term in `words` mode). A term with no word is left out, as
+    /// Sift leaves out terms without collation elements; a phrase without one is undecided.
+    fileprivate func matches(
+        _ expression: QueryExpression,
+        fields: [String],
+        rule: (String, MatchMode) throws -> Bool?
+    ) throws -> Bool? {
+        var result: Bool? = true
+        for clause in expression.clauses {
+            var counted = false
+            var any: Bool? = false
+            for term in clause {
+                let hasWord = !queryWords(term.text).isEmpty
+                if !term.isPhrase && !hasWord { continue }
+                counted = true
+                let answer = hasWord ? try rule(term.text, term.isPhrase ? .contains : .words) : nil
+                switch answer.map({ $0 != term.isNegated }) {
+                case true?: any = true
+                case nil: if any == false { any = nil }
+                case false?: break
+                }
+                if any == true { break }
+            }
+            guard counted else { continue }
+            switch any {
+            case false?: return false
+            case nil: result = nil
+            case true?: break
+            }
+        }
+        return result
     }
 }
 

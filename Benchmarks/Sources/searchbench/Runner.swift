@@ -20,6 +20,8 @@ struct RunOptions {
     var modes: [MatchMode]
     /// Result order of the timed queries.
     var order: ResultOrder = .original
+    /// How words-mode queries read `-`, quotes and `|`.
+    var syntax: QuerySyntax = .operators
     var peers: [PeerKind]
     /// Keystrokes the naive and ICU peers run on (nil: all).
     var peerSample: Int?
@@ -125,6 +127,7 @@ final class Runner {
 
         let naive = NaivePeer(columns: corpus.columns, strength: collation.strength)
         let icu = try ICUPeer(columns: corpus.columns, collation: collation)
+        icu.reference.syntax = options.syntax
         var peers: [any Peer] = []
         for kind in options.peers {
             switch kind {
@@ -201,7 +204,8 @@ final class Runner {
                     keystroke.text,
                     scope: trace.scopes[keystroke.scope],
                     mode: mode,
-                    order: options.order
+                    order: options.order,
+                    syntax: options.syntax
                 )
                 let (result, ns) = try timed { try index.search(query) }
                 if repetition > 0 {
@@ -239,7 +243,9 @@ final class Runner {
         for (k, keystroke) in keystrokes.enumerated() {
             let scope = trace.scopes[keystroke.scope]
             let fields = scopeFields[keystroke.scope]
-            let result = try index.search(Query(keystroke.text, scope: scope, mode: mode, order: options.order))
+            let result = try index.search(
+                Query(keystroke.text, scope: scope, mode: mode, order: options.order, syntax: options.syntax)
+            )
             var answer = try result.rows.map { Int32(try index.position(of: $0)) }
             if !isAscending(answer) { answer.sort() }
             if options.injectWrongAnswers, !answer.isEmpty { answer.remove(at: answer.count / 2) }
@@ -395,7 +401,7 @@ final class Runner {
         -> EditReport
     {
         let last = trace.keystrokes.last!
-        let query = Query(last.text, scope: trace.scopes[last.scope], mode: mode)
+        let query = Query(last.text, scope: trace.scopes[last.scope], mode: mode, syntax: options.syntax)
         let active = try index.search(query)
         let fields = scopeFields[last.scope]
         var rng = SplitMix64(seed: options.seed ^ 0xED17)

@@ -46,6 +46,15 @@ struct SearchBench: ParsableCommand {
     )
     var order: String = "original"
 
+    @Option(
+        help: """
+            How words mode reads -word (exclude), "two words" (contiguous) and a | b (either): \
+            operators (the default, as in the library) or literal. The ICU reference reads them the \
+            same way; the other peers do not know them, and their differences are judged by ICU.
+            """
+    )
+    var syntax: String = "operators"
+
     @Option(name: .customLong("field"), help: "A field to search (repeatable; file input). Default: every text column.")
     var fields: [String] = []
 
@@ -165,6 +174,7 @@ struct SearchBench: ParsableCommand {
             throw ValidationError("unknown strength '\(value)'")
         }
         if ResultOrder(rawValue: order) == nil { throw ValidationError("unknown order '\(order)'") }
+        if QuerySyntax(rawValue: syntax) == nil { throw ValidationError("unknown syntax '\(syntax)'") }
         for value in list(mode) where MatchMode(rawValue: value) == nil {
             throw ValidationError("unknown mode '\(value)'")
         }
@@ -305,6 +315,7 @@ struct SearchBench: ParsableCommand {
             strengths: list(strength).compactMap(Collation.Strength.init(rawValue:)),
             modes: list(mode).compactMap(MatchMode.init(rawValue:)),
             order: ResultOrder(rawValue: order) ?? .original,
+            syntax: QuerySyntax(rawValue: syntax) ?? .operators,
             peers: peerKinds,
             peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil),
             checkSample: checkSample,
@@ -328,6 +339,7 @@ struct SearchBench: ParsableCommand {
                 changeLimit: changeLimit,
                 showProgress: Progress.enabled
             )
+            bench.syntax = options.syntax
             let collations = options.locales.flatMap { locale in
                 options.strengths.map { Collation(locale: locale, strength: $0) }
             }
@@ -349,6 +361,7 @@ struct SearchBench: ParsableCommand {
                     deleteFraction: sustainedDelete,
                     checkpoints: max(1, sustainedCheckpoints),
                     mode: options.modes.first ?? .contains,
+                    syntax: options.syntax,
                     repetitions: options.repetitions,
                     pin: options.pin,
                     showProgress: Progress.enabled,

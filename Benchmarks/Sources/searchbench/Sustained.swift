@@ -11,6 +11,7 @@ struct SustainedOptions {
     /// Memory checkpoints in the stable-size phase (the mass-deletion phase has two: half-way, end).
     var checkpoints: Int
     var mode: MatchMode
+    var syntax: QuerySyntax = .operators
     var repetitions: Int
     var pin: Bool
     var showProgress: Bool
@@ -58,7 +59,7 @@ final class SustainedBench {
 
         // The trace's own figures: typed on the fresh index (fastest of `repetitions`).
         let queries = trace.keystrokes.map {
-            Query($0.text, scope: trace.scopes[$0.scope], mode: options.mode)
+            Query($0.text, scope: trace.scopes[$0.scope], mode: options.mode, syntax: options.syntax)
         }
         var traceTimes = [UInt64](repeating: .max, count: queries.count)
         for _ in 0..<options.repetitions {

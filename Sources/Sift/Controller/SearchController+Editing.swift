@@ -169,7 +169,9 @@ extension SearchController {
     private func badgeMemberships(of handle: RecordHandle, for counted: Query?) throws -> [Bool] {
         try scopes.indices.map { i in
             guard let counted, scopeCounts[i] != nil else { return false }
-            return try index.matches(handle, Query(counted.text, scope: scopes[i].name, mode: counted.mode))
+            var query = counted
+            query.scope = scopes[i].name
+            return try index.matches(handle, query)
         }
     }
 

@@ -11,6 +11,9 @@ extension SearchController {
         public var belowThreshold: BelowThresholdPolicy
         /// How the query text must occur in a field.
         public var mode: MatchMode
+        /// How `.words` mode reads `-word`, `"phrases"` and `a | b`: as operators (the default)
+        /// or literally.
+        public var syntax: QuerySyntax
         /// The original table's order (`.original` or `.sorted`) and sections.
         public var originalTable: TableLayout
         /// The results table's order (the queries' `ResultOrder`) and sections.
@@ -26,6 +29,7 @@ extension SearchController {
             debounce: Duration = .zero,
             belowThreshold: BelowThresholdPolicy = .originalList,
             mode: MatchMode = .contains,
+            syntax: QuerySyntax = .operators,
             originalTable: TableLayout = TableLayout(),
             resultsTable: TableLayout = TableLayout(),
             changeLimit: Int? = nil
@@ -34,6 +38,7 @@ extension SearchController {
             self.debounce = debounce
             self.belowThreshold = belowThreshold
             self.mode = mode
+            self.syntax = syntax
             self.originalTable = originalTable
             self.resultsTable = resultsTable
             self.changeLimit = changeLimit

@@ -17,7 +17,13 @@ extension SearchController {
         searchTask?.cancel()
         searchTask = nil
         inputMark = clock.mark()
-        query = Query(input.text, scope: input.scope, mode: options.mode, order: options.resultsTable.order)
+        query = Query(
+            input.text,
+            scope: input.scope,
+            mode: options.mode,
+            order: options.resultsTable.order,
+            syntax: options.syntax
+        )
 
         guard input.isActive else {
             state = .inactive

@@ -101,7 +101,13 @@ public actor SearchController {
         self.source = source
         self.clock = ControllerClock(base: clock)
         inputs = Mutex(InputState(scope: index.scopes[0].name))
-        query = Query("", scope: index.scopes[0].name, mode: options.mode, order: options.resultsTable.order)
+        query = Query(
+            "",
+            scope: index.scopes[0].name,
+            mode: options.mode,
+            order: options.resultsTable.order,
+            syntax: options.syntax
+        )
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
         let source = index.tableRowSource(
             withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned

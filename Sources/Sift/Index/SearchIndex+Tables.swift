@@ -49,16 +49,15 @@ extension SearchIndex {
             throw SiftError.unknownScope(query.scope)
         }
         let length = query.text.count
-        guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength,
-            case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding),
-            let first = patterns.first
-        else { return nil }
+        guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength else { return nil }
+        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        guard let ranking = folded.rankingPattern(mode: query.mode) else { return nil }
         return rankingGroup(
             slot: slot,
             plan: plan,
-            firstPattern: first,
-            isOnlyPattern: patterns.count == 1,
-            mode: query.mode
+            firstPattern: ranking.pattern,
+            isOnlyPattern: folded.isOnePattern,
+            mode: ranking.mode
         )
     }
 }

@@ -6,6 +6,8 @@ public enum MatchMode: String, Hashable, Sendable, CaseIterable {
     case prefix
     /// Every word of the query matches the start of some word of the record, in any order and in
     /// any searched field. Words come from ICU's word break iterator, so Thai and Japanese work.
+    /// With `QuerySyntax.operators` (the default), `-word` excludes, `"two words"` must occur
+    /// contiguously and `a | b` matches either.
     case words
 }
 
@@ -38,17 +40,29 @@ public struct Query: Hashable, Sendable {
     public var mode: MatchMode
     /// The order of the results; `.original` by default.
     public var order: ResultOrder
+    /// How `.words` mode reads `-`, `"…"` and `|`: `.operators` (the default) or `.literal`.
+    /// Other modes read every query literally.
+    public var syntax: QuerySyntax
 
     /// A query of `text` in a scope ("All" by default).
     ///
     /// ```swift
     /// let query = Query("san jo", scope: "Name", mode: .words, order: .ranked)
+    /// let either = Query("vim | emacs -neovim", mode: .words)   // operators: the default syntax
+    /// let plain = Query("vim | emacs", mode: .words, syntax: .literal)   // both words must match
     /// ```
-    public init(_ text: String, scope: String = "All", mode: MatchMode = .contains, order: ResultOrder = .original) {
+    public init(
+        _ text: String,
+        scope: String = "All",
+        mode: MatchMode = .contains,
+        order: ResultOrder = .original,
+        syntax: QuerySyntax = .operators
+    ) {
         self.text = text
         self.scope = scope
         self.mode = mode
         self.order = order
+        self.syntax = syntax
     }
 }
 

@@ -3,8 +3,10 @@ extension SearchIndex {
     /// (as ICU and `NSRange` count), computed on demand for the rows being shown.
     ///
     /// The ranges are those ICU usearch reports: `strasse` in `Straße` is all six letters. In
-    /// `.words` mode they are the matches of every query word at word starts; in `.prefix` mode
-    /// the one match at the start of each field. Fields without a match are absent. A query with
+    /// `.words` mode they are the matches of every query word at word starts (with operators: of
+    /// the words of every positive term that matches the record, and of its positive phrases
+    /// anywhere; negated terms are never highlighted); in `.prefix` mode the one match at the
+    /// start of each field. Fields without a match are absent. A query with
     /// no collation elements (empty, or only ignorable characters) matches everything and
     /// highlights nothing.
     ///
@@ -17,14 +19,12 @@ extension SearchIndex {
         }
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
-        guard case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding) else {
-            return [:]
-        }
-        let anchor = Self.anchor(for: query.mode)
+        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot)
         var result: [String: [Range<Int>]] = [:]
         for field in plan.fields {
             var ranges: [Range<Int>] = []
-            for pattern in patterns {
+            for (pattern, anchor) in patterns {
                 let key = key(plan, field, anchor, pattern)
                 ranges +=
                     try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)

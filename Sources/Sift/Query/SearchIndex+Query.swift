@@ -15,6 +15,8 @@ enum FoldedQuery {
     case nothing
     /// One pattern (contains, prefix) or one per query word (words), with its text.
     case patterns([(bytes: [UInt8], text: String)])
+    /// A words query with operators (see `QueryExpression`).
+    case expression(FoldedExpression)
 }
 
 extension SearchIndex {
@@ -25,7 +27,9 @@ extension SearchIndex {
     /// more character), only its candidates are scanned; an identical cached pattern (backspace)
     /// answers at once. Reuse happens only where it is provably exact under the collator: the
     /// cached pattern's collation elements must be a prefix of the new pattern's, so Danish `a` →
-    /// `aa` (one element `å`) or Czech `c` → `ch` rescan the whole field.
+    /// `aa` (one element `å`) or Czech `c` → `ch` rescan the whole field. A `.words` query read
+    /// with operators (`Query.syntax`, see `QueryExpression`) scans, narrows and caches each of
+    /// its terms' patterns the same way, then combines their records.
     ///
     /// - Parameters:
     ///   - query: text, scope, mode and order.
@@ -55,13 +59,18 @@ extension SearchIndex {
         var selectedState = SearchResult.State.all
         let selectedPlan = scopePlans[selected]
         if query.order == .ranked, query.mode != .prefix, length > 0, length >= selectedPlan.scope.minimumLength {
-            let folded = try foldQuery(query.text, mode: query.mode, folding: selectedPlan.folding)
+            let folded = try foldQuery(
+                query.text,
+                mode: query.mode,
+                syntax: query.syntax,
+                folding: selectedPlan.folding
+            )
             foldedQueries[selectedPlan.folding] = folded
-            if case .patterns(let patterns) = folded {
+            if let ranking = folded.rankingPattern(mode: query.mode) {
                 try sweepRankingAnchors(
                     selectedPlan,
-                    firstPattern: patterns[0],
-                    mode: query.mode,
+                    firstPattern: ranking.pattern,
+                    mode: ranking.mode,
                     &statistics,
                     isCancelled
                 )
@@ -81,7 +90,8 @@ extension SearchIndex {
                 bits = nil
             case .matches:
                 let folded =
-                    try foldedQueries[plan.folding] ?? foldQuery(query.text, mode: query.mode, folding: plan.folding)
+                    try foldedQueries[plan.folding]
+                    ?? foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
@@ -101,14 +111,14 @@ extension SearchIndex {
         if let bits = selectedBits {
             let plan = scopePlans[selected]
             if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
-                case .patterns(let patterns)? = foldedQueries[plan.folding]
+                let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
                 let groups = try rankingGroups(
                     bits,
                     plan: plan,
-                    firstPattern: patterns[0],
-                    isOnlyPattern: patterns.count == 1,
-                    mode: query.mode,
+                    firstPattern: ranking.pattern,
+                    isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
+                    mode: ranking.mode,
                     &statistics,
                     isCancelled
                 )
@@ -145,9 +155,10 @@ extension SearchIndex {
         let length = query.text.count
         if length == 0 { return true }
         if length < plan.scope.minimumLength { return false }
-        switch try foldQuery(query.text, mode: query.mode, folding: plan.folding) {
+        switch try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding) {
         case .everything: return true
         case .nothing: return false
+        case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
         case .patterns(let patterns):
             let anchor = Self.anchor(for: query.mode)
             return patterns.allSatisfy { pattern in
@@ -160,7 +171,15 @@ extension SearchIndex {
 
     // MARK: - Folding the query
 
-    func foldQuery(_ text: String, mode: MatchMode, folding index: Int) throws(SiftError) -> FoldedQuery {
+    func foldQuery(
+        _ text: String,
+        mode: MatchMode,
+        syntax: QuerySyntax = .literal,
+        folding index: Int
+    ) throws(SiftError) -> FoldedQuery {
+        if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index) {
+            return expression
+        }
         let folding = foldings[index]
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
         var patterns: [(bytes: [UInt8], text: String)] = []
@@ -204,6 +223,7 @@ extension SearchIndex {
         switch folded {
         case .everything: return live
         case .nothing: return Bitset()
+        case .expression(let expression): return try expressionMatches(plan, expression, &statistics, isCancelled)
         case .patterns(let patterns):
             let anchor = Self.anchor(for: mode)
             var result: Bitset? = nil
@@ -610,16 +630,14 @@ extension SearchIndex {
                 groups.append(whole)
             }
         }
-        let candidateSets = Array(classes.joined())
-        for (position, candidates) in candidateSets.enumerated() where remaining > 0 {
-            // What the last set leaves is empty: every match matches so in some field.
-            if position == candidateSets.count - 1 { break }
+        for candidates in classes.joined() where remaining > 0 {
             let group = rest.split(by: candidates)
             guard group.count > 0 else { continue }
             groups.append(group)
             remaining -= group.count
         }
-        if remaining > 0 { groups.append((rest, remaining)) }  // the last set's
+        // Records the ranking pattern does not match at all (an expression's other alternatives).
+        if remaining > 0 { groups.append((rest, remaining)) }
         return groups
     }
 

@@ -4,9 +4,12 @@
 /// An input is: one byte choosing a collation, one byte choosing edits, then UTF-8 text (decoded
 /// leniently): records separated by newlines, then U+0001, then a query. The query is typed one
 /// character at a time; after every keystroke, in `contains` mode, the set of matching records
-/// and every match range must equal ICU usearch's; `prefix` and `words` modes, ranking and
-/// highlights must run without trapping. Then an edit is applied and the check repeats, so that
-/// cached, narrowed results are checked against a changed index too.
+/// and every match range must equal ICU usearch's; in `words` mode, read with operators
+/// (`-word`, `"phrase"`, `a | b`), the matching records and `matches(_:_:)` of every record must
+/// equal a brute-force evaluation of the expression (phrases by ICU usearch, words at the word
+/// starts of each record's folded text); `prefix` mode, ranking and highlights must run without
+/// trapping. Then an edit is applied and the check repeats, so that cached, narrowed results are
+/// checked against a changed index too.
 public enum _SiftFuzzing {
     static let collations: [Collation] = [
         Collation(), Collation(locale: "de"), Collation(locale: "da"), Collation(locale: "es", strength: .secondary),
@@ -55,6 +58,7 @@ public enum _SiftFuzzing {
         reference: ReferenceSearch
     ) throws -> String? {
         var typed = ""
+        var folded: [RecordHandle: FoldedText] = [:]  // the records do not change while typing
         for character in query {
             typed.append(character)
             let result = try index.search(Query(typed))
@@ -81,6 +85,9 @@ public enum _SiftFuzzing {
                     }
                 }
             }
+            if let problem = try compareOperators(typed, index: index, reference: reference, folded: &folded) {
+                return problem
+            }
             for mode in [MatchMode.prefix, .words] {
                 var members: Set<RecordHandle>? = nil
                 for order in ResultOrder.allCases {
@@ -101,5 +108,69 @@ public enum _SiftFuzzing {
             }
         }
         return nil
+    }
+
+    /// The words-mode query `typed`, read with operators, against a brute-force evaluation of its
+    /// expression on every record: through `search` and through `matches(_:_:)`.
+    private static func compareOperators(
+        _ typed: String,
+        index: SearchIndex,
+        reference: ReferenceSearch,
+        folded foldedTexts: inout [RecordHandle: FoldedText]
+    ) throws -> String? {
+        let query = Query(typed, mode: .words)
+        let rows = Set(try index.search(query).rows)
+        let expression = QueryExpression(parsing: typed)
+        let folder = index.foldings[0].folder
+        for handle in index.handles() {
+            let text = try index.value(of: "t", for: handle)
+            let folded = try foldedTexts[handle] ?? folder.fold(text)
+            foldedTexts[handle] = folded
+            var expected = true
+            for clause in expression.clauses {
+                var counted = false
+                var any = false
+                for term in clause {
+                    let matched: Bool
+                    if term.isPhrase {
+                        if try folder.patternElements(term.text).isEmpty { continue }
+                        matched = try reference.contains(term.text, in: text)
+                    } else {
+                        let patterns = try folder.queryWords(term.text).map { try folder.patternElements(String($0)) }
+                            .filter { !$0.isEmpty }
+                        if patterns.isEmpty { continue }
+                        matched = patterns.allSatisfy { occursAtWordStart($0, in: folded) }
+                    }
+                    counted = true
+                    if matched != term.isNegated { any = true }
+                }
+                if counted && !any { expected = false }
+            }
+            let id = try index.id(of: handle)
+            if rows.contains(handle) != expected {
+                return "\(typed.debugDescription) (words, operators) on \(text.debugDescription): Sift \(!expected), "
+                    + "brute force \(expected) (record \(id))"
+            }
+            if try index.matches(handle, query) != expected {
+                return "\(typed.debugDescription) (words, operators): matches(_:_:) disagrees on record \(id)"
+            }
+        }
+        return nil
+    }
+
+    /// Whether `pattern` occurs in a folded text at a word start (start and word-start flags on
+    /// its first element, end flag on its last): the words rule.
+    private static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
+        let count = pattern.count
+        guard count > 0, text.elements.count >= count else { return false }
+        let start = FoldFlags.startOK | FoldFlags.wordStart
+        for i in 0...(text.elements.count - count) where text.flags[i] & start == start {
+            if text.flags[i + count - 1] & FoldFlags.endOK != 0,
+                text.elements[i..<(i + count)].elementsEqual(pattern)
+            {
+                return true
+            }
+        }
+        return false
     }
 }

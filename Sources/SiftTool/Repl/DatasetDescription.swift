@@ -11,7 +11,7 @@ import Sift
 ///   "fields": ["name", "ascii_name", "country_name", "country_code"],
 ///   "id": "geonameid",
 ///   "locale": "root", "strength": "primary", "alternate": "non-ignorable",
-///   "mode": "contains", "sort": "name", "sortAlternate": "shifted", "order": "ranked",
+///   "mode": "contains", "syntax": "operators", "sort": "name", "sortAlternate": "shifted", "order": "ranked",
 ///   "trigger": "as-you-type",
 ///   "minLength": 1,
 ///   "show": ["name", "country_name", "population"],
@@ -32,6 +32,8 @@ struct DatasetDescription: Equatable {
     var strength: Collation.Strength?
     var alternate: Collation.Alternate?
     var mode: MatchMode?
+    /// How words mode reads `-word`, `"phrase"` and `a | b`.
+    var syntax: QuerySyntax?
     var sort: String?
     var descending: Bool?
     var numeric: Bool?
@@ -94,6 +96,7 @@ struct DatasetDescription: Equatable {
         strength = try object.choice("strength")
         alternate = try object.choice("alternate")
         mode = try object.choice("mode")
+        syntax = try object.choice("syntax")
         sort = try object.string("sort")
         descending = try object.bool("descending")
         numeric = try object.bool("numeric")

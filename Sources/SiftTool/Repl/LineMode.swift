@@ -64,6 +64,9 @@ final class LineMode {
         case "mode":
             let mode: MatchMode = try choice(argument, "mode")
             try await reconfigure("mode \(mode.rawValue)") { $0.mode = mode }
+        case "syntax":
+            let syntax: QuerySyntax = try choice(argument, "syntax")
+            try await reconfigure("syntax \(syntax.rawValue)") { $0.syntax = syntax }
         case "locale":
             guard !argument.isEmpty, !argument.contains(where: \.isWhitespace) else { throw usage("locale") }
             try await reconfigure("locale \(argument)") { $0.collation.locale = argument }
@@ -290,7 +293,10 @@ final class LineMode {
             parts.append("described by \((description as NSString).lastPathComponent)")
         }
         parts.append("searching \(settings.searchFields.joined(separator: ", "))")
-        parts.append("\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)")
+        parts.append(
+            "\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)"
+                + (settings.mode == .words ? " (\(settings.syntax.rawValue))" : "")
+        )
         parts.append("type a search, or :help")
         return parts.joined(separator: " · ")
     }
@@ -451,7 +457,7 @@ final class LineMode {
 
     static let usage: [String: String] = [
         "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
-        "mode": ":mode contains|prefix|words", "locale": ":locale L",
+        "mode": ":mode contains|prefix|words", "syntax": ":syntax operators|literal", "locale": ":locale L",
         "strength": ":strength primary|secondary|tertiary|quaternary|identical",
         "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
         "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
@@ -476,6 +482,7 @@ final class LineMode {
         :min N                     minimum query length of the selected scope     (these re-index
         :mode contains|prefix|words                                                 the records,
         :locale L   :strength S    ICU collation locale and strength               edits included)
+        :syntax operators|literal  how words mode reads -word, "two words" and a | b
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
                                    ascending|descending and numeric|text (default: as they are)
         :order original|sorted|ranked   order of the results table

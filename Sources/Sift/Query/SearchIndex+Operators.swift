@@ -1,0 +1,183 @@
+/// A `QueryExpression` folded under one collation: an AND of clauses, each an OR of terms.
+struct FoldedExpression {
+    /// One term: field patterns that must all match (a word term's words, a phrase's one pattern),
+    /// under one anchor.
+    struct Term {
+        /// The term's patterns with their texts; empty when the term occurs nowhere.
+        var patterns: [(bytes: [UInt8], text: String)]
+        /// `.wordStart` for a word term, `.anywhere` for a phrase.
+        var anchor: Anchor
+        /// Whether the term matches the records its patterns do not.
+        var isNegated: Bool
+        /// Some element of the term never occurs in the index: its patterns match no record.
+        var occursNowhere: Bool
+    }
+
+    /// Non-empty clauses of non-empty terms (terms without collation elements are left out).
+    var clauses: [[Term]]
+}
+
+extension FoldedQuery {
+    /// The pattern `.ranked` order groups by, and the mode whose ranking groups apply: the first
+    /// pattern in `mode`; for an expression, the first positive term's first pattern, ranked as
+    /// in `.words` mode for a word and as in `.contains` mode for a phrase. Nil when nothing ranks
+    /// (no pattern, or only negated terms).
+    func rankingPattern(mode: MatchMode) -> (pattern: (bytes: [UInt8], text: String), mode: MatchMode)? {
+        switch self {
+        case .everything, .nothing: return nil
+        case .patterns(let patterns): return patterns.first.map { ($0, mode) }
+        case .expression(let expression):
+            for clause in expression.clauses {
+                for term in clause where !term.isNegated && !term.occursNowhere {
+                    return (term.patterns[0], term.anchor == .anywhere ? .contains : .words)
+                }
+            }
+            return nil
+        }
+    }
+}
+
+extension FoldedQuery {
+    /// Whether the query is one pattern, all of it positive: only then can a field equal the
+    /// query (the whole-field ranking group).
+    var isOnePattern: Bool {
+        switch self {
+        case .everything, .nothing: return false
+        case .patterns(let patterns): return patterns.count == 1
+        case .expression(let expression):
+            return expression.clauses.count == 1 && expression.clauses[0].count == 1
+                && !expression.clauses[0][0].isNegated && expression.clauses[0][0].patterns.count == 1
+        }
+    }
+}
+
+extension SearchIndex {
+    // MARK: - Folding
+
+    /// A words-mode query read with operators, folded; nil when its text uses no operator (it
+    /// then reads exactly as a literal words query).
+    ///
+    /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding.
+    func foldOperators(_ text: String, folding index: Int) throws(SiftError) -> FoldedQuery? {
+        let expression = QueryExpression(parsing: text)
+        guard expression.usesOperators else { return nil }
+        var clauses: [[FoldedExpression.Term]] = []
+        for clause in expression.clauses {
+            var terms: [FoldedExpression.Term] = []
+            for term in clause {
+                if let folded = try foldTerm(term, folding: index) { terms.append(folded) }
+            }
+            if !terms.isEmpty { clauses.append(terms) }
+        }
+        return clauses.isEmpty ? .everything : .expression(FoldedExpression(clauses: clauses))
+    }
+
+    /// One term's patterns; nil for a term without collation elements.
+    private func foldTerm(_ term: QueryExpression.Term, folding index: Int) throws(SiftError) -> FoldedExpression.Term?
+    {
+        let folding = foldings[index]
+        let pieces = term.isPhrase ? [term.text] : try folding.folder.queryWords(term.text).map(String.init)
+        var patterns: [(bytes: [UInt8], text: String)] = []
+        var occursNowhere = false
+        for piece in pieces {
+            let elements = try folding.folder.patternElements(piece)
+            if elements.isEmpty { continue }
+            guard let bytes = folding.codeBook.encode(elements) else {
+                occursNowhere = true
+                continue
+            }
+            if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
+        }
+        if occursNowhere { patterns = [] } else if patterns.isEmpty { return nil }
+        return FoldedExpression.Term(
+            patterns: patterns,
+            anchor: term.isPhrase ? .anywhere : .wordStart,
+            isNegated: term.isNegated,
+            occursNowhere: occursNowhere
+        )
+    }
+
+    // MARK: - Evaluation
+
+    /// The records of a scope's fields an expression matches (before the scope's category
+    /// filter). Every term's field result comes from `fieldMatch`, so each is cached, narrowed on
+    /// the next keystroke and served on backspace like a pattern of a literal query.
+    ///
+    /// - Complexity: one `fieldMatch` per term pattern and field, plus O(*n* / 64) per term for
+    ///   the bitset operations over *n* slots.
+    func expressionMatches(
+        _ plan: ScopePlan,
+        _ expression: FoldedExpression,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> Bitset {
+        var result = live
+        for clause in expression.clauses {
+            var any = Bitset()
+            for term in clause {
+                var matched = Bitset()
+                if !term.occursNowhere {
+                    for (position, pattern) in term.patterns.enumerated() {
+                        var inSomeField = Bitset()
+                        for field in plan.fields {
+                            inSomeField.formUnion(
+                                try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
+                            )
+                        }
+                        if position == 0 { matched = inSomeField } else { matched.formIntersection(inSomeField) }
+                    }
+                }
+                if term.isNegated {
+                    var rest = live
+                    rest.formSubtraction(matched)
+                    matched = rest
+                }
+                any.formUnion(matched)
+            }
+            result.formIntersection(any)
+        }
+        return result
+    }
+
+    /// Whether one slot's searched fields match an expression: `expressionMatches` for one record.
+    ///
+    /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
+    func expressionMatches(_ plan: ScopePlan, _ expression: FoldedExpression, slot: Int32) -> Bool {
+        expression.clauses.allSatisfy { clause in
+            clause.contains { term in termMatches(plan, term, slot: slot) != term.isNegated }
+        }
+    }
+
+    /// Whether a term's patterns (not counting its negation) all match some searched field of a slot.
+    func termMatches(_ plan: ScopePlan, _ term: FoldedExpression.Term, slot: Int32) -> Bool {
+        !term.occursNowhere
+            && term.patterns.allSatisfy { pattern in
+                plan.fields.contains { field in evaluate(key(plan, field, term.anchor, pattern), slot: slot).matched }
+            }
+    }
+
+    /// The patterns whose matches a record's highlights show, each with its anchor: every pattern
+    /// of a literal query; of an expression, the patterns of the positive terms that match the
+    /// record (a negated term, or a word of a term that does not match as a whole, shows nothing).
+    ///
+    /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
+    func highlightPatterns(
+        _ folded: FoldedQuery,
+        mode: MatchMode,
+        plan: ScopePlan,
+        slot: Int32
+    ) -> [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] {
+        switch folded {
+        case .everything, .nothing: return []
+        case .patterns(let patterns): return patterns.map { ($0, Self.anchor(for: mode)) }
+        case .expression(let expression):
+            var result: [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] = []
+            for clause in expression.clauses {
+                for term in clause where !term.isNegated && termMatches(plan, term, slot: slot) {
+                    result += term.patterns.map { ($0, term.anchor) }
+                }
+            }
+            return result
+        }
+    }
+}

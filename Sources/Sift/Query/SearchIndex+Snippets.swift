@@ -1,0 +1,26 @@
+extension SearchIndex {
+    /// A window of at most `length` characters around the first match in each searched field of
+    /// one record that a query matches, with the matches inside it: for showing long fields.
+    ///
+    /// The matches are those of `matchRanges(of:for:)`; fields without a match are absent. A field
+    /// of at most `length` characters is its own window. See `Snippet` for how a window is placed.
+    ///
+    /// ```swift
+    /// let snippets = try index.snippets(of: row, for: Query("strasse"), length: 40)
+    /// snippets["notes"]?.text          // 40 characters or fewer, "Straße" among them
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - handle: the record.
+    ///   - query: the query whose matches the snippets show.
+    ///   - length: the longest window, in characters (grapheme clusters); at least 1.
+    /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, or an ICU failure.
+    /// - Complexity: O(*s*) in the size of the record's searched fields.
+    public func snippets(of handle: RecordHandle, for query: Query, length: Int) throws -> [String: Snippet] {
+        var result: [String: Snippet] = [:]
+        for (field, ranges) in try matchRanges(of: handle, for: query) where !ranges.isEmpty {
+            result[field] = Snippet(field: try value(of: field, for: handle), matches: ranges, length: length)
+        }
+        return result
+    }
+}
