@@ -7,6 +7,10 @@ public enum MatchMode: String, Hashable, Sendable, CaseIterable {
     /// Every word of the query matches the start of some word of the record, in any order and in
     /// any searched field. Words come from ICU's word break iterator, so Thai and Japanese work.
     case words
+    /// The query's collation elements occur in the field in order, not necessarily adjacent (fzf's
+    /// subsequence rule, on the elements `contains` compares). `.ranked` results are ordered by a
+    /// score (see <doc:HowMatchingWorks>), ties by field order, then original order.
+    case fuzzy
 }
 
 /// The order of a query's results.
@@ -16,7 +20,8 @@ public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
     /// Collation order of the index's sort field (ICU sort keys), ties by id.
     case sorted
     /// Prefix matches first, then matches at a word start, then matches inside a word; original
-    /// order within each group.
+    /// order within each group. In `.fuzzy` mode: by score, best first, ties by the field with the
+    /// best score (earlier search field first), then original order.
     case ranked
 }
 

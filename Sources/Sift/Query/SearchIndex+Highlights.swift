@@ -4,7 +4,9 @@ extension SearchIndex {
     ///
     /// The ranges are those ICU usearch reports: `strasse` in `Straße` is all six letters. In
     /// `.words` mode they are the matches of every query word at word starts; in `.prefix` mode
-    /// the one match at the start of each field. Fields without a match are absent. A query with
+    /// the one match at the start of each field; in `.fuzzy` mode the matched elements of the
+    /// alignment the score is computed on (see `MatchMode.fuzzy`), adjacent ones merged. Fields
+    /// without a match are absent. A query with
     /// no collation elements (empty, or only ignorable characters) matches everything and
     /// highlights nothing.
     ///
@@ -88,6 +90,7 @@ extension SearchIndex {
     /// Every accepted, non-overlapping match of a field pattern in one slot, first to last, the
     /// way ICU usearch's `usearch_next` walks them: after a match, the search resumes at its limit.
     func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
+        if key.anchor == .fuzzy { return fuzzyRanges(key, slot: slot) }
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return [] }
