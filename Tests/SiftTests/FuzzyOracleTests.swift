@@ -162,7 +162,9 @@ struct FuzzyOracleTests {
                 narrowed += result.statistics.narrowedScans
                 cacheHits += result.statistics.cacheHits
                 let got = try index.ids(result)
-                let expected = try oracle.matches(text) ?? Set(records.map(\.id))
+                // A query usearch sees no elements in matches every record (a defined edge case).
+                let everything = try index.foldings[0].folder.patternElements(text).isEmpty
+                let expected = try everything ? Set(records.map(\.id)) : oracle.matches(text) ?? Set(records.map(\.id))
                 #expect(
                     Set(got) == expected,
                     "\(collation) '\(text)': extra \(Set(got).subtracting(expected).prefix(5)), missing \(expected.subtracting(got).prefix(5))"

@@ -451,7 +451,7 @@ final class LineMode {
 
     static let usage: [String: String] = [
         "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
-        "mode": ":mode contains|prefix|words", "locale": ":locale L",
+        "mode": ":mode contains|prefix|words|fuzzy", "locale": ":locale L",
         "strength": ":strength primary|secondary|tertiary|quaternary|identical",
         "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
         "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
@@ -474,7 +474,7 @@ final class LineMode {
         :move FROM TO              move the record at FROM to where the record at TO is, in the original list
         :update ROW f=v ...        change fields of the record at ROW (f= removes a field)
         :min N                     minimum query length of the selected scope     (these re-index
-        :mode contains|prefix|words                                                 the records,
+        :mode contains|prefix|words|fuzzy                                           the records,
         :locale L   :strength S    ICU collation locale and strength               edits included)
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
                                    ascending|descending and numeric|text (default: as they are)
