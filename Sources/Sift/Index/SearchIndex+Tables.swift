@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 extension SearchIndex {
     /// What tables need to show rows, as of now: a snapshot that later edits do not change.
     ///
@@ -35,7 +37,9 @@ extension SearchIndex {
     /// The group a matching record falls in when `query` orders its results `.ranked`: 0 for a
     /// match at the start of a field, 1 at a word start, 2 inside a word (in `.words` mode, 0 or
     /// 1); nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
-    /// ignorable characters only), so that results keep their original order.
+    /// ignorable characters only), so that results keep their original order. In `.fuzzy` mode the
+    /// group orders as the score does, best first, then the field reaching it (earlier first):
+    /// (`SIFT_FUZZY_SCORE_LIMIT` − score) × the number of fields + the field's position.
     ///
     /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
     /// with it (and `position(of:)` within a group) an edited record finds its place among ranked
@@ -52,6 +56,10 @@ extension SearchIndex {
             case .patterns(let patterns) = try foldQuery(query.text, mode: query.mode, folding: plan.folding),
             let first = patterns.first
         else { return nil }
+        if query.mode == .fuzzy {
+            guard let best = fuzzyScore(slot: slot, plan: plan, pattern: first) else { return nil }
+            return (Int(SIFT_FUZZY_SCORE_LIMIT) - best.score) * plan.fields.count + best.field
+        }
         return rankingGroup(slot: slot, plan: plan, firstPattern: first, mode: query.mode)
     }
 }

@@ -38,7 +38,10 @@ extension SearchIndex {
     ///   a field start and a word start (served, narrowed or scanned like any pattern's; where the
     ///   query's own scan of a field is a full scan, one sweep finds all three anchors); plus,
     ///   after single-record edits of Thai, Chinese, Japanese and other dictionary-segmented text,
-    ///   the word starts they left out (at most 64 records').
+    ///   the word starts they left out (at most 64 records'). In `.fuzzy` mode a full scan reads
+    ///   every segment of the fields, a narrowed one every candidate's (a fuzzy key always narrows
+    ///   from a cached fuzzy result it extends); `.ranked` adds a scoring pass over the results'
+    ///   fields, O(*s*) per result, and a counting sort, O(*m* + *k*) for *k* distinct scores.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
