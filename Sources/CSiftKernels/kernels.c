@@ -841,6 +841,16 @@ static inline int fuzzy_segment(const uint8_t *codes, size_t start, size_t end, 
 static int32_t fuzzy_align(const sift_column_view *c, const sift_scan_pattern *p, size_t start, size_t end,
                            size_t *scratch, int32_t *positions) {
     const uint8_t *codes = c->codes;
+    size_t firstLength = fuzzy_code_length(p->bytes[0]);
+    if (firstLength == p->length && positions == NULL) {
+        // One element (a first keystroke, the most results): its first occurrence, scored alone.
+        size_t at = fuzzy_find(codes, start, end, p->bytes, firstLength);
+        if (at >= end) return -1;
+        int32_t bonus = at == start ? SIFT_FUZZY_BONUS_FIELD_START
+                        : word_starts_at(c, at) ? SIFT_FUZZY_BONUS_WORD_START
+                                                : 0;
+        return SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+    }
     // Forward: the greedy leftmost occurrence's last element.
     size_t j = start, last = SIZE_MAX, elements = 0;
     for (size_t i = 0; i < p->length;) {
@@ -875,9 +885,12 @@ static int32_t fuzzy_align(const sift_column_view *c, const sift_scan_pattern *p
     size_t previousEnd = 0, element = 0, counted = start;
     for (e = 0; e < elements; e++) {
         size_t at = scratch[e];
-        // Element index of `at`: leads between the last counted position and `at`.
+        // Element index of `at`: leads between the last counted position and `at` (the leading
+        // gap costs nothing: counted only for `positions`).
         size_t gap = 0;
-        for (size_t k = counted; k < at; k++) gap += (codes[k] & 0xC0) != 0x80;
+        if (e > 0 || positions) {
+            for (size_t k = counted; k < at; k++) gap += (codes[k] & 0xC0) != 0x80;
+        }
         element += gap;
         if (positions) positions[e] = (int32_t)element;
         int32_t bonus = at == start ? SIFT_FUZZY_BONUS_FIELD_START
