@@ -82,3 +82,52 @@ int32_t sift_reference_search_utf16(sift_folder *f, const uint16_t *pattern, int
     }
     return result;
 }
+
+// The oracle's collation elements: ICU's collation element iterator (ucol_openElements, ucol_next)
+// over the text, each element processed as ICU string search compares it (UCollationPCE's
+// processCE): masked to the collator's strength (tertiary and above: tertiary), and under
+// alternate=shifted a variable element (below the variable top, with a primary weight) turned
+// into a quaternary-only element, an element with no primary weight after it dropped; elements
+// that are 0 after this (ignorable) are dropped. Written from the definitions, not from folder.c.
+int32_t sift_reference_elements(sift_folder *f, const char *text, int32_t textLength, int64_t *elements,
+                                int32_t capacity, int32_t *status) {
+    UErrorCode err = U_ZERO_ERROR;
+    int32_t t16 = 0;
+    UChar *t = to_utf16(text, textLength, &t16);
+    if (t == NULL) {
+        *status = U_MEMORY_ALLOCATION_ERROR;
+        return -1;
+    }
+    UCollationStrength strength = ucol_getStrength(f->collator);
+    int shifted = ucol_getAttribute(f->collator, UCOL_ALTERNATE_HANDLING, &err) == UCOL_SHIFTED;
+    uint32_t variableTop = ucol_getVariableTop(f->collator, &err);
+    UCollationElements *iterator = ucol_openElements(f->collator, t, t16, &err);
+    int32_t count = 0;
+    int afterVariable = 0;
+    while (U_SUCCESS(err)) {
+        int32_t ce = ucol_next(iterator, &err);
+        if (U_FAILURE(err) || ce == UCOL_NULLORDER) break;
+        uint64_t primary = (uint64_t)ucol_primaryOrder(ce);
+        uint64_t secondary = strength >= UCOL_SECONDARY ? (uint64_t)ucol_secondaryOrder(ce) : 0;
+        uint64_t tertiary = strength >= UCOL_TERTIARY ? (uint64_t)ucol_tertiaryOrder(ce) : 0;
+        uint64_t quaternary = 0;
+        int variable = shifted && variableTop > (uint32_t)ce && primary != 0;
+        if (variable || (afterVariable && primary == 0)) {
+            if (primary == 0) continue;  // ignorable after a variable element
+            if (strength >= UCOL_QUATERNARY) quaternary = primary;
+            primary = secondary = tertiary = 0;
+            afterVariable = 1;
+        } else {
+            if (strength >= UCOL_QUATERNARY) quaternary = 0xFFFF;
+            afterVariable = 0;
+        }
+        int64_t element = (int64_t)(primary << 48 | secondary << 32 | tertiary << 16 | quaternary);
+        if (element == 0) continue;
+        if (count < capacity) elements[count] = element;
+        count += 1;
+    }
+    if (iterator) ucol_closeElements(iterator);
+    free(t);
+    *status = err;
+    return U_FAILURE(err) ? -1 : count;
+}

@@ -808,3 +808,227 @@ void sift_sweep_segments_ranked(const sift_column_view *c, const sift_scan_patte
 }
 
 void sift_prefetch(const void *address) { __builtin_prefetch(address); }
+
+// MARK: - Fuzzy (subsequence) matching
+//
+// A segment matches a fuzzy pattern when the pattern's elements occur in it in order, not
+// necessarily adjacent. Codes are self-synchronizing (a lead byte is never a continuation byte),
+// so a byte search for an element's lead byte lands on element boundaries only, and the greedy
+// leftmost search (each element found as early as possible after the previous one) decides the
+// subsequence test. Start, end and word-start flags play no part in whether a segment matches.
+
+// Bytes of the code whose lead byte is `lead` (the lengths `CodeBook` writes).
+static inline size_t fuzzy_code_length(uint8_t lead) { return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4; }
+
+// The first occurrence of the code `e` (`len` bytes) in [j, end), or `end`.
+static inline size_t fuzzy_find(const uint8_t *codes, size_t j, size_t end, const uint8_t *e, size_t len) {
+    while (j < end) {
+        const uint8_t *hit = memchr(codes + j, e[0], end - j);
+        if (!hit) return end;
+        size_t at = (size_t)(hit - codes);
+        if (len == 1 || (at + len <= end && middle_equal(codes + at + 1, e + 1, len - 1))) return at;
+        j = at + 1;
+    }
+    return end;
+}
+
+// The last occurrence of the code `e` (`len` bytes) in [start, j), or SIZE_MAX.
+static inline size_t fuzzy_find_last(const uint8_t *codes, size_t start, size_t j, const uint8_t *e, size_t len) {
+    while (j > start) {
+        const uint8_t *hit = memrchr(codes + start, e[0], j - start);
+        if (!hit) return SIZE_MAX;
+        size_t at = (size_t)(hit - codes);
+        if (len == 1 || (at + len <= j && middle_equal(codes + at + 1, e + 1, len - 1))) return at;
+        j = at;
+    }
+    return SIZE_MAX;
+}
+
+// Whether the pattern's elements occur in [start, end) in order (greedy leftmost).
+static inline int fuzzy_segment(const uint8_t *codes, size_t start, size_t end, const sift_scan_pattern *p) {
+    size_t j = start;
+    for (size_t i = 0; i < p->length;) {
+        size_t len = fuzzy_code_length(p->bytes[i]);
+        size_t at = fuzzy_find(codes, j, end, p->bytes + i, len);
+        if (at >= end) return 0;
+        j = at + len;
+        i += len;
+    }
+    return 1;
+}
+
+// The fzf-like score of a segment's alignment (see `sift_fuzzy_align_segment`), or -1 when the
+// pattern does not occur. `positions`, if not NULL, receives each pattern element's element index
+// in the segment; `scratch` holds one byte offset per pattern element.
+static int32_t fuzzy_align(const sift_column_view *c, const sift_scan_pattern *p, size_t start, size_t end,
+                           size_t *scratch, int32_t *positions) {
+    const uint8_t *codes = c->codes;
+    size_t firstLength = fuzzy_code_length(p->bytes[0]);
+    if (firstLength == p->length && positions == NULL) {
+        // One element (a first keystroke, the most results): its first occurrence, scored alone.
+        size_t at = fuzzy_find(codes, start, end, p->bytes, firstLength);
+        if (at >= end) return -1;
+        int32_t bonus = at == start ? SIFT_FUZZY_BONUS_FIELD_START
+                        : word_starts_at(c, at) ? SIFT_FUZZY_BONUS_WORD_START
+                                                : 0;
+        return SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+    }
+    // Forward: the greedy leftmost occurrence's last element.
+    size_t j = start, last = SIZE_MAX, elements = 0;
+    for (size_t i = 0; i < p->length;) {
+        size_t len = fuzzy_code_length(p->bytes[i]);
+        size_t at = fuzzy_find(codes, j, end, p->bytes + i, len);
+        if (at >= end) return -1;
+        last = at;
+        j = at + len;
+        i += len;
+        elements += 1;
+    }
+    // Backward from there: each earlier element as late as possible, the shortest window ending at
+    // the forward pass's last element.
+    size_t e = elements - 1;
+    scratch[e] = last;
+    size_t i = p->length;
+    while (i > 0 && (p->bytes[i - 1] & 0xC0) == 0x80) i--;
+    i--;  // the last element's lead
+    j = last;
+    while (e > 0) {
+        do {
+            i--;
+        } while ((p->bytes[i] & 0xC0) == 0x80);
+        size_t at = fuzzy_find_last(codes, start, j, p->bytes + i, fuzzy_code_length(p->bytes[i]));
+        if (at == SIZE_MAX) return -1;  // cannot happen: the forward pass found them in order
+        e -= 1;
+        scratch[e] = at;
+        j = at;
+    }
+    // The score, left to right.
+    int32_t score = 0, chunkBonus = 0;
+    size_t previousEnd = 0, element = 0, counted = start;
+    for (e = 0; e < elements; e++) {
+        size_t at = scratch[e];
+        // Element index of `at`: leads between the last counted position and `at` (the leading
+        // gap costs nothing: counted only for `positions`).
+        size_t gap = 0;
+        if (e > 0 || positions) {
+            for (size_t k = counted; k < at; k++) gap += (codes[k] & 0xC0) != 0x80;
+        }
+        element += gap;
+        if (positions) positions[e] = (int32_t)element;
+        int32_t bonus = at == start ? SIFT_FUZZY_BONUS_FIELD_START
+                        : word_starts_at(c, at) ? SIFT_FUZZY_BONUS_WORD_START
+                                                : 0;
+        if (e == 0) {
+            score += SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+            chunkBonus = bonus;
+        } else if (at == previousEnd) {
+            if (bonus > chunkBonus) chunkBonus = bonus;
+            int32_t consecutive = chunkBonus > SIFT_FUZZY_BONUS_CONSECUTIVE ? chunkBonus : SIFT_FUZZY_BONUS_CONSECUTIVE;
+            score += SIFT_FUZZY_SCORE_MATCH + consecutive;
+        } else {
+            // `gap` (at least 1) is the number of elements skipped since the previous match.
+            score += SIFT_FUZZY_SCORE_MATCH + bonus - (SIFT_FUZZY_GAP_START + (int32_t)(gap - 1) * SIFT_FUZZY_GAP_EXTENSION);
+            chunkBonus = bonus;
+        }
+        size_t len = fuzzy_code_length(codes[at]);
+        previousEnd = at + len;
+        counted = at + len;
+        element += 1;
+    }
+    return score < 0 ? 0 : score;
+}
+
+int sift_fuzzy_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment) {
+    if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return 0;
+    return fuzzy_segment(c->codes, segment_start(c, segment), segment_end(c, segment), p);
+}
+
+void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
+                      uint64_t *matched) {
+    if (firstSegment >= lastSegment) return;
+    size_t start = segment_start(c, firstSegment);
+    for (size_t s = firstSegment; s < lastSegment; s++) {
+        size_t end = segment_end(c, s);
+        if (end - start >= p->length) {
+            int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
+            if (owner >= 0 && fuzzy_segment(c->codes, start, end, p)) set_bit(matched, owner);
+        }
+        start = end + 1;
+    }
+}
+
+// The candidate slots of words [firstWord, lastWord) of `base`, each with its segment, in batches
+// with the table entries and bytes prefetched ahead (as `sift_scan_candidates` does); `visit` is
+// called with (slot, start, end).
+#define SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, VISIT)                      \
+    do {                                                                                                            \
+        enum { BATCH = 512, AHEAD = 8 };                                                                            \
+        int32_t slots[BATCH];                                                                                       \
+        size_t segments[BATCH];                                                                                     \
+        size_t w = firstWord;                                                                                       \
+        uint64_t bits = w < lastWord ? base[w] : 0;                                                                 \
+        for (;;) {                                                                                                  \
+            size_t n = 0;                                                                                           \
+            while (n < BATCH && w < lastWord) {                                                                     \
+                if (!bits) {                                                                                        \
+                    if (++w >= lastWord) break;                                                                     \
+                    bits = base[w];                                                                                 \
+                    continue;                                                                                       \
+                }                                                                                                   \
+                size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);                                               \
+                bits &= bits - 1;                                                                                   \
+                if (slot >= slotCount) continue;                                                                    \
+                slots[n] = (int32_t)slot;                                                                           \
+                if (slot < c->segmentCount && !test_bit(c->checkedSegments, slot)) {                                \
+                    segments[n] = slot;                                                                             \
+                } else {                                                                                            \
+                    int32_t segment = segment_of_slot(c, slot);                                                     \
+                    if (segment < 0) continue;                                                                      \
+                    segments[n] = (size_t)segment;                                                                  \
+                }                                                                                                   \
+                n++;                                                                                                \
+            }                                                                                                       \
+            if (n == 0) break;                                                                                      \
+            for (size_t k = 0; k < n; k++) {                                                                        \
+                if (k + 2 * AHEAD < n) {                                                                            \
+                    __builtin_prefetch(c->startOffsets + segments[k + 2 * AHEAD]);                                  \
+                    __builtin_prefetch(c->blockStarts + (segments[k + 2 * AHEAD] >> 6));                            \
+                }                                                                                                   \
+                if (k + AHEAD < n) __builtin_prefetch(c->codes + segment_start(c, segments[k + AHEAD]));            \
+                int32_t slot = slots[k];                                                                            \
+                size_t start = segment_start(c, segments[k]), end = segment_end(c, segments[k]);                    \
+                VISIT;                                                                                              \
+            }                                                                                                       \
+            examined += n;                                                                                          \
+        }                                                                                                           \
+    } while (0)
+
+size_t sift_fuzzy_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
+                                  const uint64_t *base, size_t firstWord, size_t lastWord, uint64_t *matched) {
+    size_t examined = 0;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
+        if (end - start >= p->length && fuzzy_segment(c->codes, start, end, p)) set_bit(matched, slot);
+    });
+    return examined;
+}
+
+int32_t sift_fuzzy_align_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment,
+                                 size_t *scratch, int32_t *positions) {
+    if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return -1;
+    return fuzzy_align(c, p, segment_start(c, segment), segment_end(c, segment), scratch, positions);
+}
+
+size_t sift_fuzzy_score_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
+                                   const uint64_t *base, size_t firstWord, size_t lastWord, uint32_t fieldRank,
+                                   uint32_t rankCount, size_t *scratch, uint32_t *keys) {
+    size_t examined = 0;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
+        int32_t score = fuzzy_align(c, p, start, end, scratch, NULL);
+        if (score >= 0) {
+            uint32_t clamped = score > SIFT_FUZZY_SCORE_LIMIT ? SIFT_FUZZY_SCORE_LIMIT : (uint32_t)score;
+            uint32_t key = (clamped + 1) * rankCount + fieldRank;
+            if (key > keys[slot]) keys[slot] = key;
+        }
+    });
+    return examined;
+}

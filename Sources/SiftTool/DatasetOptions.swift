@@ -77,7 +77,7 @@ struct SearchOptions: ParsableArguments {
 
     @Option(
         help:
-            "Order of the results (default: sorted with a sort field, else original); ranked: prefix matches, then word starts, then inner matches."
+            "Order of the results (default: sorted with a sort field, else original); ranked: prefix matches, then word starts, then inner matches (fuzzy: by score)."
     )
     var order: ResultOrder?
 

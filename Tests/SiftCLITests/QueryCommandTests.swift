@@ -205,6 +205,29 @@ struct QueryCommandTests {
         #expect(english.stdout.contains(#""id": "a""#))
     }
 
+    @Test func fuzzyModeRanksAndHighlightsTheMatchedLetters() async throws {
+        let path = try Run.file("f.csv", "id,name\na,Señora Nuñez\nb,El niño\nc,Nino\nd,Ñandú\n")
+        // Spanish: ñ is a letter of its own, so "nn" is not in "El niño"; n, i, ñ, o in order are.
+        let spanish = try await Run.sift([
+            "query", path, "nño", "--locale", "es", "--id", "id", "--mode", "fuzzy", "--order", "ranked", "--format",
+            "json",
+        ])
+        #expect(spanish.stdout.split(separator: "\n").count == 1)
+        #expect(spanish.stdout.contains(#""id": "b""#))
+        #expect(spanish.stdout.contains(#""name": [[3, 1], [5, 2]]"#))
+        // Root, primary: ñ is n. Nino and Ñandú score 49 (n at the field's start, doubled; one
+        // skipped letter), El niño 45 (a word start), Señora Nuñez 34 (a gap of four): ties in
+        // original order.
+        let root = try await Run.sift([
+            "query", path, "nn", "--id", "id", "--mode", "fuzzy", "--order", "ranked", "--format", "json",
+        ])
+        #expect(
+            root.stdout.split(separator: "\n").map { String($0.split(separator: ",")[1]) } == [
+                #" "id": "c""#, #" "id": "d""#, #" "id": "b""#, #" "id": "a""#,
+            ]
+        )
+    }
+
     @Test func jsonLinesInputSortModesAndScopes() async throws {
         let path = try Run.file(
             "c.jsonl",
@@ -243,7 +266,7 @@ struct QueryCommandTests {
         ),
         ("f.tsv", "name\nParis\n", ["--field", "nope"], "unknown field 'nope'"),
         ("f.tsv", "name\nParis\n", ["--locale", "klingon"], "unknown locale 'klingon'"),
-        ("f.tsv", "name\nParis\n", ["--mode", "fuzzy"], "'fuzzy' is invalid"),
+        ("f.tsv", "name\nParis\n", ["--mode", "regex"], "'regex' is invalid"),
         ("f.tsv", "name\nParis\n", ["--scope", "name:nope=1"], "unknown category field 'nope'"),
     ])
     func errorsAreOneClearLineAndExitNonZero(

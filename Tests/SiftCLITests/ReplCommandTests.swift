@@ -262,7 +262,7 @@ struct ReplStartTests {
         (["cities.tsv", "--sort", "nope"], "sift: cities.tsv: unknown sort field 'nope'"),
         (["cities.tsv", "--locale", "klingon"], "sift: unknown locale 'klingon'"),
         (["cities.tsv", "--min-length", "0"], "sift: --min-length must be at least 1"),
-        (["cities.tsv", "--mode", "fuzzy"], "sift: The value 'fuzzy' is invalid for '--mode <mode>'"),
+        (["cities.tsv", "--mode", "regex"], "sift: The value 'regex' is invalid for '--mode <mode>'"),
         (["cities.tsv", "--numeric"], "sift: --numeric needs a sort field (--sort FIELD)"),
         (
             ["cities.tsv", "--input-format", "xml"],

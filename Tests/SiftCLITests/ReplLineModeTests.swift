@@ -520,7 +520,7 @@ struct ReplLineModeTests {
         let transcript = try await Repl.transcript(
             [
                 ":", ":bogus", ":type", ":back", ":back x", ":scope", ":scope Mars", ":scope 0", ":scopes x", ":min 0",
-                ":min", ":mode fuzzy", ":locale", ":locale klingon", ":strength loud", ":sort nope", ":order random",
+                ":min", ":mode regex", ":locale", ":locale klingon", ":strength loud", ":sort nope", ":order random",
                 ":trigger sometimes", ":original x", ":original 9", ":insert", ":insert name", ":insert nope=1",
                 ":insert id=1 name=Dup", ":insert name=A name=B", ":insert 50 name=X", ":delete", ":delete 0",
                 ":delete 11", ":move 1", ":move 1 99", ":update 1", ":update 1 nope=2", ":update 1 id=7",
@@ -552,8 +552,8 @@ struct ReplLineModeTests {
             error: expected a minimum length of at least 1, got '0' (usage: :min N)
             > :min
             error: usage: :min N
-            > :mode fuzzy
-            error: expected contains, prefix, words, got 'fuzzy'
+            > :mode regex
+            error: expected contains, prefix, words, fuzzy, got 'regex'
             > :locale
             error: usage: :locale L
             > :locale klingon

@@ -10,6 +10,10 @@ struct ControllerStressTests {
         /// A debounce on a test clock advanced at random moments, and a source that suspends the
         /// actor between computing and returning its answer, so edits overtake answers.
         case debouncedAndOvertaken
+        /// As `immediate`, in fuzzy mode: ranked results are ordered by score, and an edited record
+        /// finds its place by its score (`SearchIndex.rankingGroup(of:for:)`).
+        case fuzzyImmediate
+        var immediate: Bool { self != .debouncedAndOvertaken }
         var testDescription: String { rawValue }
     }
 
@@ -20,22 +24,23 @@ struct ControllerStressTests {
     /// tables equal those of a from-scratch search.
     @Test(arguments: Setup.allCases)
     func randomInteractionsNeverShowStaleOrInconsistentTables(setup: Setup) async throws {
-        var generator = SeededGenerator(seed: setup == .immediate ? 2024 : 4048)
+        var generator = SeededGenerator(seed: setup == .immediate ? 2024 : setup == .fuzzyImmediate ? 3036 : 4048)
         let configuration = ControllerFixtures.indexConfiguration()
         let clock = ManualClock()
         let debounce = Duration.milliseconds(40)
         var model = (0..<250).map { ControllerEditingTests.randomRecord(id: "r\($0)", &generator) }
         let options = SearchController.Options(
-            debounce: setup == .immediate ? .zero : debounce,
-            belowThreshold: setup == .immediate ? .originalList : .keepPrevious,
-            originalTable: TableLayout(order: .sorted, isSectioned: setup == .immediate),
-            resultsTable: TableLayout(order: setup == .immediate ? .ranked : .sorted, isSectioned: true)
+            debounce: setup.immediate ? .zero : debounce,
+            belowThreshold: setup.immediate ? .originalList : .keepPrevious,
+            mode: setup == .fuzzyImmediate ? .fuzzy : .contains,
+            originalTable: TableLayout(order: .sorted, isSectioned: setup.immediate),
+            resultsTable: TableLayout(order: setup.immediate ? .ranked : .sorted, isSectioned: true)
         )
         let controller = try SearchController(
             configuration: configuration,
             records: model,
             options: options,
-            source: setup == .immediate ? LocalIndexSource() : YieldingLocalSource(),
+            source: setup.immediate ? LocalIndexSource() : YieldingLocalSource(),
             clock: clock
         )
         let recorder = await UpdateRecorder(controller)

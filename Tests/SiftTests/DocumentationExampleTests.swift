@@ -559,17 +559,22 @@ struct DocumentationExampleTests {
         // contains ["1", "2", "3", "4"]
         // prefix ["2", "3"]
         // words ["1", "2", "3"]
+        // fuzzy ["1", "2", "3", "4"]
         print(try places.search(Query("jose san", mode: .words)).rows.map { try places.id(of: $0) })  // ["1"]
         let ranked = try places.search(Query("jose", order: .ranked))
         print(try ranked.rows.map { try places.id(of: $0) })  // ["2", "3", "1", "4"]
+        let fuzzy = try places.search(Query("jsf", mode: .fuzzy, order: .ranked))
+        print(try fuzzy.rows.map { try places.id(of: $0) })  // ["3", "2"]
 
         #expect(
             console.lines == [
                 #"contains ["1", "2", "3", "4"]"#,
                 #"prefix ["2", "3"]"#,
                 #"words ["1", "2", "3"]"#,
+                #"fuzzy ["1", "2", "3", "4"]"#,
                 #"["1"]"#,
                 #"["2", "3", "1", "4"]"#,
+                #"["3", "2"]"#,
             ]
         )
     }

@@ -11,12 +11,16 @@ enum PeerKind: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     case icu
     /// SQLite FTS5: trigram for `contains`/`prefix`, unicode61 (remove_diacritics 2) for `words`.
     case fts5
+    /// `fzf --filter` (fuzzy mode only), a process per keystroke: its time includes its start-up
+    /// and reading every record.
+    case fzf
 
     var title: String {
         switch self {
         case .naive: return "naive Foundation"
         case .icu: return "ICU usearch"
         case .fts5: return "SQLite FTS5"
+        case .fzf: return "fzf --filter"
         }
     }
 }
@@ -73,7 +77,22 @@ final class NaivePeer: Peer {
                 if !found { return false }
             }
             return true
+        case .fuzzy:
+            for f in fields where fuzzyMatch(text, in: columns[f][i]) { return true }
+            return false
         }
+    }
+
+    /// Each character of the query found with `range(of:options:)` after the previous one.
+    private func fuzzyMatch(_ text: String, in field: String) -> Bool {
+        var from = field.startIndex
+        for character in text {
+            guard let hit = field.range(of: String(character), options: options, range: from..<field.endIndex) else {
+                return false
+            }
+            from = hit.upperBound
+        }
+        return true
     }
 
     private func wordMatch(_ word: String, in field: String) -> Bool {
@@ -231,6 +250,8 @@ final class FTS5Peer: Peer {
                 statement.bind(mode == .prefix ? escaped + "%" : "%" + escaped + "%", at: 1)
                 try statement.integers(into: &result, offset: 1)
             }
+        case .fuzzy:
+            throw UnsupportedMode(peer: "FTS5", mode: mode)
         case .words:
             let terms = queryWords(text).map { Self.phrase($0) + "*" }
             if terms.isEmpty {
@@ -240,6 +261,85 @@ final class FTS5Peer: Peer {
                 let statement = try statement(words, "SELECT rowid FROM t WHERE t MATCH ?1")
                 statement.bind(columnFilter(fields) + "(" + terms.joined(separator: " ") + ")", at: 1)
                 try statement.integers(into: &result, offset: 1)
+            }
+        }
+        return result
+    }
+}
+
+/// A peer asked for a mode it has no rule for (the runner does not ask).
+struct UnsupportedMode: Error {
+    var peer: String
+    var mode: MatchMode
+}
+
+// MARK: - fzf
+
+/// `fzf --filter` (Debian's fzf) on the same records: one line per record, the record's number,
+/// then its fields (tabs and line feeds turned into spaces), tab-separated; `--nth` restricts
+/// matching to the searched fields; `--no-sort` keeps input order (the answers are compared as
+/// sets); `GOMAXPROCS=1` keeps it on one core, as Sift is timed. A process per keystroke, so its
+/// time includes starting up and reading every record. Fuzzy mode only.
+///
+/// Its rule differs from Sift's: fzf matches characters, not collation elements (case folded
+/// when the query is lower-case, "smart case"; Latin diacritics folded by its own table, not
+/// the locale's: no `ñ ≠ n` in Spanish, no `aa = å` in Danish, no `ß = ss`), and a space in the
+/// query separates terms that must all match, in any order.
+final class FzfPeer: Peer {
+    let kind = PeerKind.fzf
+    let executable: String
+    let input: URL
+
+    init(columns: [[String]], executable: String = "/usr/bin/fzf") throws {
+        self.executable = executable
+        input = FileManager.default.temporaryDirectory.appendingPathComponent("searchbench-fzf-\(getpid()).tsv")
+        var text = ""
+        let count = columns.first?.count ?? 0
+        text.reserveCapacity(count * 48)
+        for i in 0..<count {
+            text += String(i)
+            for column in columns {
+                text += "\t"
+                text += column[i].replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+            }
+            text += "\n"
+        }
+        try text.write(to: input, atomically: false, encoding: .utf8)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: input) }
+
+    func search(_ text: String, fields: [Int], mode: MatchMode) throws -> [Int32] {
+        guard mode == .fuzzy else { throw UnsupportedMode(peer: "fzf", mode: mode) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "--filter", text, "--no-sort", "--delimiter", "\t", "--nth",
+            fields.map { String($0 + 2) }.joined(separator: ","),
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["GOMAXPROCS"] = "1"
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: input)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var result: [Int32] = []
+        var value: Int32 = 0
+        var inNumber = true
+        for byte in output {
+            if byte == UInt8(ascii: "\n") {
+                result.append(value)
+                value = 0
+                inNumber = true
+            } else if inNumber {
+                if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                    value = value * 10 + Int32(byte - UInt8(ascii: "0"))
+                } else {
+                    inNumber = false
+                }
             }
         }
         return result

@@ -8,6 +8,8 @@ import Sift
 ///   the query in a searched field".
 /// - `prefix`: usearch finds the query at UTF-16 offset 0. Exact when the field starts with a
 ///   letter or digit; otherwise (a leading ignorable could shift the start) it is undecided.
+/// - `fuzzy`: exact: the query's collation elements (`ReferenceSearch.collationElements(of:)`,
+///   ICU's collation element iterator) are a subsequence of some field's.
 /// - `words`: every query word (split at characters that are not letters, marks or digits) has a
 ///   usearch match in some field at a word start (offset 0, or after a character that is not a
 ///   letter, mark or digit and is not a word-internal apostrophe, period, colon or middle dot).
@@ -48,6 +50,8 @@ final class ICUReference {
                 if let scalar = field.unicodeScalars.first, !isWordScalar(scalar) { undecided = true }
             }
             return undecided ? nil : false
+        case .fuzzy:
+            return try fuzzyMatches(text, fields: fields)
         case .words:
             let words = queryWords(text)
             guard wordsAreSimple(text) else { return nil }
@@ -69,6 +73,20 @@ final class ICUReference {
         }
     }
 
+    /// Whether the query's collation elements occur in order in some field (none: every record).
+    private func fuzzyMatches(_ text: String, fields: [String]) throws -> Bool {
+        let pattern = try search.collationElements(of: text)
+        if pattern.isEmpty { return true }
+        for field in fields {
+            var i = 0
+            for element in try search.collationElements(of: field) where element == pattern[i] {
+                i += 1
+                if i == pattern.count { return true }
+            }
+        }
+        return false
+    }
+
     /// The same rule, forced to an answer (the ICU peer).
     func peerMatches(_ text: String, fields: [String], mode: MatchMode) throws -> Bool {
         guard let expression = operators(text, mode: mode) else { return try literalPeerMatches(text, fields, mode) }
@@ -86,6 +104,8 @@ final class ICUReference {
                 if let first = try search.matches(of: text, in: field).first, first.lowerBound == 0 { return true }
             }
             return false
+        case .fuzzy:
+            return try fuzzyMatches(text, fields: fields)
         case .words:
             for word in queryWords(text) {
                 var found = false

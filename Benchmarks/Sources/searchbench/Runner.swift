@@ -134,6 +134,7 @@ final class Runner {
             case .naive: peers.append(naive)
             case .icu: peers.append(icu)
             case .fts5: if let fts5 { peers.append(fts5) }
+            case .fzf: if options.modes.contains(.fuzzy) { peers.append(try FzfPeer(columns: corpus.columns)) }
             }
         }
         let checker = Checker(
@@ -191,6 +192,8 @@ final class Runner {
         title: String
     ) throws -> ModeReport {
         let keystrokes = trace.keystrokes
+        // FTS5 has no fuzzy rule; fzf has nothing else.
+        let peers = peers.filter { mode == .fuzzy ? $0.kind != .fts5 : $0.kind != .fzf }
         var rows: [KeystrokeReport] = []
         var siftTimes: [UInt64] = []
         let progress = options.showProgress ? Progress("\(title) \(mode.rawValue): Sift", total: keystrokes.count) : nil
@@ -255,7 +258,7 @@ final class Runner {
                 )
             }
             for (p, peer) in peers.enumerated() {
-                let slow = peer.kind != .fts5
+                let slow = peer.kind != .fts5 && peer.kind != .fzf
                 if slow && !sampled.contains(k) { continue }
                 var (peerAnswer, ns) = try timed { try peer.search(keystroke.text, fields: fields, mode: mode) }
                 if !isAscending(peerAnswer) { peerAnswer.sort() }

@@ -35,7 +35,7 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Strength(s), comma separated: primary, secondary, tertiary, quaternary, identical.")
     var strength: [String] = ["primary"]
 
-    @Option(help: "Match mode(s), comma separated: contains, prefix, words.")
+    @Option(help: "Match mode(s), comma separated: contains, prefix, words, fuzzy.")
     var mode: [String] = ["contains", "prefix", "words"]
 
     @Option(
@@ -68,14 +68,17 @@ struct SearchBench: ParsableCommand {
     var queries: String?
 
     @Option(
-        help: "Peers to run, comma separated: naive, icu, fts5, or none (default: all three; none with --controller)."
+        help: """
+            Peers to run, comma separated: naive, icu, fts5, fzf, or none (default: all four; none with \
+            --controller). fzf runs in fuzzy mode only, FTS5 in the others.
+            """
     )
     var peers: [String] = []
 
     @Option(
         help: """
             Run the naive and ICU peers on only N keystrokes of each mode (half 1–2 characters, half longer) \
-            and extrapolate; FTS5 runs every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
+            and extrapolate; FTS5 and fzf run every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
             """
     )
     var peerSample: Int?
@@ -179,7 +182,7 @@ struct SearchBench: ParsableCommand {
             throw ValidationError("unknown mode '\(value)'")
         }
         for value in list(peers) where value != "none" && PeerKind(rawValue: value) == nil {
-            throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, none)")
+            throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, fzf, none)")
         }
         if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
         if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
@@ -247,7 +250,7 @@ struct SearchBench: ParsableCommand {
         // With --controller, the index benchmark (and so the peers) runs only when asked for.
         let runIndex = sustained == nil && (!controller || indexTrace || !peers.isEmpty)
         let peerKinds =
-            runIndex ? list(peers.isEmpty ? ["naive,icu,fts5"] : peers).compactMap(PeerKind.init(rawValue:)) : []
+            runIndex ? list(peers.isEmpty ? ["naive,icu,fts5,fzf"] : peers).compactMap(PeerKind.init(rawValue:)) : []
         var build = "release"
         #if DEBUG
         build = "DEBUG (numbers are meaningless: use -c release)"

@@ -2,13 +2,14 @@ import CFuzzerDriver
 import Foundation
 import Sift
 
-/// One input of records and a typed query, checked against ICU usearch (`_SiftFuzzing`); a
-/// disagreement aborts so that libFuzzer saves the input as a crash artifact.
+/// One input of records and a typed query, checked against ICU usearch and, in fuzzy mode, ICU's
+/// collation elements (`_SiftFuzzing`); a disagreement aborts so that libFuzzer saves the input
+/// as a crash artifact.
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     if let problem = _SiftFuzzing.check(bytes) {
-        fatalError("Sift disagrees with ICU usearch: \(problem)")
+        fatalError("Sift disagrees with ICU: \(problem)")
     }
     return 0
 }

@@ -194,6 +194,13 @@ int32_t sift_reference_search_utf16(sift_folder *_Nonnull folder, const uint16_t
                                     int32_t patternLength, const uint16_t *_Nonnull text, int32_t textLength,
                                     int32_t *_Nonnull matches, int32_t capacity, int32_t *_Nonnull status);
 
+/// The oracle's collation elements of `text`: ICU's collation element iterator, each element
+/// processed as usearch compares it (masked to the strength, shifted handling), ignorable ones
+/// dropped. Writes up to `capacity` into `elements`; returns how many there are (may exceed
+/// `capacity`) or -1.
+int32_t sift_reference_elements(sift_folder *_Nonnull folder, const char *_Nonnull text, int32_t textLength,
+                                int64_t *_Nullable elements, int32_t capacity, int32_t *_Nonnull status);
+
 // MARK: - Alphabetic index (ICU AlphabeticIndex; C++ inside)
 
 typedef struct sift_alphabetic_index sift_alphabetic_index;

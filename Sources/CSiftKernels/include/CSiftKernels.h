@@ -159,4 +159,55 @@ void sift_prefetch(const void *_Nonnull address);
 /// A fast 64-bit checksum of `length` bytes (for detecting corrupted files; not cryptographic).
 uint64_t sift_checksum(const void *_Nonnull data, size_t length, uint64_t seed);
 
+// MARK: - Fuzzy (subsequence) matching
+
+/// A fuzzy pattern is a `sift_scan_pattern` (its `lastLead` and `requireWordStart` unused). A
+/// segment matches when the pattern's elements occur in it in order, not necessarily adjacent;
+/// flags play no part. The score of a match (fzf's v1 scheme on elements): the greedy leftmost
+/// occurrence fixes the last element; a backward pass from it places every earlier element as
+/// late as possible (the shortest window ending there). Each element scores
+/// `SIFT_FUZZY_SCORE_MATCH` plus a bonus: `SIFT_FUZZY_BONUS_FIELD_START` at the field's first
+/// element, `SIFT_FUZZY_BONUS_WORD_START` at another word start, 0 elsewhere; the first pattern
+/// element's bonus counts twice; an element right after the previous one gets the largest of its
+/// own bonus, the bonus of its run's first element and `SIFT_FUZZY_BONUS_CONSECUTIVE`; a gap of
+/// g >= 1 skipped elements costs `SIFT_FUZZY_GAP_START` + (g - 1) * `SIFT_FUZZY_GAP_EXTENSION`.
+/// Scores below 0 count as 0.
+#define SIFT_FUZZY_SCORE_MATCH 16
+#define SIFT_FUZZY_BONUS_FIELD_START 10
+#define SIFT_FUZZY_BONUS_WORD_START 8
+#define SIFT_FUZZY_BONUS_CONSECUTIVE 4
+#define SIFT_FUZZY_GAP_START 3
+#define SIFT_FUZZY_GAP_EXTENSION 1
+/// Scores above this rank as this (ranking keys stay 32-bit).
+#define SIFT_FUZZY_SCORE_LIMIT 65535
+
+/// One segment: 1 when the pattern's elements occur in it in order, else 0 (also when dead).
+int sift_fuzzy_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                           size_t segment);
+
+/// Full fuzzy scan of segments [firstSegment, lastSegment): sets the owner's bit in `matched` for
+/// every live segment that matches.
+void sift_fuzzy_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                      size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched);
+
+/// Narrowed fuzzy scan: every slot below `slotCount` set in words [firstWord, lastWord) of `base`
+/// whose segment matches gets its bit in `matched`. Returns the number of slots examined.
+size_t sift_fuzzy_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                  size_t slotCount, const uint64_t *_Nonnull base, size_t firstWord, size_t lastWord,
+                                  uint64_t *_Nonnull matched);
+
+/// The score of one segment's match (see above), or -1 when it does not match. `scratch` holds one
+/// entry per pattern element; `positions`, if not NULL, receives (one per pattern element) the
+/// element index in the segment each pattern element is aligned with.
+int32_t sift_fuzzy_align_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                 size_t segment, size_t *_Nonnull scratch, int32_t *_Nullable positions);
+
+/// Ranking keys: for every slot set in words [firstWord, lastWord) of `base` whose segment matches,
+/// `keys[slot]` becomes (min(score, SIFT_FUZZY_SCORE_LIMIT) + 1) * rankCount + fieldRank if that
+/// is larger. `scratch` holds one entry per pattern element. Returns the number of slots examined.
+size_t sift_fuzzy_score_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                   size_t slotCount, const uint64_t *_Nonnull base, size_t firstWord, size_t lastWord,
+                                   uint32_t fieldRank, uint32_t rankCount, size_t *_Nonnull scratch,
+                                   uint32_t *_Nonnull keys);
+
 #endif

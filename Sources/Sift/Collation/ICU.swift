@@ -542,6 +542,42 @@ final class ICUFolder {
         return (0..<Int(count)).map { (Int(buffer[2 * $0]), Int(buffer[2 * $0 + 1])) }
     }
 
+    /// The oracle's collation elements of `text` (`sift_reference_elements`): ICU's collation
+    /// element iterator, processed as usearch compares elements, ignorable ones dropped.
+    func referenceElements(of text: String) throws(SiftError) -> [Int64] {
+        guard !text.isEmpty else { return [] }
+        var text = text
+        var status: Int32 = 0
+        var buffer = [Int64](repeating: 0, count: 64)
+        for _ in 0..<2 {
+            let capacity = Int32(buffer.count)
+            let count = text.withUTF8 { t in
+                t.withMemoryRebound(to: CChar.self) { tc in
+                    buffer.withUnsafeMutableBufferPointer { out in
+                        sift_reference_elements(
+                            handle,
+                            tc.baseAddress!,
+                            Int32(tc.count),
+                            out.baseAddress,
+                            capacity,
+                            &status
+                        )
+                    }
+                }
+            }
+            guard count >= 0, status <= 0 else {
+                throw .icu(
+                    operation: "iterate collation elements",
+                    locale: collator.collation.locale,
+                    status: statusName(status)
+                )
+            }
+            if count <= capacity { return Array(buffer[0..<Int(count)]) }
+            buffer = [Int64](repeating: 0, count: Int(count))
+        }
+        return buffer
+    }
+
     /// `referenceMatches` over UTF-16 input (lone surrogates allowed).
     func referenceMatches(of pattern: [UInt16], in text: [UInt16]) throws(SiftError) -> [(start: Int, length: Int)] {
         guard !pattern.isEmpty, !text.isEmpty else { return [] }

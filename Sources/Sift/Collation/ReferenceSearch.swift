@@ -29,6 +29,15 @@ public final class ReferenceSearch {
         try folder.referenceMatches(of: pattern, in: text).map { $0.start..<($0.start + $0.length) }
     }
 
+    /// The collation elements `text` is compared by: ICU's collation element iterator, each
+    /// element masked to the strength and adjusted for `alternate: .shifted` as ICU string search
+    /// processes it, ignorable ones dropped. `MatchMode.fuzzy` is defined on these.
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    public func collationElements(of text: String) throws(SiftError) -> [Int64] {
+        try folder.referenceElements(of: text)
+    }
+
     /// Whether `pattern` occurs in `text` (at least one match).
     ///
     /// - Complexity: as `matches(of:in:)`, stopping at the first match.

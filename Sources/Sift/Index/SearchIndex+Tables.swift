@@ -1,3 +1,5 @@
+internal import CSiftKernels
+
 extension SearchIndex {
     /// What tables need to show rows, as of now: a snapshot that later edits do not change.
     ///
@@ -37,6 +39,9 @@ extension SearchIndex {
     /// (whole field, field start, word start, inside a word) times the number of searched fields,
     /// plus the first field that matches so; nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
     /// ignorable characters only), so that results keep their original order.
+    /// In `.fuzzy` mode the group orders as the score does, best first, then the field reaching
+    /// it (earlier first): (`SIFT_FUZZY_SCORE_LIMIT` − score) × the number of fields + the
+    /// field's position.
     ///
     /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
     /// with it (and `position(of:)` within a group) an edited record finds its place among ranked
@@ -51,6 +56,12 @@ extension SearchIndex {
         let length = query.text.count
         guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength else { return nil }
         let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        if query.mode == .fuzzy {
+            guard case .patterns(let patterns) = folded, let first = patterns.first,
+                let best = fuzzyScore(slot: slot, plan: plan, pattern: first)
+            else { return nil }
+            return (Int(SIFT_FUZZY_SCORE_LIMIT) - best.score) * plan.fields.count + best.field
+        }
         guard let ranking = folded.rankingPattern(mode: query.mode) else { return nil }
         return rankingGroup(
             slot: slot,

@@ -3,6 +3,8 @@ enum Anchor: UInt8, Hashable, Sendable {
     case anywhere
     case fieldStart
     case wordStart
+    /// The pattern's elements in order, not necessarily adjacent (`MatchMode.fuzzy`).
+    case fuzzy
 }
 
 /// A folded pattern searched in one field of one folding.
@@ -20,7 +22,8 @@ struct MatchKey: Hashable {
 struct FieldMatch {
     /// Records with an accepted match (ICU usearch's start and end checks both pass).
     var matched: Bitset
-    /// Records where the pattern's elements occur at a position where a match may start. Every
+    /// Records where the pattern's elements occur at a position where a match may start (for a
+    /// `.fuzzy` key, the same as `matched`: a subsequence of a longer pattern is one of this). Every
     /// record matched by a pattern that extends this one (its elements start with this pattern's
     /// elements) is in here; `matched` alone would not do, since under collation a longer query
     /// can match more records (`stras` does not match `Straße` but `strass` does).
@@ -73,14 +76,15 @@ struct MatchCache {
     /// pattern that `key.pattern` extends or equals, with the same anchor or `.anywhere` (the same
     /// anchor first among patterns of one length). A record matched at a field or word start is
     /// matched anywhere, so a ranked query's anchored scans of a pattern narrow from that
-    /// pattern's own matches anywhere.
+    /// pattern's own matches anywhere. A `.fuzzy` key narrows only from a `.fuzzy` entry (a
+    /// subsequence match implies no contiguous one), and no other key narrows from one.
     ///
     /// - Complexity: O(*c* + *p* · *s*), as `lookup`.
     mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
         var best: (length: Int, sameAnchor: Bool, index: Int)? = nil
         for (index, entry) in entries.enumerated()
         where entry.key.folding == key.folding && entry.key.field == key.field
-            && (entry.key.anchor == key.anchor || entry.key.anchor == .anywhere)
+            && (entry.key.anchor == key.anchor || (entry.key.anchor == .anywhere && key.anchor != .fuzzy))
             && entry.key.pattern.count <= key.pattern.count && key.pattern.starts(with: entry.key.pattern)
             && entry.key != key
         {

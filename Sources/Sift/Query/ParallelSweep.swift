@@ -29,6 +29,9 @@ struct ParallelSweep {
         case one(atFieldStart: Bool)
         /// Three results: the pattern anywhere, at a word start, and at the field's start.
         case ranked
+        /// The pattern's elements in order, not necessarily adjacent (one result, its candidates
+        /// equal to its matches).
+        case fuzzy
     }
 
     /// Sweeps every segment, `chunk` segments between two cancellation checks: one result, or
@@ -108,6 +111,13 @@ struct ParallelSweep {
                         sift_sweep_segments(&view, &pattern, first, last, atFieldStart ? 1 : 0, matched, candidates)
                     }
                 }
+            }
+        case .fuzzy:
+            var match = result[0]
+            result = []  // the bitsets' only references: no copy on write
+            defer { result = [match] }
+            try match.matched.withUnsafeMutableWords { matched in
+                try eachChunk { first, last in sift_fuzzy_sweep(&view, &pattern, first, last, matched) }
             }
         case .ranked:
             var (anywhere, atWord, atStart) = (result[0], result[1], result[2])

@@ -9,6 +9,10 @@ public enum MatchMode: String, Hashable, Sendable, CaseIterable {
     /// With `QuerySyntax.operators` (the default), `-word` excludes, `"two words"` must occur
     /// contiguously and `a | b` matches either.
     case words
+    /// The query's collation elements occur in the field in order, not necessarily adjacent (fzf's
+    /// subsequence rule, on the elements `contains` compares). `.ranked` results are ordered by a
+    /// score (see <doc:HowMatchingWorks>), ties by field order, then original order.
+    case fuzzy
 }
 
 /// The order of a query's results.
@@ -27,6 +31,9 @@ public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
     ///
     /// Searching `vim` in a package list ranks the package `vim` (whole name), then `vim-gtk`
     /// (name starts with it), then `cream` (summary starts with "VIM"), then `neovim`.
+    ///
+    /// In `.fuzzy` mode: by score, best first, ties by the field with the best score (earlier
+    /// search field first), then original order.
     case ranked
 }
 

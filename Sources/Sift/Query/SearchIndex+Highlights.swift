@@ -6,7 +6,9 @@ extension SearchIndex {
     /// `.words` mode they are the matches of every query word at word starts (with operators: of
     /// the words of every positive term that matches the record, and of its positive phrases
     /// anywhere; negated terms are never highlighted); in `.prefix` mode the one match at the
-    /// start of each field. Fields without a match are absent. A query with
+    /// start of each field; in `.fuzzy` mode the matched elements of the alignment the score is
+    /// computed on (see `MatchMode.fuzzy`), adjacent ones merged. Fields without a match are
+    /// absent. A query with
     /// no collation elements (empty, or only ignorable characters) matches everything and
     /// highlights nothing.
     ///
@@ -88,6 +90,7 @@ extension SearchIndex {
     /// Every accepted, non-overlapping match of a field pattern in one slot, first to last, the
     /// way ICU usearch's `usearch_next` walks them: after a match, the search resumes at its limit.
     func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
+        if key.anchor == .fuzzy { return fuzzyRanges(key, slot: slot) }
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return [] }

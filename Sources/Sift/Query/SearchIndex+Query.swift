@@ -42,7 +42,10 @@ extension SearchIndex {
     ///   a field start and a word start (served, narrowed or scanned like any pattern's; where the
     ///   query's own scan of a field is a full scan, one sweep finds all three anchors); plus,
     ///   after single-record edits of Thai, Chinese, Japanese and other dictionary-segmented text,
-    ///   the word starts they left out (at most 64 records').
+    ///   the word starts they left out (at most 64 records'). In `.fuzzy` mode a full scan reads
+    ///   every segment of the fields, a narrowed one every candidate's (a fuzzy key always narrows
+    ///   from a cached fuzzy result it extends); `.ranked` adds a scoring pass over the results'
+    ///   fields, O(*s*) per result, and a counting sort, O(*m* + *k*) for *k* distinct scores.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
@@ -58,7 +61,9 @@ extension SearchIndex {
         var selectedCount = 0
         var selectedState = SearchResult.State.all
         let selectedPlan = scopePlans[selected]
-        if query.order == .ranked, query.mode != .prefix, length > 0, length >= selectedPlan.scope.minimumLength {
+        if query.order == .ranked, query.mode == .contains || query.mode == .words, length > 0,
+            length >= selectedPlan.scope.minimumLength
+        {
             let folded = try foldQuery(
                 query.text,
                 mode: query.mode,
@@ -110,7 +115,11 @@ extension SearchIndex {
         var rows: [RecordHandle] = []
         if let bits = selectedBits {
             let plan = scopePlans[selected]
-            if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
+            if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
+                case .patterns(let patterns)? = foldedQueries[plan.folding]
+            {
+                rows = try fuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+            } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
                 let groups = try rankingGroups(
@@ -197,11 +206,13 @@ extension SearchIndex {
         case .contains: return .anywhere
         case .prefix: return .fieldStart
         case .words: return .wordStart
+        case .fuzzy: return .fuzzy
         }
     }
 
     func key(_ plan: ScopePlan, _ field: Int, _ anchor: Anchor, _ pattern: (bytes: [UInt8], text: String)) -> MatchKey {
-        let identical = foldings[plan.folding].collation.strength == .identical
+        // A fuzzy match is not contiguous: no canonical-equality check (see `MatchMode.fuzzy`).
+        let identical = foldings[plan.folding].collation.strength == .identical && anchor != .fuzzy
         return MatchKey(
             folding: plan.folding,
             field: field,
@@ -283,12 +294,13 @@ extension SearchIndex {
     /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
     /// pattern it extends, when they are few (or the index fits in cache); past a twentieth of a
     /// large index a sequential sweep of the whole column (memory speed, SIMD) beats visiting
-    /// scattered candidates, whose every visit is a cache miss. Both are exact.
+    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy scan visits
+    /// every segment's bytes either way, so it always narrows.
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
         guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
-            order.count < 4096 || base.candidates.count * 20 < order.count
+            key.anchor == .fuzzy || order.count < 4096 || base.candidates.count * 20 < order.count
         else { return nil }
         return base.candidates
     }
@@ -307,6 +319,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
+        if key.anchor == .fuzzy { return evaluateFuzzy(key, slot: slot) }
         let folding = foldings[key.folding]
         if key.identicalText != nil { return evaluateVerifyingEachHit(key, slot: slot) }
         // The C kernel, on the column in place (a copy of the column would retain and release each
@@ -353,6 +366,11 @@ extension SearchIndex {
     /// alone asks `isCancelled`.
     func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
+        if key.anchor == .fuzzy {
+            var match = try sweep(key, .fuzzy, isCancelled)[0]
+            match.candidates = match.matched
+            return match
+        }
         return try sweep(key, .one(atFieldStart: key.anchor == .fieldStart), isCancelled)[0]
     }
 
@@ -439,6 +457,7 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
+        if key.anchor == .fuzzy { return try fuzzyNarrowedScan(key, candidates: base, &statistics, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
@@ -506,7 +525,7 @@ extension SearchIndex {
 
     /// The members of each of `groups` (with its member count) in original or sorted order, one
     /// group after the other.
-    private func orderedRows(
+    func orderedRows(
         _ groups: [(bits: Bitset, count: Int)],
         order: ResultOrder,
         isCancelled: () -> Bool

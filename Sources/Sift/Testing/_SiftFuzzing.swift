@@ -7,9 +7,12 @@
 /// and every match range must equal ICU usearch's; in `words` mode, read with operators
 /// (`-word`, `"phrase"`, `a | b`), the matching records and `matches(_:_:)` of every record must
 /// equal a brute-force evaluation of the expression (phrases by ICU usearch, words at the word
-/// starts of each record's folded text); `prefix` mode, ranking and highlights must run without
-/// trapping. Then an edit is applied and the check repeats, so that cached, narrowed results are
-/// checked against a changed index too.
+/// starts of each record's folded text); in `fuzzy` mode the set of matching records must be
+/// those whose collation elements (ICU's collation element iterator,
+/// `ReferenceSearch.collationElements(of:)`) hold the query's as a subsequence, in every order,
+/// with `matches(_:_:)` agreeing and highlights running; `prefix` mode, ranking and highlights
+/// must run without trapping. Then an edit is applied and the check repeats, so that cached,
+/// narrowed results are checked against a changed index too.
 public enum _SiftFuzzing {
     static let collations: [Collation] = [
         Collation(), Collation(locale: "de"), Collation(locale: "da"), Collation(locale: "es", strength: .secondary),
@@ -88,6 +91,7 @@ public enum _SiftFuzzing {
             if let problem = try compareOperators(typed, index: index, reference: reference, folded: &folded) {
                 return problem
             }
+            if let problem = try compareFuzzy(typed, index: index, reference: reference) { return problem }
             for mode in [MatchMode.prefix, .words] {
                 var members: Set<RecordHandle>? = nil
                 for order in ResultOrder.allCases {
@@ -153,6 +157,46 @@ public enum _SiftFuzzing {
             }
             if try index.matches(handle, query) != expected {
                 return "\(typed.debugDescription) (words, operators): matches(_:_:) disagrees on record \(id)"
+            }
+        }
+        return nil
+    }
+
+    /// Fuzzy mode against the subsequence rule on ICU's collation elements, in every order.
+    private static func compareFuzzy(
+        _ typed: String,
+        index: SearchIndex,
+        reference: ReferenceSearch
+    ) throws -> String? {
+        let pattern = try reference.collationElements(of: typed)
+        // A query usearch sees no elements in (its pattern's CE table is empty: NUL at quaternary
+        // strength, shifted, say) matches every record, in every mode (a defined edge case).
+        let everything = try index.foldings[0].folder.patternElements(typed).isEmpty
+        var expected: Set<RecordHandle> = []
+        for handle in index.handles() {
+            if everything {
+                expected.insert(handle)
+                continue
+            }
+            let elements = try reference.collationElements(of: try index.value(of: "t", for: handle))
+            var i = 0
+            for element in elements where i < pattern.count && element == pattern[i] { i += 1 }
+            if i == pattern.count { expected.insert(handle) }
+        }
+        for order in ResultOrder.allCases {
+            let query = Query(typed, mode: .fuzzy, order: order)
+            let result = try index.search(query)
+            let rows = Set(result.rows)
+            if rows != expected || rows.count != result.rows.count {
+                return
+                    "\(typed.debugDescription) in fuzzy mode, \(order) order: Sift \(rows.count) records, expected \(expected.count)"
+            }
+            for handle in index.handles() where try index.matches(handle, query) != expected.contains(handle) {
+                return
+                    "\(typed.debugDescription) in fuzzy mode: matches(_:_:) disagrees on record \(try index.id(of: handle))"
+            }
+            if order == .ranked {
+                for row in result.rows.prefix(4) { _ = try index.highlights(of: row, for: query) }
             }
         }
         return nil

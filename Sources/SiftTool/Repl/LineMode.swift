@@ -457,7 +457,7 @@ final class LineMode {
 
     static let usage: [String: String] = [
         "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
-        "mode": ":mode contains|prefix|words", "syntax": ":syntax operators|literal", "locale": ":locale L",
+        "mode": ":mode contains|prefix|words|fuzzy", "syntax": ":syntax operators|literal", "locale": ":locale L",
         "strength": ":strength primary|secondary|tertiary|quaternary|identical",
         "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
         "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
@@ -480,7 +480,7 @@ final class LineMode {
         :move FROM TO              move the record at FROM to where the record at TO is, in the original list
         :update ROW f=v ...        change fields of the record at ROW (f= removes a field)
         :min N                     minimum query length of the selected scope     (these re-index
-        :mode contains|prefix|words                                                 the records,
+        :mode contains|prefix|words|fuzzy                                           the records,
         :locale L   :strength S    ICU collation locale and strength               edits included)
         :syntax operators|literal  how words mode reads -word, "two words" and a | b
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
