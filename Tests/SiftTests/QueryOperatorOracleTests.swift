@@ -25,21 +25,6 @@ struct OperatorOracle {
 
     func field(_ text: String) throws -> Field { Field(text: text, folded: try folder.fold(text)) }
 
-    /// Whether `pattern` occurs in the folded text at a word start: the words rule.
-    static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
-        let count = pattern.count
-        guard count > 0, text.elements.count >= count else { return false }
-        let start = FoldFlags.startOK | FoldFlags.wordStart
-        for i in 0...(text.elements.count - count) where text.flags[i] & start == start {
-            if text.flags[i + count - 1] & FoldFlags.endOK != 0,
-                text.elements[i..<(i + count)].elementsEqual(pattern)
-            {
-                return true
-            }
-        }
-        return false
-    }
-
     /// Whether a term, negation aside, matches some of `fields`; nil when the term has no
     /// collation elements (left out).
     func termMatches(_ term: QueryExpression.Term, _ fields: [Field]) throws -> Bool? {
@@ -50,7 +35,9 @@ struct OperatorOracle {
         let patterns = try folder.queryWords(term.text).map { try folder.patternElements(String($0)) }
             .filter { !$0.isEmpty }
         if patterns.isEmpty { return nil }
-        return patterns.allSatisfy { pattern in fields.contains { Self.occursAtWordStart(pattern, in: $0.folded) } }
+        return patterns.allSatisfy { pattern in
+            fields.contains { _SiftFuzzing.occursAtWordStart(pattern, in: $0.folded) }
+        }
     }
 
     /// The expression over per-term answers (`termMatches`, nil for a term left out).

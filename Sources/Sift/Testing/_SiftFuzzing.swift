@@ -203,8 +203,9 @@ public enum _SiftFuzzing {
     }
 
     /// Whether `pattern` occurs in a folded text at a word start (start and word-start flags on
-    /// its first element, end flag on its last): the words rule.
-    private static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
+    /// its first element, end flag on its last): the words rule. (The operator oracle tests use
+    /// it too.)
+    static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
         let count = pattern.count
         guard count > 0, text.elements.count >= count else { return false }
         let start = FoldFlags.startOK | FoldFlags.wordStart
