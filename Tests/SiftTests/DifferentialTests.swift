@@ -138,12 +138,15 @@ struct DifferentialTests {
 /// also served by narrowing and from the cache.
 @Suite("Differential: ranked order against per-record ranking")
 struct RankedOrderTests {
-    @Test(arguments: [
-        Collation(locale: "root"), Collation(locale: "es"), Collation(locale: "da"), Collation(locale: "th"),
-        Collation(locale: "de", strength: .secondary), Collation(locale: "root", alternate: .shifted),
-        Collation(locale: "root", strength: .identical),
-    ])
-    func rankedResultsAreGroupedAsEachRecordRanks(_ collation: Collation) throws {
+    @Test(
+        arguments: [
+            Collation(locale: "root"), Collation(locale: "es"), Collation(locale: "da"), Collation(locale: "th"),
+            Collation(locale: "de", strength: .secondary), Collation(locale: "root", alternate: .shifted),
+            Collation(locale: "root", strength: .identical),
+        ],
+        [0, Int.max]  // groups from passes over bitsets, or record by record
+    )
+    func rankedResultsAreGroupedAsEachRecordRanks(_ collation: Collation, sparseLimit: Int) throws {
         let records = DifferentialTests.corpus.enumerated().map { i, text in
             Record(
                 id: String(i),
@@ -154,6 +157,7 @@ struct RankedOrderTests {
             configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation),
             records: records
         )
+        index.rankingSparseLimitOverride = sparseLimit
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
             .prefix(TestScale.size(full: 30, default: 12))
         let typed = queries.flatMap { text in

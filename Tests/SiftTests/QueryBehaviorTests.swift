@@ -163,8 +163,10 @@ struct RankingRuleTests {
         return try SearchIndex(configuration: IndexConfiguration(searchFields: ["name", "summary"]), records: records)
     }
 
-    @Test func wholeFieldThenFieldStartThenWordStartThenInsideEarlierFieldsFirst() throws {
+    @Test(arguments: [0, Int.max])
+    func wholeFieldThenFieldStartThenWordStartThenInsideEarlierFieldsFirst(sparseLimit: Int) throws {
         let index = try Self.index()
+        index.rankingSparseLimitOverride = sparseLimit
         let ranked = try index.ids(index.search(Query("vim", order: .ranked)))
         // vim: whole name. vim-gtk: name starts with it. neovim: summary starts with "Vim", but
         // only inside its name; cream: summary starts with "VIM". gvim-tiny: a word of the summary.
@@ -174,10 +176,21 @@ struct RankingRuleTests {
             try index.rankingGroup(of: $0, for: Query("vim", order: .ranked))!
         }
         #expect(groups == groups.sorted())
+
+        // Moved out of slot order, each group keeps the list's order.
+        try index.move(from: 4, to: 0)  // gvim-tiny first
+        try index.move(from: 2, to: 5)  // cream after editor
+        _ = try index.insert(Record(id: "vim-nox", fields: ["name": "vim-nox", "summary": "Vi IMproved"]), at: 1)
+        let moved = try index.ids(index.search(Query("vim", order: .ranked)))
+        #expect(moved == ["vim", "vim-nox", "vim-gtk", "neovim", "cream", "gvim-tiny", "editor"])
+        let list = try index.ids(index.search(Query("")))
+        #expect(list == ["gvim-tiny", "vim-nox", "neovim", "vim-gtk", "vim", "editor", "cream"])
     }
 
-    @Test func wordsModeRanksTheFirstWordsMatchesByField() throws {
+    @Test(arguments: [0, Int.max])
+    func wordsModeRanksTheFirstWordsMatchesByField(sparseLimit: Int) throws {
         let index = try Self.index()
+        index.rankingSparseLimitOverride = sparseLimit
         let ranked = try index.ids(index.search(Query("vim", mode: .words, order: .ranked)))
         #expect(ranked == ["vim", "vim-gtk", "neovim", "cream", "gvim-tiny", "editor"])
         // Two words: no whole-field class (the field would have to be both words).

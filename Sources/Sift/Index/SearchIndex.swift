@@ -95,6 +95,12 @@ public final class SearchIndex {
     /// in parallel.
     var parallelScanSegments = 1 << 16
 
+    /// Matches up to which a ranked query groups its results record by record rather than with
+    /// passes over bitsets of every slot: a 256th of the slots (about 4,000 at a million records)
+    /// unless set. Internal: tests set 0 and `Int.max` to check both ways.
+    var rankingSparseLimitOverride: Int? = nil
+    var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
+
     /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
     /// that scans run split even on one core.
     var scanWorkers = ParallelWork.cores

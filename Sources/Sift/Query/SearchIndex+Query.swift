@@ -122,7 +122,7 @@ extension SearchIndex {
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
-                let groups = try rankingGroups(
+                let ranked = try rankingGroups(
                     bits,
                     plan: plan,
                     firstPattern: ranking.pattern,
@@ -131,7 +131,10 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
+                switch ranked {
+                case .dense(let groups): rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
+                case .sparse(let groups): rows = rowsInOriginalOrder(groups)
+                }
             } else {
                 rows = try orderedRows(
                     [(bits, selectedCount)],
@@ -627,7 +630,7 @@ extension SearchIndex {
         mode: MatchMode,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> [(bits: Bitset, count: Int)] {
+    ) throws -> RankingGroups {
         func fieldMatches(_ anchor: Anchor) throws -> [Bitset] {
             try plan.fields.map { field in
                 try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
@@ -640,6 +643,17 @@ extension SearchIndex {
 
         // The records not grouped yet, and how many.
         var (rest, remaining) = Bitset.combining(matches)
+        if remaining <= rankingSparseLimit {
+            return .sparse(
+                sparseRankingGroups(
+                    rest.members,
+                    plan: plan,
+                    patternLength: isOnlyPattern ? firstPattern.bytes.count : nil,
+                    atFieldStart: atFieldStart,
+                    classes: Array(classes.joined())
+                )
+            )
+        }
         var groups: [(bits: Bitset, count: Int)] = []
         if isOnlyPattern {
             for (field, bits) in zip(plan.fields, atFieldStart) where remaining > 0 {
@@ -657,7 +671,68 @@ extension SearchIndex {
         }
         // Records the ranking pattern does not match at all (an expression's other alternatives).
         if remaining > 0 { groups.append((rest, remaining)) }
-        return groups
+        return .dense(groups)
+    }
+
+    /// Ranking groups, as bitsets with their counts, or for a few matches as lists of slots.
+    enum RankingGroups {
+        case dense([(bits: Bitset, count: Int)])
+        case sparse([[Int32]])
+    }
+
+    /// `rankingGroups` for a few matches (`slots`, ascending): each record goes to the first set
+    /// that holds it, read bit by bit, instead of a pass over every set's words per group. The
+    /// whole-field sets (when `patternLength` is given) come first, one per field: a field-start
+    /// match whose field is as long as the pattern.
+    ///
+    /// - Complexity: O(*m* · *k*) for *m* matches and *k* sets, plus O(*m*) per whole-field set.
+    private func sparseRankingGroups(
+        _ slots: [Int32],
+        plan: ScopePlan,
+        patternLength: Int?,
+        atFieldStart: [Bitset],
+        classes: [Bitset]
+    ) -> [[Int32]] {
+        let wholeSets = patternLength == nil ? 0 : plan.fields.count
+        var groups = [[Int32]](repeating: [], count: wholeSets + classes.count + 1)
+        for slot in slots {
+            var group = wholeSets + classes.count
+            if let patternLength {
+                for (position, field) in plan.fields.enumerated() where atFieldStart[position].contains(slot) {
+                    let column = foldings[plan.folding].columns[field]
+                    guard let segment = column.segment(ofSlot: slot) else { continue }
+                    let (start, end) = column.bounds(ofSegment: segment)
+                    if end - start == patternLength {
+                        group = position
+                        break
+                    }
+                }
+            }
+            if group == wholeSets + classes.count {
+                group = wholeSets + (classes.firstIndex { $0.contains(slot) } ?? classes.count)
+            }
+            groups[group].append(slot)
+        }
+        return groups.filter { !$0.isEmpty }
+    }
+
+    /// The slots of each group (ascending) in original order, one group after the other, as
+    /// handles.
+    ///
+    /// - Complexity: O(*m*) for *m* slots in all (radix sorts of order labels when the original
+    ///   order does not follow the slots).
+    private func rowsInOriginalOrder(_ groups: [[Int32]]) -> [RecordHandle] {
+        let tag = handleTag
+        var rows: [RecordHandle] = []
+        rows.reserveCapacity(groups.reduce(0) { $0 + $1.count })
+        generations.withUnsafeBufferPointer { generations in
+            for group in groups {
+                for slot in orderFollowsSlots ? group : order.inSequenceOrder(group) {
+                    rows.append(RecordHandle(slot: slot, generation: generations.map { tag | $0[Int(slot)] } ?? tag))
+                }
+            }
+        }
+        return rows
     }
 
     /// The records whose field is exactly the pattern: of its field-start matches, those whose

@@ -439,6 +439,48 @@ struct SlotSequence {
     /// - Complexity: while ascending, O(*s* / 64 + *m*) for slots up to *s* and *m* results (a
     ///   word-wise intersection); in blocks, O(*m*) for *m* members (their labels, radix-sorted),
     ///   or O(*n*) when they are more than an eighth of the sequence (a pass over the blocks).
+    /// `slots` (ascending, members of the sequence) in sequence order: for a few records, their
+    /// order labels sorted.
+    ///
+    /// - Complexity: O(*m*) for *m* slots (a radix sort of their labels).
+    func inSequenceOrder(_ slots: [Int32]) -> [Int32] {
+        if isAscending || slots.count < 2 { return slots }
+        var labels: [UInt64] = []
+        var result: [Int32] = []
+        labels.reserveCapacity(slots.count)
+        result.reserveCapacity(slots.count)
+        labelOfSlot.withUnsafeBufferPointer { labelOfSlot in
+            for slot in slots where Int(slot) < labelOfSlot.count && labelOfSlot[Int(slot)] != Self.absent {
+                labels.append(labelOfSlot[Int(slot)])
+                result.append(slot)
+            }
+        }
+        Self.sortByLabel(&labels, &result)
+        return result
+    }
+
+    /// Sorts `slots` by their `labels` (parallel arrays), with a radix sort.
+    private static func sortByLabel(_ labels: inout [UInt64], _ result: inout [Int32]) {
+        guard labels.count > 1 else { return }
+        var labelScratch = [UInt64](repeating: 0, count: labels.count)
+        var slotScratch = [Int32](repeating: 0, count: labels.count)
+        labels.withUnsafeMutableBufferPointer { labels in
+            result.withUnsafeMutableBufferPointer { slots in
+                labelScratch.withUnsafeMutableBufferPointer { labelScratch in
+                    slotScratch.withUnsafeMutableBufferPointer { slotScratch in
+                        sift_sort_by_key(
+                            labels.baseAddress!,
+                            slots.baseAddress!,
+                            labelScratch.baseAddress!,
+                            slotScratch.baseAddress!,
+                            labels.count
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
         if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
@@ -478,24 +520,7 @@ struct SlotSequence {
                 }
             }
         }
-        var labelScratch = [UInt64](repeating: 0, count: labels.count)
-        var slotScratch = [Int32](repeating: 0, count: labels.count)
-        labels.withUnsafeMutableBufferPointer { labels in
-            result.withUnsafeMutableBufferPointer { slots in
-                labelScratch.withUnsafeMutableBufferPointer { labelScratch in
-                    slotScratch.withUnsafeMutableBufferPointer { slotScratch in
-                        guard labels.count > 1 else { return }
-                        sift_sort_by_key(
-                            labels.baseAddress!,
-                            slots.baseAddress!,
-                            labelScratch.baseAddress!,
-                            slotScratch.baseAddress!,
-                            labels.count
-                        )
-                    }
-                }
-            }
-        }
+        Self.sortByLabel(&labels, &result)
         return result
     }
 }
