@@ -198,3 +198,29 @@ struct RankingRuleTests {
         #expect(twoWords == ["gvim-tiny"])
     }
 }
+
+/// Ranked fuzzy answers kept for a keystroke that comes back to them: equal to a fresh ranking,
+/// and never kept across an edit.
+@Suite("Ranked fuzzy answers served again")
+struct RankedFuzzyReuseTests {
+    @Test func aRetypedQueryGetsTheSameRowsAndAnEditIsSeen() throws {
+        let names = (try? readTSV("cities.tsv"))?.rows.prefix(2000).map { $0[1] } ?? []
+        let records = names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
+        let configuration = IndexConfiguration(searchFields: ["name"])
+        let index = try SearchIndex(configuration: configuration, records: records)
+        func fresh(_ text: String, _ index: SearchIndex) throws -> [String] {
+            let records = try index.handles().map { try index.record($0) }
+            let copy = try SearchIndex(configuration: configuration, records: records)
+            return try copy.ids(copy.search(Query(text, mode: .fuzzy, order: .ranked)))
+        }
+        for text in ["s", "sa", "san", "sa", "san", "sn", "san"] {
+            let got = try index.ids(index.search(Query(text, mode: .fuzzy, order: .ranked)))
+            #expect(got == (try fresh(text, index)), "'\(text)'")
+        }
+        // An edit: the kept answer for "san" must not be served.
+        _ = try index.update(Record(id: "5", fields: ["name": "San"]))
+        let got = try index.ids(index.search(Query("san", mode: .fuzzy, order: .ranked)))
+        #expect(got.first == "5", "the whole-name match ranks first")
+        #expect(got == (try fresh("san", index)))
+    }
+}

@@ -77,6 +77,8 @@ public final class SearchIndex {
     /// `revision` stays `wholeFieldRevision`: typing on and erasing a query reads them again.
     var wholeFieldMatches: [MatchKey: Bitset] = [:]
     var wholeFieldRevision: UInt64 = 0
+    /// The last few ranked fuzzy answers (see `cachedFuzzyRankedRows`), most recent last.
+    var rankedFuzzyRows: [RankedFuzzyRows] = []
 
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).

@@ -59,6 +59,42 @@ extension SearchIndex {
         return FieldMatch(matched: matched, candidates: matched)
     }
 
+    /// `fuzzyRankedRows`, or the rows computed for the same scope fields, pattern and matches
+    /// while the index has not changed since: a backspace, or a letter typed again, orders
+    /// nothing. The last four answers are kept.
+    ///
+    /// - Complexity: O(*n* / 64) to compare the matches on a hit; else as `fuzzyRankedRows`.
+    func cachedFuzzyRankedRows(
+        _ matches: Bitset,
+        plan: ScopePlan,
+        pattern: (bytes: [UInt8], text: String),
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> [RecordHandle] {
+        rankedFuzzyRows.removeAll { $0.revision != revision }
+        if let hit = rankedFuzzyRows.firstIndex(where: {
+            $0.folding == plan.folding && $0.fields == plan.fields && $0.pattern == pattern.bytes
+                && $0.matches == matches
+        }) {
+            let entry = rankedFuzzyRows.remove(at: hit)
+            rankedFuzzyRows.append(entry)
+            return entry.rows
+        }
+        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
+        if rankedFuzzyRows.count >= 4 { rankedFuzzyRows.removeFirst() }
+        rankedFuzzyRows.append(
+            RankedFuzzyRows(
+                folding: plan.folding,
+                fields: plan.fields,
+                pattern: pattern.bytes,
+                matches: matches,
+                revision: revision,
+                rows: rows
+            )
+        )
+        return rows
+    }
+
     /// The rows of a ranked fuzzy query: `matches` ordered by score, best first; ties by the
     /// earliest search field reaching the record's best score, then original order. Each field
     /// scores the matches it holds (`sift_fuzzy_score_candidates`) into one ranking key per slot,
@@ -199,4 +235,15 @@ extension SearchIndex {
         }
         return merged
     }
+}
+
+/// A ranked fuzzy answer kept for a keystroke that comes back to it (see
+/// `SearchIndex.cachedFuzzyRankedRows`).
+struct RankedFuzzyRows {
+    var folding: Int
+    var fields: [Int]
+    var pattern: [UInt8]
+    var matches: Bitset
+    var revision: UInt64
+    var rows: [RecordHandle]
 }

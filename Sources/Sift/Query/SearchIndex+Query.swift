@@ -118,7 +118,7 @@ extension SearchIndex {
             if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
-                rows = try fuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+                rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -316,6 +316,7 @@ extension SearchIndex {
     public func discardCachedResults() {
         cache.removeAll()
         wholeFieldMatches = [:]
+        rankedFuzzyRows = []
     }
 
     /// Candidate and match status of one slot for a field pattern.
