@@ -382,3 +382,26 @@ struct TableViewTests {
         }
     }
 }
+
+/// Change sets' rows as runs of consecutive rows.
+@Suite("Change sets as row runs")
+struct TableRowRunTests {
+    @Test func consecutiveRowsOfOneSectionFormOneRun() {
+        let paths = [(0, 0), (0, 1), (0, 2), (0, 5), (1, 6), (1, 7), (2, 0)].map {
+            TableIndexPath(section: $0.0, row: $0.1)
+        }
+        let changes = TableChangeSet(deletedRows: paths, insertedRows: [TableIndexPath(section: 3, row: 4)])
+        #expect(
+            changes.deletedRowRuns == [
+                TableRowRun(section: 0, rows: 0..<3), TableRowRun(section: 0, rows: 5..<6),
+                TableRowRun(section: 1, rows: 6..<8), TableRowRun(section: 2, rows: 0..<1),
+            ]
+        )
+        #expect(changes.insertedRowRuns == [TableRowRun(section: 3, rows: 4..<5)])
+        #expect(
+            changes.deletedRowRuns.flatMap { run in run.rows.map { TableIndexPath(section: run.section, row: $0) } }
+                == paths
+        )
+        #expect(TableChangeSet().deletedRowRuns.isEmpty)
+    }
+}
