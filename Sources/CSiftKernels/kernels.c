@@ -1032,3 +1032,213 @@ size_t sift_fuzzy_score_candidates(const sift_column_view *c, const sift_scan_pa
     });
     return examined;
 }
+
+// MARK: - Typo tolerance (bounded prefix distance)
+//
+// The optimal string alignment distance (Damerau's restricted edit distance: insertions,
+// deletions, substitutions, swaps of adjacent elements, no element edited twice) between the
+// pattern's elements and the nearest prefix of a record word, by the textbook dynamic programme:
+// row j holds the distances of every pattern prefix to the record word's first j elements, and the
+// prefix distance is the smallest last entry of a row. Elements are whole codes (1 to 4 bytes,
+// packed into a uint32), so multi-byte codes are one element each, as collation elements are.
+//
+// Two cuts keep it cheap, both exact:
+// - A row is only ever computed for j <= m + k (a longer prefix needs more than k insertions).
+// - Once a row's smallest entry exceeds k and the previous row's is at least k, no later entry can
+//   be k or less (a later entry comes from the row above plus 0 only by the diagonal, from the row
+//   above plus 1, or from two rows above plus 1), so the word is done.
+// And one filter, necessary for a distance of at most k (so also exact): one of the record word's
+// first k + 1 elements equals one of the pattern's first k + 1. Proof: of the pattern's first k + 1
+// elements at most k are deleted or substituted (a swap keeps both its elements, each equal to its
+// partner), so some q_i (i <= k) is paired with an equal record element; take the first such i.
+// Before it, i edits consumed q_0 ... q_(i-1) and at most k - i other edits (insertions, or the
+// swap q_i takes part in) came before its partner, which therefore stands at most at position
+// i + (k - i) = k. The filter compares lead bytes only (equal codes have equal leads).
+
+typedef struct typo_query {
+    uint32_t codes[SIFT_TYPO_MAX_ELEMENTS];
+    size_t count;
+    uint8_t firstLeads[256];  // lead bytes of the first k + 1 elements
+} typo_query;
+
+static inline uint32_t typo_code_at(const uint8_t *bytes, size_t at, size_t *length) {
+    size_t n = fuzzy_code_length(bytes[at]);
+    uint32_t value = bytes[at];
+    for (size_t i = 1; i < n; i++) value = (value << 8) | bytes[at + i];
+    *length = n;
+    return value;
+}
+
+static void typo_prepare(const sift_scan_pattern *p, int k, typo_query *q) {
+    q->count = 0;
+    memset(q->firstLeads, 0, sizeof q->firstLeads);
+    for (size_t i = 0; i < p->length && q->count < SIFT_TYPO_MAX_ELEMENTS;) {
+        size_t length;
+        uint32_t code = typo_code_at(p->bytes, i, &length);
+        if (q->count <= (size_t)k) q->firstLeads[p->bytes[i]] = 1;
+        q->codes[q->count++] = code;
+        i += length;
+    }
+}
+
+// The distance of the pattern to the record word at [at, stop) if at most k, else k + 1; the
+// number of elements of the (longest) nearest prefix in *prefixLength.
+static int typo_word_distance(const typo_query *q, const uint8_t *codes, size_t at, size_t stop, int k,
+                              size_t *prefixLength) {
+    size_t m = q->count;
+    {
+        size_t j = at;
+        int pass = 0;
+        for (int e = 0; e <= k && j < stop; e++) {
+            if (q->firstLeads[codes[j]]) {
+                pass = 1;
+                break;
+            }
+            j += fuzzy_code_length(codes[j]);
+        }
+        if (!pass) return k + 1;
+    }
+    uint8_t rows[3][SIFT_TYPO_MAX_ELEMENTS + 1];
+    uint8_t *before = rows[0], *previous = rows[1], *current = rows[2];
+    for (size_t i = 0; i <= m; i++) previous[i] = (uint8_t)i;
+    int best = (int)m, previousMinimum = 0;
+    size_t bestLength = 0;
+    uint32_t previousCode = 0;
+    size_t limit = m + (size_t)k;
+    for (size_t j = 1; j <= limit && at < stop; j++) {
+        size_t length;
+        uint32_t code = typo_code_at(codes, at, &length);
+        at += length;
+        current[0] = (uint8_t)j;
+        int rowMinimum = (int)j;
+        for (size_t i = 1; i <= m; i++) {
+            uint32_t element = q->codes[i - 1];
+            int value = previous[i - 1] + (element != code);
+            int other = previous[i] + 1;
+            if (other < value) value = other;
+            other = current[i - 1] + 1;
+            if (other < value) value = other;
+            if (i > 1 && j > 1 && element == previousCode && q->codes[i - 2] == code) {
+                other = before[i - 2] + 1;
+                if (other < value) value = other;
+            }
+            current[i] = (uint8_t)value;
+            if (value < rowMinimum) rowMinimum = value;
+        }
+        if (current[m] <= best) {
+            best = current[m];
+            bestLength = j;
+        }
+        if (best == 0 || (rowMinimum > k && previousMinimum >= k)) break;
+        previousMinimum = rowMinimum;
+        previousCode = code;
+        uint8_t *spare = before;
+        before = previous;
+        previous = current;
+        current = spare;
+    }
+    if (prefixLength) *prefixLength = bestLength;
+    return best <= k ? best : k + 1;
+}
+
+// The first word start in [from, end), or end.
+static inline size_t typo_next_word_start(const sift_column_view *c, size_t from, size_t end) {
+    while (from < end) {
+        size_t word = from >> 6;
+        if (word >= c->wordCount) return end;
+        uint64_t bits = c->wordStarts[word] >> (from & 63);
+        if (bits) {
+            size_t at = from + (size_t)__builtin_ctzll(bits);
+            return at < end ? at : end;
+        }
+        from = (word + 1) << 6;
+    }
+    return end;
+}
+
+// The smallest distance of a record word of [start, end) if at most k (the first found when
+// `minimum` is 0), else k + 1.
+static int typo_segment(const sift_column_view *c, const typo_query *q, int atWordStarts, size_t start, size_t end,
+                        int k, int minimum) {
+    if (!atWordStarts) return typo_word_distance(q, c->codes, start, end, k, NULL);
+    int best = k + 1;
+    for (size_t at = typo_next_word_start(c, start, end); at < end;) {
+        size_t next = typo_next_word_start(c, at + 1, end);
+        int distance = typo_word_distance(q, c->codes, at, next, k, NULL);
+        if (distance < best) {
+            best = distance;
+            if (!minimum || best == 0) break;
+        }
+        at = next;
+    }
+    return best;
+}
+
+static inline int typo_edits(int maxEdits) {
+    return maxEdits < 0 ? 0 : maxEdits > SIFT_TYPO_MAX_EDITS ? SIFT_TYPO_MAX_EDITS : maxEdits;
+}
+
+int sift_typo_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int maxEdits) {
+    int k = typo_edits(maxEdits);
+    if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return k + 1;
+    typo_query q;
+    typo_prepare(p, k, &q);
+    return typo_segment(c, &q, p->requireWordStart, segment_start(c, segment), segment_end(c, segment), k, 1);
+}
+
+void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
+                     int maxEdits, uint64_t *matched) {
+    if (firstSegment >= lastSegment) return;
+    int k = typo_edits(maxEdits);
+    typo_query q;
+    typo_prepare(p, k, &q);
+    size_t start = segment_start(c, firstSegment);
+    for (size_t s = firstSegment; s < lastSegment; s++) {
+        size_t end = segment_end(c, s);
+        if (end > start) {
+            int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
+            if (owner >= 0 && typo_segment(c, &q, p->requireWordStart, start, end, k, 0) <= k) set_bit(matched, owner);
+        }
+        start = end + 1;
+    }
+}
+
+size_t sift_typo_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
+                                 const uint64_t *base, size_t firstWord, size_t lastWord, int maxEdits,
+                                 uint64_t *matched) {
+    // (Not `k`: the candidate loop's own index is.)
+    int edits = typo_edits(maxEdits);
+    typo_query q;
+    typo_prepare(p, edits, &q);
+    size_t examined = 0;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
+        if (end > start && typo_segment(c, &q, p->requireWordStart, start, end, edits, 0) <= edits) {
+            set_bit(matched, slot);
+        }
+    });
+    return examined;
+}
+
+size_t sift_typo_matches_in_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment,
+                                    int maxEdits, int32_t *out, size_t capacity) {
+    int k = typo_edits(maxEdits);
+    if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return 0;
+    typo_query q;
+    typo_prepare(p, k, &q);
+    size_t start = segment_start(c, segment), end = segment_end(c, segment), found = 0;
+    size_t element = 0, counted = start;
+    size_t at = p->requireWordStart ? typo_next_word_start(c, start, end) : start;
+    while (at < end && found < capacity) {
+        size_t next = p->requireWordStart ? typo_next_word_start(c, at + 1, end) : end;
+        size_t length = 0;
+        if (typo_word_distance(&q, c->codes, at, next, k, &length) <= k) {
+            for (; counted < at; counted++) element += (c->codes[counted] & 0xC0) != 0x80;
+            out[2 * found] = (int32_t)element;
+            out[2 * found + 1] = (int32_t)length;
+            found++;
+        }
+        if (!p->requireWordStart) break;
+        at = next;
+    }
+    return found;
+}

@@ -101,7 +101,7 @@ extension SearchIndex {
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
                     try fieldSetMatches[fieldSet]
-                    ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
+                    ?? scopeMatches(plan, folded, mode: query.mode, typos: query.typos, &statistics, isCancelled)
                 fieldSetMatches[fieldSet] = matches
                 (bits, count) = Bitset.combining(matches, and: filterMembers(plan))
             }
@@ -119,6 +119,39 @@ extension SearchIndex {
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
                 rows = try fuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+            } else if query.order == .ranked, selectedState == .matches,
+                let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
+            {
+                // Exact matches first (in `.words` mode in their usual groups), then by typos.
+                let totals = try typoCounts(
+                    bits,
+                    plan: plan,
+                    patterns: patterns,
+                    mode: query.mode,
+                    tolerance: query.typos,
+                    &statistics,
+                    isCancelled
+                )
+                var groups: [(bits: Bitset, count: Int)] = []
+                let exact = Bitset.combining(totals[0])
+                if query.mode == .words, exact.count > 0 {
+                    groups = try rankingGroups(
+                        exact.bits,
+                        plan: plan,
+                        firstPattern: patterns[0],
+                        isOnlyPattern: patterns.count == 1,
+                        mode: query.mode,
+                        &statistics,
+                        isCancelled
+                    )
+                } else if exact.count > 0 {
+                    groups = [exact]
+                }
+                for members in totals.dropFirst() where !members.words.isEmpty {
+                    let group = Bitset.combining(members)
+                    if group.count > 0 { groups.append(group) }
+                }
+                rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -169,6 +202,10 @@ extension SearchIndex {
         case .nothing: return false
         case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
         case .patterns(let patterns):
+            if query.typos != .off, Self.typoAnchor(for: query.mode) != nil {
+                return typoCount(slot: slot, plan: plan, patterns: patterns, mode: query.mode, tolerance: query.typos)
+                    != nil
+            }
             let anchor = Self.anchor(for: query.mode)
             return patterns.allSatisfy { pattern in
                 plan.fields.contains { field in
@@ -228,6 +265,7 @@ extension SearchIndex {
         _ plan: ScopePlan,
         _ folded: FoldedQuery,
         mode: MatchMode,
+        typos: TypoTolerance,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
@@ -236,13 +274,18 @@ extension SearchIndex {
         case .nothing: return Bitset()
         case .expression(let expression): return try expressionMatches(plan, expression, &statistics, isCancelled)
         case .patterns(let patterns):
-            let anchor = Self.anchor(for: mode)
             var result: Bitset? = nil
             for pattern in patterns {
-                let fieldResults = try plan.fields.map { field in
-                    try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched
-                }
-                let (first, second) = Self.pairForCombining(fieldResults)
+                // Exact field results, then (with typo tolerance) the fields' typo results.
+                let fieldSets = try fieldResults(
+                    plan,
+                    pattern,
+                    mode: mode,
+                    tolerance: typos,
+                    &statistics,
+                    isCancelled
+                )
+                let (first, second) = Self.pairForCombining(fieldSets)
                 result =
                     result.map { Bitset.combining(first, or: second, and: $0).bits }
                     ?? (second == nil ? first : Bitset.combining(first, or: second).bits)
@@ -294,13 +337,13 @@ extension SearchIndex {
     /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
     /// pattern it extends, when they are few (or the index fits in cache); past a twentieth of a
     /// large index a sequential sweep of the whole column (memory speed, SIMD) beats visiting
-    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy scan visits
-    /// every segment's bytes either way, so it always narrows.
+    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy or typo
+    /// scan visits every segment's bytes either way, so it always narrows.
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
         guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
-            key.anchor == .fuzzy || order.count < 4096 || base.candidates.count * 20 < order.count
+            key.anchor == .fuzzy || key.typos > 0 || order.count < 4096 || base.candidates.count * 20 < order.count
         else { return nil }
         return base.candidates
     }
@@ -319,6 +362,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
+        if key.typos > 0 { return evaluateTypos(key, slot: slot) }
         if key.anchor == .fuzzy { return evaluateFuzzy(key, slot: slot) }
         let folding = foldings[key.folding]
         if key.identicalText != nil { return evaluateVerifyingEachHit(key, slot: slot) }
@@ -365,6 +409,11 @@ extension SearchIndex {
     /// split among the machine's cores (see `ParallelSweep`); this thread sweeps the first part and
     /// alone asks `isCancelled`.
     func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        if key.typos > 0 {
+            var match = try sweep(key, .typos(maxEdits: key.typos), isCancelled)[0]
+            match.candidates = match.matched
+            return match
+        }
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
         if key.anchor == .fuzzy {
             var match = try sweep(key, .fuzzy, isCancelled)[0]
@@ -457,6 +506,7 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
+        if key.typos > 0 { return try typoNarrowedScan(key, candidates: base, &statistics, isCancelled) }
         if key.anchor == .fuzzy { return try fuzzyNarrowedScan(key, candidates: base, &statistics, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
