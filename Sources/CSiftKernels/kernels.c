@@ -1105,7 +1105,7 @@ static int typo_word_distance(const typo_query *q, const uint8_t *codes, size_t 
     size_t bestLength = 0;
     uint32_t previousCode = 0;
     size_t limit = m + (size_t)k;
-    for (size_t j = 1; j <= limit && at < stop; j++) {
+    for (size_t j = 1; j <= limit && at < stop && codes[at]; j++) {
         size_t length;
         uint32_t code = typo_code_at(codes, at, &length);
         at += length;
@@ -1186,12 +1186,108 @@ int sift_typo_one_segment(const sift_column_view *c, const sift_scan_pattern *p,
     return typo_segment(c, &q, p->requireWordStart, segment_start(c, segment), segment_end(c, segment), k, 1);
 }
 
+// The one-edit filter of a pattern of 5 or more elements, exact (checked against the distance on
+// every short string over a small alphabet): with at most one edit, the record word's first three
+// elements r0 r1 r2 and the pattern's q0 q1 q2 satisfy one of r0 = q0 and (r1 = q1, r2 = q2,
+// r2 = q1 or r1 = q2) [no edit, or one after q0]; r1 = q1 and r2 = q2 [q0 substituted]; r0 = q1
+// and r1 = q2 [q0 deleted]; r1 = q0 and r2 = q1 [an element inserted first]; r0 = q1 and r1 = q0
+// [q0 and q1 swapped]. Compared by lead bytes (equal codes have equal leads), with r1 and r2 at
+// `at` + 1 and + 2, so only where r0 and r1 are one-byte codes.
+static inline int typo_one_edit_filter(const typo_query *q, const uint8_t lead[3], const uint8_t *codes, size_t at) {
+    uint8_t r0 = codes[at], r1 = codes[at + 1];
+    if ((r0 | r1) & 0x80) return 1;  // a longer code: no cheap test
+    uint8_t r2 = r1 ? codes[at + 2] : 0;
+    (void)q;
+    return (r0 == lead[0] && (r1 == lead[1] || r2 == lead[2] || r2 == lead[1] || r1 == lead[2])) ||
+           (r1 == lead[1] && r2 == lead[2]) || (r0 == lead[1] && r1 == lead[2]) || (r1 == lead[0] && r2 == lead[1]) ||
+           (r0 == lead[1] && r1 == lead[0]);
+}
+
+// Bits of the bytes at [pos, pos + 64) that equal a or b, and of those that are 0x80 or more
+// (a code longer than a byte); bytes at `limit` or later count as neither.
+static inline void typo_block_masks(const uint8_t *codes, size_t pos, size_t limit, uint8_t a, uint8_t b,
+                                    uint64_t *equal, uint64_t *high, uint64_t *zero) {
+#if defined(__x86_64__)
+    if (pos + 64 <= limit) {
+        __m128i va = _mm_set1_epi8((char)a), vb = _mm_set1_epi8((char)b), vz = _mm_setzero_si128();
+        uint64_t e = 0, h = 0, z = 0;
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(codes + pos + 16 * i));
+            uint64_t eq = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
+            e |= eq << (16 * i);
+            h |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << (16 * i);
+            z |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vz)) << (16 * i);
+        }
+        *equal = e;
+        *high = h;
+        *zero = z;
+        return;
+    }
+#endif
+    uint64_t e = 0, h = 0, z = 0;
+    for (size_t i = 0; i < 64 && pos + i < limit; i++) {
+        uint8_t byte = codes[pos + i];
+        e |= (uint64_t)(byte == a || byte == b) << i;
+        h |= (uint64_t)(byte >> 7) << i;
+        z |= (uint64_t)(byte == 0) << i;
+    }
+    *equal = e;
+    *high = h;
+    *zero = z;
+}
+
+// The sweep of a pattern of 5 or more elements with one edit at word starts, 64 code bytes at a
+// time: a word start is looked at only when a lead byte of q0 or q1, or a code longer than a byte,
+// stands at it or right after it (necessary: the filter above needs r0 or r1 to be q0 or q1), then
+// it passes `typo_one_edit_filter`, then the distance decides.
+static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
+                                size_t firstSegment, size_t lastSegment, uint64_t *matched) {
+    uint8_t lead[3];
+    for (int i = 0, at = 0; i < 3; i++) {
+        lead[i] = p->bytes[at];
+        at += (int)fuzzy_code_length(p->bytes[at]);
+    }
+    size_t first = segment_start(c, firstSegment), stop = segment_end(c, lastSegment - 1) + 1;
+    size_t segment = firstSegment;  // the segment at the current block's first byte (or `first`)
+    size_t lastMatched = SIZE_MAX;
+    for (size_t w = first >> 6; (w << 6) < stop; w++) {
+        size_t pos = w << 6;
+        uint64_t inRange = ~0ull;
+        if (pos < first) inRange &= ~0ull << (first - pos);
+        if (stop - pos < 64) inRange &= (1ull << (stop - pos)) - 1;
+        uint64_t equal, high, zero, equalNext, highNext, zeroNext;
+        typo_block_masks(c->codes, pos, c->length, lead[0], lead[1], &equal, &high, &zero);
+        typo_block_masks(c->codes, pos + 1, c->length, lead[0], lead[1], &equalNext, &highNext, &zeroNext);
+        zero &= inRange;
+        uint64_t starts = w < c->wordCount ? c->wordStarts[w] & inRange : 0;
+        uint64_t look = starts & (equal | equalNext | high | highNext);
+        while (look) {
+            size_t bit = (size_t)__builtin_ctzll(look);
+            look &= look - 1;
+            size_t s = segment + (size_t)__builtin_popcountll(zero & ((1ull << bit) - 1));
+            if (s == lastMatched) continue;
+            size_t at = pos + bit;
+            if (!typo_one_edit_filter(q, lead, c->codes, at)) continue;
+            size_t next = typo_next_word_start(c, at + 1, stop);
+            if (typo_word_distance(q, c->codes, at, next, 1, NULL) > 1) continue;
+            int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
+            if (owner >= 0) set_bit(matched, owner);
+            lastMatched = s;
+        }
+        segment += (size_t)__builtin_popcountll(zero);
+    }
+}
+
 void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
                      int maxEdits, uint64_t *matched) {
     if (firstSegment >= lastSegment) return;
     int k = typo_edits(maxEdits);
     typo_query q;
     typo_prepare(p, k, &q);
+    if (k == 1 && q.count >= 5 && p->requireWordStart) {
+        typo_sweep_one_edit(c, &q, p, firstSegment, lastSegment, matched);
+        return;
+    }
     size_t start = segment_start(c, firstSegment);
     for (size_t s = firstSegment; s < lastSegment; s++) {
         size_t end = segment_end(c, s);

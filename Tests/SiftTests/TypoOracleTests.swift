@@ -292,6 +292,8 @@ struct TypoOracleTests {
         #expect(try ids("rpigrep") == ["0", "2"])  // a swap is one edit
         #expect(try ids("ripgr") == ["0", "2"])  // 5 elements: exact, then typos: none here
         #expect(try ids("rigrp") == [])  // 2 edits for 5 elements
+        #expect(try ids("ripg~ep", .prefix) == ["0", "2"])  // an element no record holds, replaced
+        #expect(try ids("ripg~ep", .prefix, .off) == [])
         let ripgrepAll = index.handle(forID: "2")!
         #expect(
             try index.highlights(of: ripgrepAll, for: Query("ripgrpe", mode: .words, typos: .auto))["name"]?.count == 1

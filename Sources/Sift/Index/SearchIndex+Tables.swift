@@ -57,7 +57,13 @@ extension SearchIndex {
         }
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return nil }
-        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        let folded = try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        )
         if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
             guard
                 let typos = typoCount(

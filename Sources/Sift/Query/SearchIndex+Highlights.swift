@@ -23,7 +23,13 @@ extension SearchIndex {
         }
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
-        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        let folded = try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        )
         let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot)
         let typoAnchor =
             Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) != nil

@@ -68,6 +68,7 @@ extension SearchIndex {
                 query.text,
                 mode: query.mode,
                 syntax: query.syntax,
+                typos: query.typos,
                 folding: selectedPlan.folding
             )
             foldedQueries[selectedPlan.folding] = folded
@@ -96,7 +97,13 @@ extension SearchIndex {
             case .matches:
                 let folded =
                     try foldedQueries[plan.folding]
-                    ?? foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+                    ?? foldQuery(
+                        query.text,
+                        mode: query.mode,
+                        syntax: query.syntax,
+                        typos: query.typos,
+                        folding: plan.folding
+                    )
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
@@ -197,7 +204,13 @@ extension SearchIndex {
         let length = query.text.count
         if length == 0 { return true }
         if length < plan.scope.minimumLength { return false }
-        switch try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding) {
+        switch try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        ) {
         case .everything: return true
         case .nothing: return false
         case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
@@ -217,10 +230,16 @@ extension SearchIndex {
 
     // MARK: - Folding the query
 
+    /// The query folded under one folding: its patterns (one per query word in `.words` mode),
+    /// `.nothing` when some element never occurs in the index, `.everything` without elements.
+    /// With typo tolerance (`.words` and `.prefix` modes), a pattern long enough for an edit may
+    /// hold elements the index has never seen (an edit can replace or drop them): they take the
+    /// code after the code book's last (`CodeBook.encodeForTypos`), which no record holds.
     func foldQuery(
         _ text: String,
         mode: MatchMode,
         syntax: QuerySyntax = .literal,
+        typos: TypoTolerance = .off,
         folding index: Int
     ) throws(SiftError) -> FoldedQuery {
         if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index) {
@@ -232,7 +251,11 @@ extension SearchIndex {
         for piece in pieces {
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
-            guard let bytes = folding.codeBook.encode(elements) else { return .nothing }
+            let forgiving = Self.typoAnchor(for: mode) != nil && typos.edits(forElements: elements.count) > 0
+            guard
+                let bytes = folding.codeBook.encode(elements)
+                    ?? (forgiving ? folding.codeBook.encodeForTypos(elements) : nil)
+            else { return .nothing }
             if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
         }
         return patterns.isEmpty ? .everything : .patterns(patterns)
