@@ -1250,14 +1250,18 @@ static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, 
     size_t first = segment_start(c, firstSegment), stop = segment_end(c, lastSegment - 1) + 1;
     size_t segment = firstSegment;  // the segment at the current block's first byte (or `first`)
     size_t lastMatched = SIZE_MAX;
+    // Each block's masks are computed once: the next block's (for the bytes right after this
+    // block's last) are kept for the next iteration.
+    uint64_t equal, high, zero;
+    typo_block_masks(c->codes, (first >> 6) << 6, c->length, lead[0], lead[1], &equal, &high, &zero);
     for (size_t w = first >> 6; (w << 6) < stop; w++) {
         size_t pos = w << 6;
         uint64_t inRange = ~0ull;
         if (pos < first) inRange &= ~0ull << (first - pos);
         if (stop - pos < 64) inRange &= (1ull << (stop - pos)) - 1;
-        uint64_t equal, high, zero, equalNext, highNext, zeroNext;
-        typo_block_masks(c->codes, pos, c->length, lead[0], lead[1], &equal, &high, &zero);
-        typo_block_masks(c->codes, pos + 1, c->length, lead[0], lead[1], &equalNext, &highNext, &zeroNext);
+        uint64_t equalAfter, highAfter, zeroAfter;
+        typo_block_masks(c->codes, pos + 64, c->length, lead[0], lead[1], &equalAfter, &highAfter, &zeroAfter);
+        uint64_t equalNext = (equal >> 1) | (equalAfter << 63), highNext = (high >> 1) | (highAfter << 63);
         zero &= inRange;
         uint64_t starts = w < c->wordCount ? c->wordStarts[w] & inRange : 0;
         uint64_t look = starts & (equal | equalNext | high | highNext);
@@ -1275,6 +1279,9 @@ static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, 
             lastMatched = s;
         }
         segment += (size_t)__builtin_popcountll(zero);
+        equal = equalAfter;
+        high = highAfter;
+        zero = zeroAfter;
     }
 }
 
