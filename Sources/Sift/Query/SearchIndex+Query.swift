@@ -46,6 +46,11 @@ extension SearchIndex {
     ///   every segment of the fields, a narrowed one every candidate's (a fuzzy key always narrows
     ///   from a cached fuzzy result it extends); `.ranked` adds a scoring pass over the results'
     ///   fields, O(*s*) per result, and a counting sort, O(*m* + *k*) for *k* distinct scores.
+    ///   With typo tolerance (`Query.typos`), a query word long enough for an edit adds a typo scan
+    ///   per field (`TypoTolerance`: a full sweep reads every field's bytes and computes a bounded
+    ///   edit distance at the word starts that pass an exact filter; a narrowed one reads the
+    ///   candidates of the shorter word's typo result with the same budget), and `.ranked` adds
+    ///   the scans of the smaller budgets and O(*n* / 64) bitset work per word and typo count.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
