@@ -1098,10 +1098,18 @@ static int typo_word_distance(const typo_query *q, const uint8_t *codes, size_t 
         }
         if (!pass) return k + 1;
     }
-    uint8_t rows[3][SIFT_TYPO_MAX_ELEMENTS + 1];
+    // Only the band |i - j| <= k is computed: an entry outside it is more than k. Every entry is
+    // kept at most k + 1 (the recurrence's minimum and +1 commute with that cap, so entries of k
+    // or less are exact), and the entries just outside the band that the next row reads are k + 1.
+    uint8_t rows[3][SIFT_TYPO_MAX_ELEMENTS + 2];
     uint8_t *before = rows[0], *previous = rows[1], *current = rows[2];
-    for (size_t i = 0; i <= m; i++) previous[i] = (uint8_t)i;
-    int best = (int)m, previousMinimum = 0;
+    uint8_t cap = (uint8_t)(k + 1);
+    for (size_t i = 0; i <= m + 1; i++) {
+        previous[i] = i < cap ? (uint8_t)i : cap;
+        before[i] = cap;
+        current[i] = cap;
+    }
+    int best = cap, previousMinimum = 0;
     size_t bestLength = 0;
     uint32_t previousCode = 0;
     size_t limit = m + (size_t)k;
@@ -1109,9 +1117,16 @@ static int typo_word_distance(const typo_query *q, const uint8_t *codes, size_t 
         size_t length;
         uint32_t code = typo_code_at(codes, at, &length);
         at += length;
-        current[0] = (uint8_t)j;
-        int rowMinimum = (int)j;
-        for (size_t i = 1; i <= m; i++) {
+        size_t low = j > (size_t)k ? j - (size_t)k : 0, high = j + (size_t)k < m ? j + (size_t)k : m;
+        int rowMinimum = cap;
+        if (low == 0) {
+            current[0] = j < cap ? (uint8_t)j : cap;
+            rowMinimum = current[0];
+            low = 1;
+        } else {
+            current[low - 1] = cap;
+        }
+        for (size_t i = low; i <= high; i++) {
             uint32_t element = q->codes[i - 1];
             int value = previous[i - 1] + (element != code);
             int other = previous[i] + 1;
@@ -1122,10 +1137,12 @@ static int typo_word_distance(const typo_query *q, const uint8_t *codes, size_t 
                 other = before[i - 2] + 1;
                 if (other < value) value = other;
             }
+            if (value > cap) value = cap;
             current[i] = (uint8_t)value;
             if (value < rowMinimum) rowMinimum = value;
         }
-        if (current[m] <= best) {
+        if (high < m) current[high + 1] = cap;
+        if (high == m && current[m] <= best) {
             best = current[m];
             bestLength = j;
         }
