@@ -22,6 +22,8 @@ struct DatasetSettings: Equatable {
     var mode: MatchMode
     /// How words mode reads `-word`, `"phrase"` and `a | b`.
     var syntax: QuerySyntax = .operators
+    /// How many typos words and prefix queries forgive.
+    var typos: TypoTolerance = .off
     /// The results table's order.
     var order: ResultOrder
     var trigger: SearchTrigger
@@ -51,7 +53,8 @@ struct DatasetSettings: Equatable {
             mode: mode,
             syntax: syntax,
             originalTable: sort == nil ? TableLayout() : TableLayout(order: .sorted, isSectioned: isSectioned),
-            resultsTable: TableLayout(order: order)
+            resultsTable: TableLayout(order: order),
+            typos: typos
         )
     }
 
@@ -362,6 +365,7 @@ enum DatasetLoader {
             showIsGiven: !givenShow.isEmpty
         )
         settings.syntax = request.syntax ?? description.syntax ?? .operators
+        settings.typos = request.typos ?? .off
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }
 
@@ -458,6 +462,7 @@ enum DatasetLoader {
             showIsGiven: !request.show.isEmpty || storedShow != nil
         )
         settings.syntax = request.syntax ?? .operators
+        settings.typos = request.typos ?? .off
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
             file: request.file,

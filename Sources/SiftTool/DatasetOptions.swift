@@ -89,6 +89,14 @@ struct SearchOptions: ParsableArguments {
     )
     var syntax: QuerySyntax?
 
+    @Option(
+        help: ArgumentHelp(
+            "Typo tolerance in words and prefix modes: auto (1 edit for words of 5-8 letters, 2 from 9), off (the default), or at most N edits.",
+            valueName: "auto|off|N"
+        )
+    )
+    var typos: TypoTolerance?
+
     @Flag(help: "Deprecated: use --order ranked.")
     var ranked = false
 
@@ -135,6 +143,9 @@ extension Collation.Alternate: ExpressibleByArgument {}
 extension MatchMode: ExpressibleByArgument {}
 extension ResultOrder: ExpressibleByArgument {}
 extension QuerySyntax: ExpressibleByArgument {}
+extension TypoTolerance: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
 
 /// A command's dataset options as plain values (an `IndexOptions` or `SearchOptions` that was not
 /// parsed cannot be read): what `DatasetLoader` opens.
@@ -158,6 +169,7 @@ struct DatasetRequest {
 
     var mode: MatchMode?
     var syntax: QuerySyntax?
+    var typos: TypoTolerance?
     var order: ResultOrder?
     var show: [String] = []
     var trigger: SearchTrigger?
@@ -192,6 +204,7 @@ struct DatasetRequest {
         self.init(file: file, index: index)
         mode = search.mode
         syntax = search.syntax
+        typos = search.typos
         order = search.resultOrder
         show = search.show
     }

@@ -35,6 +35,11 @@ struct QueryCommand: ParsableCommand {
             this word", "two words" as a phrase that must occur as typed (the contains rule), and \
             a | b as "either"; a lone -, an unclosed quote or an empty side of | is ordinary text. \
             --syntax literal reads every character as text.
+
+            With --typos auto (words and prefix modes), a query word of 5 to 8 letters (collation \
+            elements) also matches a word starting within 1 edit of it, one of 9 or more within 2 \
+            (an edit: a letter inserted, deleted, replaced, or two adjacent letters swapped), so \
+            ripgrpe finds ripgrep; --typos N allows at most N edits; exact matches rank first.
             """
     )
 
@@ -100,7 +105,8 @@ struct QueryCommand: ParsableCommand {
             scope: opened.selectedScope,
             mode: settings.mode,
             order: settings.order,
-            syntax: settings.syntax
+            syntax: settings.syntax,
+            typos: settings.typos
         )
         let result: SearchResult
         do {

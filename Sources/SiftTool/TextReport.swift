@@ -69,6 +69,7 @@ struct TextReport {
         var line =
             "\(what) in \(page.opened.dataset.source) · \(collation.locale), \(collation.strength.rawValue), \(query.mode.rawValue)"
             + (query.mode == .words ? " (\(query.syntax.rawValue))" : "")
+            + (query.typos != .off ? ", typos \(query.typos)" : "")
         if query.scope != "All" { line += " · scope \(query.scope)" }
         if query.order == .sorted, page.settings.sort != nil { line += " · sorted by \(page.settings.sortDescription)" }
         return line

@@ -158,6 +158,29 @@ struct QueryCommandTests {
         for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
     }
 
+    /// `--typos auto|off|N`: in words and prefix modes a word of 5+ letters forgives an edit;
+    /// exact matches first in ranked order; a bad value is refused.
+    @Test func typoTolerance() async throws {
+        let path = try Run.file("tools.tsv", "name\nripgrep\nripgrpe\ngrep\nripgrep-all\n")
+        func ids(_ arguments: [String]) async throws -> [String] {
+            let run = try await Run.sift(["query", path] + arguments + ["--format", "json"])
+            #expect(run.status == 0)
+            return run.stdout.split(separator: "\n").compactMap { line in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["id"] as? String
+            }
+        }
+        #expect(try await ids(["ripgrpe", "--mode", "words"]) == ["2"])
+        #expect(
+            try await ids(["ripgrpe", "--mode", "words", "--typos", "auto", "--order", "ranked"]) == ["2", "1", "4"]
+        )
+        #expect(try await ids(["ripgrpe", "--mode", "prefix", "--typos", "1"]) == ["1", "2", "4"])
+        #expect(try await ids(["ripgrpe", "--mode", "words", "--typos", "0"]) == ["2"])
+        #expect(try await ids(["ripgrpe", "--mode", "words", "--typos", "off"]) == ["2"])
+        let bad = try await Run.sift(["query", path, "ripgrpe", "--typos", "some"])
+        #expect(bad.status != 0)
+    }
+
     /// `--syntax operators` (the default in words mode) reads `|`, `-` and quotes; `--syntax
     /// literal` does not; `--snippet N` adds each searched field's window around its first match.
     @Test func operatorSyntaxAndSnippets() async throws {

@@ -203,6 +203,19 @@ struct ReplLineModeTests {
         )
     }
 
+    /// :typos auto forgives an edit in a word of 5+ letters (words mode), :typos off does not.
+    @Test func typosCommandSwitchesTolerance() async throws {
+        let transcript = try await Repl.transcript(
+            [":mode words", "zurcih", ":typos auto", ":typos off", ":typos some"],
+            options: ["--page-size", "4"]
+        )
+        #expect(transcript.contains("typos auto · re-indexed 10 records"), "\(transcript)")
+        #expect(transcript.contains("[Zürich]") || transcript.contains("[Züric]"), "\(transcript)")
+        #expect(transcript.contains("error: expected auto, off or a number of edits, got 'some'"), "\(transcript)")
+        let afterOff = transcript.components(separatedBy: "> :typos off").last ?? ""
+        #expect(afterOff.contains("\"zurcih\" in All: 0 results"), "\(transcript)")
+    }
+
     /// In words mode, `|`, `-` and quotes are operators; :syntax literal reads them as text (and re-indexes like :mode).
     @Test func syntaxCommandSwitchesOperators() async throws {
         let transcript = try await Repl.transcript(

@@ -540,6 +540,27 @@ struct DocumentationExampleTests {
         )
     }
 
+    @Test func howMatchingWorksTypos() throws {
+        let console = PrintedLines()
+        func print(_ items: Any...) { console.print(items) }
+
+        let tools = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"]),
+            records: [
+                Record(id: "1", fields: ["name": "ripgrep"]),
+                Record(id: "2", fields: ["name": "ripgrep-all"]),
+                Record(id: "3", fields: ["name": "ripgrpe"]),
+                Record(id: "4", fields: ["name": "grep"]),
+            ]
+        )
+        let typo = try tools.search(Query("ripgrpe", mode: .words, order: .ranked, typos: .auto))
+        print(try typo.rows.map { try tools.id(of: $0) })  // ["3", "1", "2"]: the exact match first
+        let strict = try tools.search(Query("ripgrpe", mode: .words, typos: .off))
+        print(try strict.rows.map { try tools.id(of: $0) })  // ["3"]
+
+        #expect(console.lines == [#"["3", "1", "2"]"#, #"["3"]"#])
+    }
+
     @Test func howMatchingWorksModes() throws {
         let console = PrintedLines()
         func print(_ items: Any...) { console.print(items) }

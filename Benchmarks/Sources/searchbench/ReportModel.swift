@@ -118,6 +118,8 @@ struct ModeReport: Codable {
     var mode: String
     /// Result order of Sift's queries (`--order`).
     var order = "original"
+    /// Typo tolerance of Sift's queries (`--typos`).
+    var typos = "off"
     var sift: EngineReport
     var peers: [EngineReport]
     var keystrokes: [KeystrokeReport]

@@ -22,6 +22,8 @@ struct RunOptions {
     var order: ResultOrder = .original
     /// How words-mode queries read `-`, quotes and `|`.
     var syntax: QuerySyntax = .operators
+    /// Typo tolerance of the timed queries (`--typos`).
+    var typos: TypoTolerance = .off
     var peers: [PeerKind]
     /// Keystrokes the naive and ICU peers run on (nil: all).
     var peerSample: Int?
@@ -208,7 +210,8 @@ final class Runner {
                     scope: trace.scopes[keystroke.scope],
                     mode: mode,
                     order: options.order,
-                    syntax: options.syntax
+                    syntax: options.syntax,
+                    typos: options.typos
                 )
                 let (result, ns) = try timed { try index.search(query) }
                 if repetition > 0 {
@@ -246,9 +249,15 @@ final class Runner {
         for (k, keystroke) in keystrokes.enumerated() {
             let scope = trace.scopes[keystroke.scope]
             let fields = scopeFields[keystroke.scope]
-            let result = try index.search(
-                Query(keystroke.text, scope: scope, mode: mode, order: options.order, syntax: options.syntax)
+            let query = Query(
+                keystroke.text,
+                scope: scope,
+                mode: mode,
+                order: options.order,
+                syntax: options.syntax,
+                typos: options.typos
             )
+            let result = try index.search(query)
             var answer = try result.rows.map { Int32(try index.position(of: $0)) }
             if !isAscending(answer) { answer.sort() }
             if options.injectWrongAnswers, !answer.isEmpty { answer.remove(at: answer.count / 2) }
@@ -256,6 +265,17 @@ final class Runner {
                 fail(
                     "'\(keystroke.text)' (\(mode)): \(rows[k].results) results, then \(answer.count) on the same query"
                 )
+            }
+            if options.typos != .off {
+                // The peers and the check judge the exact answer, which the typo answer contains.
+                var exactQuery = query
+                exactQuery.typos = .off
+                var exact = try index.search(exactQuery).rows.map { Int32(try index.position(of: $0)) }
+                if !isAscending(exact) { exact.sort() }
+                if !difference(exact, answer).0.isEmpty {
+                    fail("'\(keystroke.text)' (\(mode)): the typo answer lacks exact matches")
+                }
+                answer = exact
             }
             for (p, peer) in peers.enumerated() {
                 let slow = peer.kind != .fts5 && peer.kind != .fzf
@@ -334,6 +354,7 @@ final class Runner {
         return ModeReport(
             mode: mode.rawValue,
             order: options.order.rawValue,
+            typos: options.typos.description,
             sift: sift,
             peers: peerReports,
             keystrokes: rows
@@ -404,7 +425,13 @@ final class Runner {
         -> EditReport
     {
         let last = trace.keystrokes.last!
-        let query = Query(last.text, scope: trace.scopes[last.scope], mode: mode, syntax: options.syntax)
+        let query = Query(
+            last.text,
+            scope: trace.scopes[last.scope],
+            mode: mode,
+            syntax: options.syntax,
+            typos: options.typos
+        )
         let active = try index.search(query)
         let fields = scopeFields[last.scope]
         var rng = SplitMix64(seed: options.seed ^ 0xED17)

@@ -55,6 +55,16 @@ struct SearchBench: ParsableCommand {
     )
     var syntax: String = "operators"
 
+    @Option(
+        help: """
+            Typo tolerance of the timed words and prefix queries: auto (1 edit for a word of 5-8 \
+            collation elements, 2 from 9), off (the default) or at most N edits. The peers and the \
+            sample check judge the exact answer (typos off), which the typo answer must contain; \
+            the typo rule itself is checked by the oracle tests.
+            """
+    )
+    var typos: String = "off"
+
     @Option(name: .customLong("field"), help: "A field to search (repeatable; file input). Default: every text column.")
     var fields: [String] = []
 
@@ -178,6 +188,7 @@ struct SearchBench: ParsableCommand {
         }
         if ResultOrder(rawValue: order) == nil { throw ValidationError("unknown order '\(order)'") }
         if QuerySyntax(rawValue: syntax) == nil { throw ValidationError("unknown syntax '\(syntax)'") }
+        if TypoTolerance(typos) == nil { throw ValidationError("unknown typo tolerance '\(typos)' (auto, off, N)") }
         for value in list(mode) where MatchMode(rawValue: value) == nil {
             throw ValidationError("unknown mode '\(value)'")
         }
@@ -319,6 +330,7 @@ struct SearchBench: ParsableCommand {
             modes: list(mode).compactMap(MatchMode.init(rawValue:)),
             order: ResultOrder(rawValue: order) ?? .original,
             syntax: QuerySyntax(rawValue: syntax) ?? .operators,
+            typos: TypoTolerance(typos) ?? .off,
             peers: peerKinds,
             peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil),
             checkSample: checkSample,

@@ -129,7 +129,8 @@ struct TextReport {
 
     private func renderMode(_ mode: ModeReport, keystrokes: Int) -> [String] {
         var out: [String] = []
-        let title = mode.order == "original" ? mode.mode : "\(mode.mode), \(mode.order)"
+        var title = mode.order == "original" ? mode.mode : "\(mode.mode), \(mode.order)"
+        if mode.typos != "off" { title += ", typos \(mode.typos)" }
         var rows: [[String]] = [[title, "keys", "p50", "p99", "max", "total", "× Sift"]]
         func add(_ name: String, _ e: EngineReport, ratioAll: Double?, ratioShort: Double?, ratioLong: Double?) {
             let label = e.sampled ? "\(name) (\(e.measured) of \(keystrokes) keys)" : name

@@ -210,4 +210,41 @@ size_t sift_fuzzy_score_candidates(const sift_column_view *_Nonnull column, cons
                                    uint32_t fieldRank, uint32_t rankCount, size_t *_Nonnull scratch,
                                    uint32_t *_Nonnull keys);
 
+// MARK: - Typo tolerance (bounded prefix distance)
+
+/// A typo pattern is a `sift_scan_pattern` (its `lastLead` unused; `requireWordStart` 1: the
+/// pattern is compared at every word start of a segment, the record word running to the next
+/// word start or the segment's end; 0: at the segment's start only, the record word being the
+/// whole segment). Its distance to a record word is the optimal string alignment distance (edits:
+/// insertion, deletion, substitution of one element, swap of two adjacent elements) between the
+/// pattern's elements and the nearest prefix of the record word, elements compared as whole codes.
+/// Flags play no part. At most `SIFT_TYPO_MAX_ELEMENTS` pattern elements, at most
+/// `SIFT_TYPO_MAX_EDITS` edits.
+#define SIFT_TYPO_MAX_ELEMENTS 128
+#define SIFT_TYPO_MAX_EDITS 3
+
+/// One segment: the smallest distance of the pattern to a record word of the segment if it is at
+/// most `maxEdits`, else `maxEdits` + 1 (also when the segment is dead).
+int sift_typo_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                          size_t segment, int maxEdits);
+
+/// Full typo scan of segments [firstSegment, lastSegment): sets the owner's bit in `matched` for
+/// every live segment with a record word within `maxEdits` of the pattern.
+void sift_typo_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                     size_t firstSegment, size_t lastSegment, int maxEdits, uint64_t *_Nonnull matched);
+
+/// Narrowed typo scan: every slot below `slotCount` set in words [firstWord, lastWord) of `base`
+/// whose segment has a record word within `maxEdits` gets its bit in `matched`. Returns the number
+/// of slots examined.
+size_t sift_typo_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                 size_t slotCount, const uint64_t *_Nonnull base, size_t firstWord, size_t lastWord,
+                                 int maxEdits, uint64_t *_Nonnull matched);
+
+/// The record words of one segment within `maxEdits` of the pattern, first to last: for each, its
+/// first element's index in the segment and the number of elements of its nearest prefix (the
+/// longest among the nearest), as pairs in `out` (room for `capacity` pairs). Returns how many.
+size_t sift_typo_matches_in_segment(const sift_column_view *_Nonnull column,
+                                    const sift_scan_pattern *_Nonnull pattern, size_t segment, int maxEdits,
+                                    int32_t *_Nonnull out, size_t capacity);
+
 #endif

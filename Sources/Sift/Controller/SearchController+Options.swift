@@ -22,6 +22,8 @@ extension SearchController {
         /// new query's results against the previous ones); nil lists every change. Either way
         /// a change set is worked out only when an update's `resultsChanges` is first read.
         public var changeLimit: Int?
+        /// How many typos `.words` and `.prefix` queries forgive (`Query.typos`); `.off` by default.
+        public var typos: TypoTolerance
 
         /// Options; every default suits a search bar over a local index.
         public init(
@@ -32,7 +34,8 @@ extension SearchController {
             syntax: QuerySyntax = .operators,
             originalTable: TableLayout = TableLayout(),
             resultsTable: TableLayout = TableLayout(),
-            changeLimit: Int? = nil
+            changeLimit: Int? = nil,
+            typos: TypoTolerance = .off
         ) {
             self.trigger = trigger
             self.debounce = debounce
@@ -42,6 +45,7 @@ extension SearchController {
             self.originalTable = originalTable
             self.resultsTable = resultsTable
             self.changeLimit = changeLimit
+            self.typos = typos
         }
     }
 }

@@ -22,7 +22,8 @@ extension SearchController {
             scope: input.scope,
             mode: options.mode,
             order: options.resultsTable.order,
-            syntax: options.syntax
+            syntax: options.syntax,
+            typos: options.typos
         )
 
         guard input.isActive else {

@@ -106,7 +106,8 @@ public actor SearchController {
             scope: index.scopes[0].name,
             mode: options.mode,
             order: options.resultsTable.order,
-            syntax: options.syntax
+            syntax: options.syntax,
+            typos: options.typos
         )
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
         let source = index.tableRowSource(

@@ -41,7 +41,9 @@ extension SearchIndex {
     /// ignorable characters only), so that results keep their original order.
     /// In `.fuzzy` mode the group orders as the score does, best first, then the field reaching
     /// it (earlier first): (`SIFT_FUZZY_SCORE_LIMIT` − score) × the number of fields + the
-    /// field's position.
+    /// field's position. With typo tolerance (`Query.typos`) applying to the query, exact matches
+    /// keep these groups (in `.prefix` mode all are group 0) and a match with *t* typos is in
+    /// group 5 × the number of fields + *t* (`.prefix` mode: *t*).
     ///
     /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
     /// with it (and `position(of:)` within a group) an edited record finds its place among ranked
@@ -54,8 +56,36 @@ extension SearchIndex {
             throw SiftError.unknownScope(query.scope)
         }
         let length = query.text.count
-        guard query.mode != .prefix, length > 0, length >= plan.scope.minimumLength else { return nil }
-        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        guard length > 0, length >= plan.scope.minimumLength else { return nil }
+        let folded = try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        )
+        if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
+            guard
+                let typos = typoCount(
+                    slot: slot,
+                    plan: plan,
+                    patterns: patterns,
+                    mode: query.mode,
+                    tolerance: query.typos
+                )
+            else { return nil }
+            // After every exact group (ways 0 to 4 times the fields, in `.words` mode), by typos.
+            if typos > 0 { return (query.mode == .words ? 5 * plan.fields.count : 0) + typos }
+            if query.mode == .prefix { return 0 }
+            return rankingGroup(
+                slot: slot,
+                plan: plan,
+                firstPattern: patterns[0],
+                isOnlyPattern: patterns.count == 1,
+                mode: query.mode
+            )
+        }
+        guard query.mode != .prefix else { return nil }
         if query.mode == .fuzzy {
             guard case .patterns(let patterns) = folded, let first = patterns.first,
                 let best = fuzzyScore(slot: slot, plan: plan, pattern: first)

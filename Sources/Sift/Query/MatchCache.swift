@@ -16,6 +16,10 @@ struct MatchKey: Hashable {
     var pattern: [UInt8]
     /// The pattern text, only at identical strength (where matches are also checked by NFD equality).
     var identicalText: String?
+    /// 0: the anchor's exact rule. Otherwise a typo key (`.wordStart` or `.fieldStart` anchor): the
+    /// records with a record word (`.fieldStart`: the field from its start) a prefix of which is
+    /// within this many edits of the pattern (see `TypoTolerance`); its candidates are its matches.
+    var typos = 0
 }
 
 /// The records a field pattern matches, and the provable superset used to narrow longer patterns.
@@ -77,19 +81,20 @@ struct MatchCache {
     /// anchor first among patterns of one length). A record matched at a field or word start is
     /// matched anywhere, so a ranked query's anchored scans of a pattern narrow from that
     /// pattern's own matches anywhere. A `.fuzzy` key narrows only from a `.fuzzy` entry (a
-    /// subsequence match implies no contiguous one), and no other key narrows from one.
+    /// subsequence match implies no contiguous one), and no other key narrows from one. A typo key
+    /// narrows only from a typo entry (see `narrows(_:_:)`).
     ///
     /// - Complexity: O(*c* + *p* · *s*), as `lookup`.
     mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
         var best: (length: Int, sameAnchor: Bool, index: Int)? = nil
         for (index, entry) in entries.enumerated()
         where entry.key.folding == key.folding && entry.key.field == key.field
-            && (entry.key.anchor == key.anchor || (entry.key.anchor == .anywhere && key.anchor != .fuzzy))
+            && Self.narrows(entry.key, key)
             && entry.key.pattern.count <= key.pattern.count && key.pattern.starts(with: entry.key.pattern)
             && entry.key != key
         {
             let length = entry.key.pattern.count
-            let sameAnchor = entry.key.anchor == key.anchor
+            let sameAnchor = entry.key.anchor == key.anchor && entry.key.typos == key.typos
             if let current = best, current.length > length || (current.length == length && current.sameAnchor) {
                 continue
             }
@@ -98,6 +103,24 @@ struct MatchCache {
         guard let best else { return nil }
         catchUp(best.index, evaluate)
         return entries[best.index].match
+    }
+
+    /// Whether an entry's kind (anchor and edits) may narrow a key's, patterns aside: the same
+    /// anchor, or `.anywhere` for an exact non-fuzzy key; a typo key only from a typo entry of the
+    /// same anchor with at least as many edits. Proof for typo keys: let D(i, j) be the optimal
+    /// string alignment distance between the pattern's first i elements and a record word's first
+    /// j. Every entry of row i is at least some entry of row i − 1: D(i, j) comes from D(i − 1, j)
+    /// + 1 or D(i − 1, j − 1) + 0 or 1 (row i − 1), from D(i, j − 1) + 1 (row i, by induction on
+    /// j), or, by a swap of the last two elements, from D(i − 2, j − 2) + 1 ≥ D(i − 1, j − 2)
+    /// (delete the pattern's element i − 1). So the prefix distance of a pattern, the minimum of
+    /// its last row, never exceeds that of a pattern it is a prefix of, at the same word starts:
+    /// whatever a longer pattern matches within k edits, a shorter one matches within k (and
+    /// within any k' ≥ k). Exact results (flag-checked, possibly across words) prove nothing of
+    /// the kind, so they never narrow a typo key, and typo results never narrow an exact key.
+    static func narrows(_ entry: MatchKey, _ key: MatchKey) -> Bool {
+        if key.typos > 0 { return entry.typos >= key.typos && entry.anchor == key.anchor }
+        return entry.typos == 0
+            && (entry.anchor == key.anchor || (entry.anchor == .anywhere && key.anchor != .fuzzy))
     }
 
     /// Stores a result computed from the index as it is now.

@@ -32,6 +32,10 @@ struct ParallelSweep {
         /// The pattern's elements in order, not necessarily adjacent (one result, its candidates
         /// equal to its matches).
         case fuzzy
+        /// A record word (the pattern's `requireWordStart`), or the field from its start, a prefix
+        /// of which is within `maxEdits` of the pattern (one result, its candidates equal to its
+        /// matches; see `TypoTolerance`).
+        case typos(maxEdits: Int)
     }
 
     /// Sweeps every segment, `chunk` segments between two cancellation checks: one result, or
@@ -118,6 +122,15 @@ struct ParallelSweep {
             defer { result = [match] }
             try match.matched.withUnsafeMutableWords { matched in
                 try eachChunk { first, last in sift_fuzzy_sweep(&view, &pattern, first, last, matched) }
+            }
+        case .typos(let maxEdits):
+            var match = result[0]
+            result = []  // the bitsets' only references: no copy on write
+            defer { result = [match] }
+            try match.matched.withUnsafeMutableWords { matched in
+                try eachChunk { first, last in
+                    sift_typo_sweep(&view, &pattern, first, last, Int32(maxEdits), matched)
+                }
             }
         case .ranked:
             var (anywhere, atWord, atStart) = (result[0], result[1], result[2])

@@ -50,6 +50,11 @@ public struct Query: Hashable, Sendable {
     /// How `.words` mode reads `-`, `"…"` and `|`: `.operators` (the default) or `.literal`.
     /// Other modes read every query literally.
     public var syntax: QuerySyntax
+    /// How many typos `.words` and `.prefix` queries forgive; `.off` by default. Other modes
+    /// ignore it, and so do `.words` queries that use operators (`-`, `"…"`, `|`). In `.words`
+    /// mode each query word has its own budget (by its length); in `.prefix` mode the whole query
+    /// is one word, compared with the start of the field, and its length sets the budget.
+    public var typos: TypoTolerance
 
     /// A query of `text` in a scope ("All" by default).
     ///
@@ -57,19 +62,22 @@ public struct Query: Hashable, Sendable {
     /// let query = Query("san jo", scope: "Name", mode: .words, order: .ranked)
     /// let either = Query("vim | emacs -neovim", mode: .words)   // operators: the default syntax
     /// let plain = Query("vim | emacs", mode: .words, syntax: .literal)   // both words must match
+    /// let typo = Query("ripgrpe", mode: .words, typos: .auto)   // finds "ripgrep"
     /// ```
     public init(
         _ text: String,
         scope: String = "All",
         mode: MatchMode = .contains,
         order: ResultOrder = .original,
-        syntax: QuerySyntax = .operators
+        syntax: QuerySyntax = .operators,
+        typos: TypoTolerance = .off
     ) {
         self.text = text
         self.scope = scope
         self.mode = mode
         self.order = order
         self.syntax = syntax
+        self.typos = typos
     }
 }
 

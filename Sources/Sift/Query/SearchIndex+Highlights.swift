@@ -7,8 +7,10 @@ extension SearchIndex {
     /// the words of every positive term that matches the record, and of its positive phrases
     /// anywhere; negated terms are never highlighted); in `.prefix` mode the one match at the
     /// start of each field; in `.fuzzy` mode the matched elements of the alignment the score is
-    /// computed on (see `MatchMode.fuzzy`), adjacent ones merged. Fields without a match are
-    /// absent. A query with
+    /// computed on (see `MatchMode.fuzzy`), adjacent ones merged. With typo tolerance
+    /// (`Query.typos`), a query word without an exact match in a field shows, in that field, the
+    /// nearest prefix of every record word (`.prefix`: of the field) within its edits. Fields
+    /// without a match are absent. A query with
     /// no collation elements (empty, or only ignorable characters) matches everything and
     /// highlights nothing.
     ///
@@ -21,15 +23,30 @@ extension SearchIndex {
         }
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
-        let folded = try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+        let folded = try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        )
         let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot)
+        let typoAnchor =
+            Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) != nil
+            ? Self.typoAnchor(for: query.mode) : nil
         var result: [String: [Range<Int>]] = [:]
         for field in plan.fields {
             var ranges: [Range<Int>] = []
             for (pattern, anchor) in patterns {
                 let key = key(plan, field, anchor, pattern)
-                ranges +=
+                let exact =
                     try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
+                ranges += exact
+                // A word with no exact match in the field shows its typo matches (their nearest prefixes).
+                let edits = Self.typoEdits(pattern.bytes, query.typos)
+                if exact.isEmpty, let typoAnchor, edits > 0 {
+                    ranges += typoRanges(typoKey(plan, field, typoAnchor, pattern, edits: edits), slot: slot)
+                }
             }
             guard !ranges.isEmpty else { continue }
             ranges.sort { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }

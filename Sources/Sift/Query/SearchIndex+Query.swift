@@ -46,6 +46,11 @@ extension SearchIndex {
     ///   every segment of the fields, a narrowed one every candidate's (a fuzzy key always narrows
     ///   from a cached fuzzy result it extends); `.ranked` adds a scoring pass over the results'
     ///   fields, O(*s*) per result, and a counting sort, O(*m* + *k*) for *k* distinct scores.
+    ///   With typo tolerance (`Query.typos`), a query word long enough for an edit adds a typo scan
+    ///   per field (`TypoTolerance`: a full sweep reads every field's bytes and computes a bounded
+    ///   edit distance at the word starts that pass an exact filter; a narrowed one reads the
+    ///   candidates of the shorter word's typo result with the same budget), and `.ranked` adds
+    ///   the scans of the smaller budgets and O(*n* / 64) bitset work per word and typo count.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
@@ -68,6 +73,7 @@ extension SearchIndex {
                 query.text,
                 mode: query.mode,
                 syntax: query.syntax,
+                typos: query.typos,
                 folding: selectedPlan.folding
             )
             foldedQueries[selectedPlan.folding] = folded
@@ -96,12 +102,18 @@ extension SearchIndex {
             case .matches:
                 let folded =
                     try foldedQueries[plan.folding]
-                    ?? foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding)
+                    ?? foldQuery(
+                        query.text,
+                        mode: query.mode,
+                        syntax: query.syntax,
+                        typos: query.typos,
+                        folding: plan.folding
+                    )
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
                     try fieldSetMatches[fieldSet]
-                    ?? scopeMatches(plan, folded, mode: query.mode, &statistics, isCancelled)
+                    ?? scopeMatches(plan, folded, mode: query.mode, typos: query.typos, &statistics, isCancelled)
                 fieldSetMatches[fieldSet] = matches
                 (bits, count) = Bitset.combining(matches, and: filterMembers(plan))
             }
@@ -119,6 +131,42 @@ extension SearchIndex {
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
                 rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+            } else if query.order == .ranked, selectedState == .matches,
+                let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
+            {
+                // Exact matches first (in `.words` mode in their usual groups), then by typos.
+                let totals = try typoCounts(
+                    bits,
+                    plan: plan,
+                    patterns: patterns,
+                    mode: query.mode,
+                    tolerance: query.typos,
+                    &statistics,
+                    isCancelled
+                )
+                let exact = Bitset.combining(totals[0])
+                if query.mode == .words, exact.count > 0 {
+                    switch try rankingGroups(
+                        exact.bits,
+                        plan: plan,
+                        firstPattern: patterns[0],
+                        isOnlyPattern: patterns.count == 1,
+                        mode: query.mode,
+                        &statistics,
+                        isCancelled
+                    ) {
+                    case .dense(let groups): rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
+                    case .sparse(let groups): rows = rowsInOriginalOrder(groups)
+                    }
+                } else if exact.count > 0 {
+                    rows = try orderedRows([exact], order: .original, isCancelled: isCancelled)
+                }
+                var typoGroups: [(bits: Bitset, count: Int)] = []
+                for members in totals.dropFirst() where !members.words.isEmpty {
+                    let group = Bitset.combining(members)
+                    if group.count > 0 { typoGroups.append(group) }
+                }
+                rows += try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -167,11 +215,21 @@ extension SearchIndex {
         let length = query.text.count
         if length == 0 { return true }
         if length < plan.scope.minimumLength { return false }
-        switch try foldQuery(query.text, mode: query.mode, syntax: query.syntax, folding: plan.folding) {
+        switch try foldQuery(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: plan.folding
+        ) {
         case .everything: return true
         case .nothing: return false
         case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
         case .patterns(let patterns):
+            if query.typos != .off, Self.typoAnchor(for: query.mode) != nil {
+                return typoCount(slot: slot, plan: plan, patterns: patterns, mode: query.mode, tolerance: query.typos)
+                    != nil
+            }
             let anchor = Self.anchor(for: query.mode)
             return patterns.allSatisfy { pattern in
                 plan.fields.contains { field in
@@ -183,10 +241,16 @@ extension SearchIndex {
 
     // MARK: - Folding the query
 
+    /// The query folded under one folding: its patterns (one per query word in `.words` mode),
+    /// `.nothing` when some element never occurs in the index, `.everything` without elements.
+    /// With typo tolerance (`.words` and `.prefix` modes), a pattern long enough for an edit may
+    /// hold elements the index has never seen (an edit can replace or drop them): they take the
+    /// code after the code book's last (`CodeBook.encodeForTypos`), which no record holds.
     func foldQuery(
         _ text: String,
         mode: MatchMode,
         syntax: QuerySyntax = .literal,
+        typos: TypoTolerance = .off,
         folding index: Int
     ) throws(SiftError) -> FoldedQuery {
         if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index) {
@@ -198,7 +262,11 @@ extension SearchIndex {
         for piece in pieces {
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
-            guard let bytes = folding.codeBook.encode(elements) else { return .nothing }
+            let forgiving = Self.typoAnchor(for: mode) != nil && typos.edits(forElements: elements.count) > 0
+            guard
+                let bytes = folding.codeBook.encode(elements)
+                    ?? (forgiving ? folding.codeBook.encodeForTypos(elements) : nil)
+            else { return .nothing }
             if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
         }
         return patterns.isEmpty ? .everything : .patterns(patterns)
@@ -231,6 +299,7 @@ extension SearchIndex {
         _ plan: ScopePlan,
         _ folded: FoldedQuery,
         mode: MatchMode,
+        typos: TypoTolerance,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
@@ -239,13 +308,18 @@ extension SearchIndex {
         case .nothing: return Bitset()
         case .expression(let expression): return try expressionMatches(plan, expression, &statistics, isCancelled)
         case .patterns(let patterns):
-            let anchor = Self.anchor(for: mode)
             var result: Bitset? = nil
             for pattern in patterns {
-                let fieldResults = try plan.fields.map { field in
-                    try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched
-                }
-                let (first, second) = Self.pairForCombining(fieldResults)
+                // Exact field results, then (with typo tolerance) the fields' typo results.
+                let fieldSets = try fieldResults(
+                    plan,
+                    pattern,
+                    mode: mode,
+                    tolerance: typos,
+                    &statistics,
+                    isCancelled
+                )
+                let (first, second) = Self.pairForCombining(fieldSets)
                 result =
                     result.map { Bitset.combining(first, or: second, and: $0).bits }
                     ?? (second == nil ? first : Bitset.combining(first, or: second).bits)
@@ -297,13 +371,13 @@ extension SearchIndex {
     /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
     /// pattern it extends, when they are few (or the index fits in cache); past a twentieth of a
     /// large index a sequential sweep of the whole column (memory speed, SIMD) beats visiting
-    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy scan visits
-    /// every segment's bytes either way, so it always narrows.
+    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy or typo
+    /// scan visits every segment's bytes either way, so it always narrows.
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
         guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
-            key.anchor == .fuzzy || order.count < 4096 || base.candidates.count * 20 < order.count
+            key.anchor == .fuzzy || key.typos > 0 || order.count < 4096 || base.candidates.count * 20 < order.count
         else { return nil }
         return base.candidates
     }
@@ -323,6 +397,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
+        if key.typos > 0 { return evaluateTypos(key, slot: slot) }
         if key.anchor == .fuzzy { return evaluateFuzzy(key, slot: slot) }
         let folding = foldings[key.folding]
         if key.identicalText != nil { return evaluateVerifyingEachHit(key, slot: slot) }
@@ -369,6 +444,11 @@ extension SearchIndex {
     /// split among the machine's cores (see `ParallelSweep`); this thread sweeps the first part and
     /// alone asks `isCancelled`.
     func fullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        if key.typos > 0 {
+            var match = try sweep(key, .typos(maxEdits: key.typos), isCancelled)[0]
+            match.candidates = match.matched
+            return match
+        }
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
         if key.anchor == .fuzzy {
             var match = try sweep(key, .fuzzy, isCancelled)[0]
@@ -461,6 +541,7 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
+        if key.typos > 0 { return try typoNarrowedScan(key, candidates: base, &statistics, isCancelled) }
         if key.anchor == .fuzzy { return try fuzzyNarrowedScan(key, candidates: base, &statistics, isCancelled) }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)

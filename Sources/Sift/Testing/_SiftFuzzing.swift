@@ -10,8 +10,13 @@
 /// starts of each record's folded text); in `fuzzy` mode the set of matching records must be
 /// those whose collation elements (ICU's collation element iterator,
 /// `ReferenceSearch.collationElements(of:)`) hold the query's as a subsequence, in every order,
-/// with `matches(_:_:)` agreeing and highlights running; `prefix` mode, ranking and highlights
-/// must run without trapping. Then an edit is applied and the check repeats, so that cached,
+/// with `matches(_:_:)` agreeing and highlights running; with typo tolerance (`TypoTolerance.auto`,
+/// `words` and `prefix` modes, literal), the matching records and `matches(_:_:)` must be those
+/// where every query word matches exactly (by the index's exact answer for that word) or within
+/// its edits: the optimal string alignment distance between its collation elements (ICU's
+/// iterator) and the nearest prefix of a record word (from a word start of the folded text to the
+/// next; in `prefix` mode the field from its start) is at most 1 for 5–8 elements, 2 for 9 or
+/// more; `prefix` mode, ranking and highlights must run without trapping. Then an edit is applied and the check repeats, so that cached,
 /// narrowed results are checked against a changed index too.
 public enum _SiftFuzzing {
     static let collations: [Collation] = [
@@ -92,6 +97,9 @@ public enum _SiftFuzzing {
                 return problem
             }
             if let problem = try compareFuzzy(typed, index: index, reference: reference) { return problem }
+            if let problem = try compareTypos(typed, index: index, reference: reference, folded: &folded) {
+                return problem
+            }
             for mode in [MatchMode.prefix, .words] {
                 var members: Set<RecordHandle>? = nil
                 for order in ResultOrder.allCases {
@@ -200,6 +208,92 @@ public enum _SiftFuzzing {
             }
         }
         return nil
+    }
+
+    /// Typo tolerance in `words` and `prefix` modes against a brute-force edit distance (see above).
+    private static func compareTypos(
+        _ typed: String,
+        index: SearchIndex,
+        reference: ReferenceSearch,
+        folded foldedTexts: inout [RecordHandle: FoldedText]
+    ) throws -> String? {
+        let folder = index.foldings[0].folder
+        for mode in [MatchMode.words, .prefix] {
+            let pieces = mode == .words ? try folder.queryWords(typed).map(String.init) : [typed]
+            var words: [(elements: [Int64], exact: Set<RecordHandle>)] = []
+            for piece in pieces where try !folder.patternElements(piece).isEmpty {
+                let exact = Set(try index.search(Query(piece, mode: mode, syntax: .literal)).rows)
+                words.append((try reference.collationElements(of: piece), exact))
+            }
+            let query = Query(typed, mode: mode, order: .ranked, syntax: .literal, typos: .auto)
+            let result = try index.search(query)
+            if words.isEmpty { continue }  // no elements: every record, as without typos
+            var expected: Set<RecordHandle> = []
+            for handle in index.handles() {
+                let text = try index.value(of: "t", for: handle)
+                let folded = try foldedTexts[handle] ?? folder.fold(text)
+                foldedTexts[handle] = folded
+                let elements = try reference.collationElements(of: text)
+                guard elements.count == folded.elements.count else {
+                    return
+                        "\(text.debugDescription): \(elements.count) iterator elements, \(folded.elements.count) folded"
+                }
+                let starts =
+                    mode == .prefix
+                    ? [0] : folded.flags.indices.filter { folded.flags[$0] & FoldFlags.wordStart != 0 }
+                var matches = true
+                for word in words where !word.exact.contains(handle) {
+                    let edits = TypoTolerance.auto.edits(forElements: word.elements.count)
+                    var best = Int.max
+                    for (n, start) in starts.enumerated() where edits > 0 && start <= elements.count {
+                        let end = mode == .prefix || n + 1 == starts.count ? elements.count : starts[n + 1]
+                        best = min(best, prefixDistance(word.elements, elements[start..<end]))
+                    }
+                    if best > edits {
+                        matches = false
+                        break
+                    }
+                }
+                if matches { expected.insert(handle) }
+                if try index.matches(handle, query) != matches {
+                    return "\(typed.debugDescription) with typos in \(mode) mode: matches(_:_:) disagrees on "
+                        + text.debugDescription
+                }
+            }
+            let rows = Set(result.rows)
+            if rows != expected || rows.count != result.rows.count {
+                return "\(typed.debugDescription) with typos in \(mode) mode: Sift \(rows.count) records, "
+                    + "expected \(expected.count)"
+            }
+            for row in result.rows.prefix(4) { _ = try index.highlights(of: row, for: query) }
+        }
+        return nil
+    }
+
+    /// The optimal string alignment distance (insertions, deletions, substitutions, swaps of
+    /// adjacent elements) between `pattern` and the nearest prefix of `word`: the full table.
+    static func prefixDistance(_ pattern: [Int64], _ word: ArraySlice<Int64>) -> Int {
+        let word = Array(word)
+        let m = pattern.count
+        let n = word.count
+        var d = [[Int]](repeating: [Int](repeating: 0, count: n + 1), count: m + 1)
+        for i in 0...m { d[i][0] = i }
+        for j in 0...n { d[0][j] = j }
+        if m > 0 && n > 0 {
+            for i in 1...m {
+                for j in 1...n {
+                    d[i][j] = min(
+                        d[i - 1][j] + 1,
+                        d[i][j - 1] + 1,
+                        d[i - 1][j - 1] + (pattern[i - 1] == word[j - 1] ? 0 : 1)
+                    )
+                    if i > 1 && j > 1 && pattern[i - 1] == word[j - 2] && pattern[i - 2] == word[j - 1] {
+                        d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+                    }
+                }
+            }
+        }
+        return d[m].min()!
     }
 
     /// Whether `pattern` occurs in a folded text at a word start (start and word-start flags on

@@ -67,6 +67,13 @@ final class LineMode {
         case "syntax":
             let syntax: QuerySyntax = try choice(argument, "syntax")
             try await reconfigure("syntax \(syntax.rawValue)") { $0.syntax = syntax }
+        case "typos":
+            guard let typos = TypoTolerance(argument) else {
+                throw ToolError(
+                    "expected auto, off or a number of edits, got '\(argument)' (usage: \(Self.usage["typos"]!))"
+                )
+            }
+            try await reconfigure("typos \(typos)") { $0.typos = typos }
         case "locale":
             guard !argument.isEmpty, !argument.contains(where: \.isWhitespace) else { throw usage("locale") }
             try await reconfigure("locale \(argument)") { $0.collation.locale = argument }
@@ -296,6 +303,7 @@ final class LineMode {
         parts.append(
             "\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)"
                 + (settings.mode == .words ? " (\(settings.syntax.rawValue))" : "")
+                + (settings.typos != .off ? ", typos \(settings.typos)" : "")
         )
         parts.append("type a search, or :help")
         return parts.joined(separator: " · ")
@@ -457,7 +465,8 @@ final class LineMode {
 
     static let usage: [String: String] = [
         "type": ":type TEXT", "back": ":back [N]", "scope": ":scope NAME|N", "min": ":min N",
-        "mode": ":mode contains|prefix|words|fuzzy", "syntax": ":syntax operators|literal", "locale": ":locale L",
+        "mode": ":mode contains|prefix|words|fuzzy", "syntax": ":syntax operators|literal",
+        "typos": ":typos auto|off|N", "locale": ":locale L",
         "strength": ":strength primary|secondary|tertiary|quaternary|identical",
         "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
         "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
@@ -483,6 +492,8 @@ final class LineMode {
         :mode contains|prefix|words|fuzzy                                           the records,
         :locale L   :strength S    ICU collation locale and strength               edits included)
         :syntax operators|literal  how words mode reads -word, "two words" and a | b
+        :typos auto|off|N          typo tolerance of words and prefix modes (auto: 1 edit from 5
+                                   letters, 2 from 9; N: at most N)
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
                                    ascending|descending and numeric|text (default: as they are)
         :order original|sorted|ranked   order of the results table

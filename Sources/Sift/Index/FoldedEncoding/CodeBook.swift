@@ -171,6 +171,20 @@ struct CodeBook {
         }
         return bytes
     }
+
+    /// The codes of a typo-tolerant pattern's elements, an element the book has never seen taking
+    /// the code after the last one. No record holds that code now; a record edited later may
+    /// (when a new element gets it), and only such a record, which cached results re-check
+    /// anyway, so results computed with it stay exact. In an edit distance a query element is only
+    /// ever compared with record elements, so all unseen elements may share the one code.
+    ///
+    /// - Complexity: O(*n*) expected for *n* elements.
+    func encodeForTypos(_ elements: [Int64]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(elements.count)
+        for element in elements { Self.append(existingCode(for: element) ?? UInt32(count + 1), to: &bytes) }
+        return bytes
+    }
 }
 
 /// A read-only view of a `CodeBook`'s table, valid inside `CodeBook.withView`.
