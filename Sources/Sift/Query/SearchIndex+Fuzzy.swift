@@ -36,20 +36,16 @@ extension SearchIndex {
                     try matched.withUnsafeMutableWords { matchedWords in
                         var view = view
                         var pattern = pattern
-                        var word = 0
-                        while word < baseWords.count {
-                            let next = min(baseWords.count, word + 1024)
-                            examined += sift_fuzzy_scan_candidates(
+                        examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
+                            sift_fuzzy_scan_candidates(
                                 &view,
                                 &pattern,
                                 column.slotCount,
                                 baseWords.baseAddress!,
-                                word,
-                                next,
+                                first,
+                                last,
                                 matchedWords
                             )
-                            word = next
-                            if isCancelled() { throw CancellationError() }
                         }
                     }
                 }

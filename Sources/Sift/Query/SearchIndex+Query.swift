@@ -563,22 +563,18 @@ extension SearchIndex {
                             try candidates.withUnsafeMutableWords { candidateWords in
                                 var view = view
                                 var pattern = pattern
-                                var word = 0
-                                while word < baseWords.count {
-                                    let next = min(baseWords.count, word + 1024)
-                                    examined += sift_scan_candidates(
+                                examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
+                                    sift_scan_candidates(
                                         &view,
                                         &pattern,
                                         column.slotCount,
                                         baseWords.baseAddress!,
-                                        word,
-                                        next,
+                                        first,
+                                        last,
                                         key.anchor == .fieldStart ? 1 : 0,
                                         matchedWords,
                                         candidateWords
                                     )
-                                    word = next
-                                    if isCancelled() { throw CancellationError() }
                                 }
                             }
                         }
@@ -588,6 +584,27 @@ extension SearchIndex {
         }
         statistics.candidatesExamined += examined
         return FieldMatch(matched: matched, candidates: candidates)
+    }
+
+    /// Calls `scan` over a candidate bitset's words 1,024 at a time (65,536 slots), asking
+    /// `isCancelled` between two calls: the loop of every narrowed scan, whatever its kernel.
+    /// Returns the sum of what `scan` returns (the candidates it examined).
+    ///
+    /// - Complexity: O(*n* / 64) for *n* slots, plus what `scan` does.
+    func scanCandidateChunks(
+        _ base: UnsafeBufferPointer<UInt64>,
+        _ isCancelled: () -> Bool,
+        _ scan: (_ firstWord: Int, _ lastWord: Int) -> Int
+    ) throws -> Int {
+        var examined = 0
+        var word = 0
+        while word < base.count {
+            let next = min(base.count, word + 1024)
+            examined += scan(word, next)
+            word = next
+            if isCancelled() { throw CancellationError() }
+        }
+        return examined
     }
 
     /// The kernels' view of a folded pattern.
