@@ -119,18 +119,7 @@ struct FuzzyOracleTests {
         var cacheHits = 0
         var checked = 0
         for (number, sequence) in Self.sequences(seed: stableSeed(collation.locale)).enumerated() {
-            // Keystrokes: typed one character at a time, then two backspaces, then the last again.
-            var keystrokes: [String] = []
-            var typed = ""
-            for character in sequence {
-                typed.append(character)
-                keystrokes.append(typed)
-            }
-            if typed.count > 2 {
-                keystrokes.append(String(typed.dropLast()))
-                keystrokes.append(String(typed.dropLast(2)))
-                keystrokes.append(String(typed.dropLast()))
-            }
+            let keystrokes = typedWithBackspaces(sequence)
             for (k, text) in keystrokes.enumerated() {
                 // An edit every few keystrokes: an update, a removal or an insert.
                 if (number + k) % 4 == 3 {

@@ -57,3 +57,21 @@ enum TestScale {
 func stableSeed(_ text: String) -> UInt64 {
     text.utf8.reduce(14_695_981_039_346_656_037 as UInt64) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
 }
+
+/// The texts of typing `text` one character at a time, then two backspaces, then its last
+/// character again (for texts of more than two characters): keystrokes that narrow, then are
+/// answered from the cache.
+func typedWithBackspaces(_ text: String) -> [String] {
+    var keystrokes: [String] = []
+    var typed = ""
+    for character in text {
+        typed.append(character)
+        keystrokes.append(typed)
+    }
+    if typed.count > 2 {
+        keystrokes.append(String(typed.dropLast()))
+        keystrokes.append(String(typed.dropLast(2)))
+        keystrokes.append(String(typed.dropLast()))
+    }
+    return keystrokes
+}

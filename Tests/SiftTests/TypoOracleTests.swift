@@ -175,17 +175,7 @@ struct TypoOracleTests {
         var cacheHits = 0
         var typoMatches = 0
         for (number, sequence) in Self.sequences(seed: stableSeed(collation.locale)).enumerated() {
-            var keystrokes: [String] = []
-            var typed = ""
-            for character in sequence {
-                typed.append(character)
-                keystrokes.append(typed)
-            }
-            if typed.count > 2 {
-                keystrokes.append(String(typed.dropLast()))
-                keystrokes.append(String(typed.dropLast(2)))
-                keystrokes.append(String(typed.dropLast()))
-            }
+            let keystrokes = typedWithBackspaces(sequence)
             for (k, text) in keystrokes.enumerated() {
                 if (number + k) % 5 == 4 {
                     let victim = Int.random(in: 0..<records.count, using: &generator)
