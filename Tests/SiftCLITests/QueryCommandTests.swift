@@ -107,10 +107,14 @@ struct Run: Sendable {
         return (run, killed.withLock { $0 })
     }
 
-    /// Copies an executable through a descriptor that is closed on exec: a descriptor open for
-    /// writing that a process started meanwhile (by a test running in parallel) inherited would
-    /// make running the copy fail with ETXTBSY ("Text file busy").
+    /// Puts an executable at `destination`: a hard link when the file system allows one, else a
+    /// copy through a descriptor that is closed on exec. A descriptor open for writing that a
+    /// process started meanwhile (by a test running in parallel) inherited would make running
+    /// the copy fail with ETXTBSY ("Text file busy") until that process execs, which on a busy
+    /// machine can be later than the test runs the copy; a link writes nothing. (The process
+    /// sees its own path as the link's, away from the package, all the same.)
     static func copyExecutable(_ source: String, to destination: String) throws {
+        if link(source, destination) == 0 { return }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
         let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

@@ -147,8 +147,8 @@ struct ReplStartTests {
         try Run.copyExecutable(Run.executable.path, to: copy)
         let run = try await Run.sift(["--line"], currentDirectory: directory, executable: URL(fileURLWithPath: copy))
         let message = run.stderr
-        #expect(run.status == 1)
-        #expect(message.split(separator: "\n").count == 1)
+        #expect(run.status == 1, "standard error: \(message)")
+        #expect(message.split(separator: "\n").count == 1, "standard error: \(message)")
         #expect(message.hasPrefix("sift: cannot find the bundled dataset Data/cities.tsv"))
         #expect(message.hasSuffix("give a file: sift repl FILE\n"))
     }
