@@ -18,43 +18,6 @@ extension SearchIndex {
         return (matched, matched)
     }
 
-    /// The fuzzy matches among `base`, the matches of a shorter cached pattern this key extends.
-    ///
-    /// - Complexity: O(*k*) in the size of the *k* candidate records.
-    func fuzzyNarrowedScan(
-        _ key: MatchKey,
-        candidates base: Bitset,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
-    ) throws -> FieldMatch {
-        let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: slotCapacity)
-        var examined = 0
-        try column.withKernelView { view in
-            try withKernelPattern(key) { pattern in
-                try base.words.withUnsafeBufferPointer { baseWords in
-                    try matched.withUnsafeMutableWords { matchedWords in
-                        var view = view
-                        var pattern = pattern
-                        examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
-                            sift_fuzzy_scan_candidates(
-                                &view,
-                                &pattern,
-                                column.slotCount,
-                                baseWords.baseAddress!,
-                                first,
-                                last,
-                                matchedWords
-                            )
-                        }
-                    }
-                }
-            }
-        }
-        statistics.candidatesExamined += examined
-        return FieldMatch(matched: matched, candidates: matched)
-    }
-
     /// `fuzzyRankedRows`, or the rows computed for the same scope fields, pattern and matches
     /// while the index has not changed since: a backspace, or a letter typed again, orders
     /// nothing. The last four answers are kept.

@@ -541,8 +541,17 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
-        if key.typos > 0 { return try typoNarrowedScan(key, candidates: base, &statistics, isCancelled) }
-        if key.anchor == .fuzzy { return try fuzzyNarrowedScan(key, candidates: base, &statistics, isCancelled) }
+        if key.typos > 0 {
+            let edits = Int32(key.typos)
+            return try matchesOnlyNarrowedScan(key, candidates: base, &statistics, isCancelled) {
+                sift_typo_scan_candidates(&$0, &$1, $2, $3, $4, $5, edits, $6)
+            }
+        }
+        if key.anchor == .fuzzy {
+            return try matchesOnlyNarrowedScan(key, candidates: base, &statistics, isCancelled) {
+                sift_fuzzy_scan_candidates(&$0, &$1, $2, $3, $4, $5, $6)
+            }
+        }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
@@ -584,6 +593,42 @@ extension SearchIndex {
         }
         statistics.candidatesExamined += examined
         return FieldMatch(matched: matched, candidates: candidates)
+    }
+
+    /// A narrowed scan whose kernel sets only matches (fuzzy and typo keys: their candidates are
+    /// their matches): `kernel` checks the candidates of words `first..<last` of `base`, given the
+    /// column's view, the pattern and the column's slot count, sets the matches' bits and returns
+    /// how many candidates it examined.
+    ///
+    /// - Complexity: O(*k*) in the size of the *k* candidate records.
+    private func matchesOnlyNarrowedScan(
+        _ key: MatchKey,
+        candidates base: Bitset,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool,
+        _ kernel: (
+            inout sift_column_view, inout sift_scan_pattern, Int, UnsafePointer<UInt64>, Int, Int,
+            UnsafeMutablePointer<UInt64>
+        ) -> Int
+    ) throws -> FieldMatch {
+        let column = foldings[key.folding].columns[key.field]
+        var matched = Bitset(capacity: slotCapacity)
+        var examined = 0
+        try column.withKernelView { view in
+            try withKernelPattern(key) { pattern in
+                try base.words.withUnsafeBufferPointer { baseWords in
+                    try matched.withUnsafeMutableWords { matchedWords in
+                        var view = view
+                        var pattern = pattern
+                        examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
+                            kernel(&view, &pattern, column.slotCount, baseWords.baseAddress!, first, last, matchedWords)
+                        }
+                    }
+                }
+            }
+        }
+        statistics.candidatesExamined += examined
+        return FieldMatch(matched: matched, candidates: matched)
     }
 
     /// Calls `scan` over a candidate bitset's words 1,024 at a time (65,536 slots), asking

@@ -65,44 +65,6 @@ extension SearchIndex {
         return (distance <= key.typos, distance <= key.typos)
     }
 
-    /// The typo matches among `base`, the matches of a cached typo key this key narrows from.
-    ///
-    /// - Complexity: O(*k*) in the size of the *k* candidate records.
-    func typoNarrowedScan(
-        _ key: MatchKey,
-        candidates base: Bitset,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
-    ) throws -> FieldMatch {
-        let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: slotCapacity)
-        var examined = 0
-        try column.withKernelView { view in
-            try withKernelPattern(key) { pattern in
-                try base.words.withUnsafeBufferPointer { baseWords in
-                    try matched.withUnsafeMutableWords { matchedWords in
-                        var view = view
-                        var pattern = pattern
-                        examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
-                            sift_typo_scan_candidates(
-                                &view,
-                                &pattern,
-                                column.slotCount,
-                                baseWords.baseAddress!,
-                                first,
-                                last,
-                                Int32(key.typos),
-                                matchedWords
-                            )
-                        }
-                    }
-                }
-            }
-        }
-        statistics.candidatesExamined += examined
-        return FieldMatch(matched: matched, candidates: matched)
-    }
-
     /// The records of a scope's fields one pattern matches, exactly or within its edits.
     ///
     /// - Complexity: one `fieldMatch` per field for the exact rule, one more per field when the
