@@ -73,7 +73,7 @@ public final class SearchIndex {
     /// Members per category value, built on first use and kept current by edits.
     private var categoryMembers: [Int: [String: Bitset]] = [:]
     var cache: MatchCache
-    /// Whole-field matches of ranked queries' patterns (see `rankingGroups`), valid while
+    /// Whole-field matches of ranked queries' patterns (see `rowsInRankingGroups`), valid while
     /// `revision` stays `wholeFieldRevision`: typing on and erasing a query reads them again.
     var wholeFieldMatches: [MatchKey: Bitset] = [:]
     var wholeFieldRevision: UInt64 = 0

@@ -146,18 +146,15 @@ extension SearchIndex {
                 )
                 let exact = Bitset.combining(totals[0])
                 if query.mode == .words, exact.count > 0 {
-                    switch try rankingGroups(
-                        exact.bits,
+                    rows = try rowsInRankingGroups(
+                        exact,
                         plan: plan,
                         firstPattern: patterns[0],
                         isOnlyPattern: patterns.count == 1,
                         mode: query.mode,
                         &statistics,
                         isCancelled
-                    ) {
-                    case .dense(let groups): rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
-                    case .sparse(let groups): rows = rowsInOriginalOrder(groups)
-                    }
+                    )
                 } else if exact.count > 0 {
                     rows = try orderedRows([exact], order: .original, isCancelled: isCancelled)
                 }
@@ -170,8 +167,8 @@ extension SearchIndex {
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
-                let ranked = try rankingGroups(
-                    bits,
+                rows = try rowsInRankingGroups(
+                    (bits, selectedCount),
                     plan: plan,
                     firstPattern: ranking.pattern,
                     isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
@@ -179,10 +176,6 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                switch ranked {
-                case .dense(let groups): rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
-                case .sparse(let groups): rows = rowsInOriginalOrder(groups)
-                }
             } else {
                 rows = try orderedRows(
                     [(bits, selectedCount)],
@@ -754,7 +747,8 @@ extension SearchIndex {
         }
     }
 
-    /// `matches` split into ranking groups, best first (see `ResultOrder.ranked`): by how the
+    /// The rows of `matches` (with their count) in ranking groups, best first, each group in
+    /// original order (see `ResultOrder.ranked`). The groups go by how the
     /// first pattern matches, the whole field (only when the query is one pattern), at the field's
     /// start, at a word start (in `.contains` mode), inside a word; within each of these, by the
     /// first searched field where the record matches so. A record is in the first group it
@@ -766,15 +760,15 @@ extension SearchIndex {
     /// - Complexity: two more scans per field (one in `.words` mode), served from the cache or
     ///   narrowed like any pattern's, plus O(*n* / 64) bitset operations per group, plus O(*p*) for
     ///   the *p* records whose field starts with a one-pattern query.
-    private func rankingGroups(
-        _ matches: Bitset,
+    private func rowsInRankingGroups(
+        _ matches: (bits: Bitset, count: Int),
         plan: ScopePlan,
         firstPattern: (bytes: [UInt8], text: String),
         isOnlyPattern: Bool,
         mode: MatchMode,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> RankingGroups {
+    ) throws -> [RecordHandle] {
         func fieldMatches(_ anchor: Anchor) throws -> [Bitset] {
             try plan.fields.map { field in
                 try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
@@ -785,19 +779,18 @@ extension SearchIndex {
         if mode == .contains { classes.append(try fieldMatches(.wordStart)) }
         classes.append(try fieldMatches(Self.anchor(for: mode)))
 
-        // The records not grouped yet, and how many.
-        var (rest, remaining) = Bitset.combining(matches)
-        if remaining <= rankingSparseLimit {
-            return .sparse(
-                sparseRankingGroups(
-                    rest.members,
-                    plan: plan,
-                    patternLength: isOnlyPattern ? firstPattern.bytes.count : nil,
-                    atFieldStart: atFieldStart,
-                    classes: Array(classes.joined())
-                )
+        if matches.count <= rankingSparseLimit {
+            let groups = sparseRankingGroups(
+                matches.bits.members,
+                plan: plan,
+                patternLength: isOnlyPattern ? firstPattern.bytes.count : nil,
+                atFieldStart: atFieldStart,
+                classes: Array(classes.joined())
             )
+            return rowsInOriginalOrder(groups)
         }
+        // The records not grouped yet, and how many.
+        var (rest, remaining) = matches
         var groups: [(bits: Bitset, count: Int)] = []
         if isOnlyPattern {
             for (field, bits) in zip(plan.fields, atFieldStart) where remaining > 0 {
@@ -815,16 +808,10 @@ extension SearchIndex {
         }
         // Records the ranking pattern does not match at all (an expression's other alternatives).
         if remaining > 0 { groups.append((rest, remaining)) }
-        return .dense(groups)
+        return try orderedRows(groups, order: .original, isCancelled: isCancelled)
     }
 
-    /// Ranking groups, as bitsets with their counts, or for a few matches as lists of slots.
-    enum RankingGroups {
-        case dense([(bits: Bitset, count: Int)])
-        case sparse([[Int32]])
-    }
-
-    /// `rankingGroups` for a few matches (`slots`, ascending): each record goes to the first set
+    /// The ranking groups of `rowsInRankingGroups` for a few matches (`slots`, ascending): each record goes to the first set
     /// that holds it, read bit by bit, instead of a pass over every set's words per group. The
     /// whole-field sets (when `patternLength` is given) come first, one per field: a field-start
     /// match whose field is as long as the pattern.
@@ -916,7 +903,7 @@ extension SearchIndex {
         return (first, sets[1])
     }
 
-    /// The ranking group of a matching slot, as `rankingGroups` groups it: for the best way the
+    /// The ranking group of a matching slot, as `rowsInRankingGroups` groups it: for the best way the
     /// (first) pattern matches in any searched field, in the order whole field, field start, word
     /// start (`.contains` mode), inside a word, that way's number times the number of fields plus
     /// the first field that matches so. (Group numbers in `search` count only the groups that are
