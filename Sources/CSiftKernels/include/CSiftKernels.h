@@ -102,6 +102,8 @@ size_t sift_keep_segments_of_length(const sift_column_view *_Nonnull column, uin
                                     size_t wordCount, size_t length);
 
 /// Writes to `out`, in order, the entries of `order` whose bit is set in `bits`. Returns how many.
+/// `out` needs room for one entry more than that: every entry is written before it is known
+/// whether it stays.
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);
 

@@ -484,12 +484,10 @@ struct SlotSequence {
     func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
         if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
-        result.reserveCapacity(memberCount)
         if memberCount * 8 >= count {
-            result = [Int32](repeating: 0, count: memberCount)
-            var written = 0
-            bits.words.withUnsafeBufferPointer { words in
-                result.withUnsafeMutableBufferPointer { out in
+            // One entry of room more than the members: the kernel writes each entry it reads.
+            return bits.words.withUnsafeBufferPointer { words in
+                [Int32](unsafeUninitializedCapacity: memberCount + 1) { out, written in
                     for block in blocks {
                         block.withUnsafeBufferPointer { slots in
                             written += sift_select_in_order(
@@ -503,9 +501,8 @@ struct SlotSequence {
                     }
                 }
             }
-            result.removeLast(result.count - written)
-            return result
         }
+        result.reserveCapacity(memberCount)
         // Sparse: the members' labels, sorted.
         var labels: [UInt64] = []
         labels.reserveCapacity(memberCount)
