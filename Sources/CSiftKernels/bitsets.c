@@ -184,3 +184,64 @@ size_t sift_bits_to_handles(const uint64_t *bits, size_t n, const uint32_t *gene
 #endif
     return to_handles_scalar(bits, n, generations, tag, out);
 }
+
+__attribute__((always_inline)) static inline void block_ranks(const uint64_t *words, size_t n, uint32_t *out) {
+    uint32_t total = 0;
+    for (size_t b = 0; b * 8 < n; b++) {
+        out[b] = total;
+        size_t end = b * 8 + 8 < n ? b * 8 + 8 : n;
+        for (size_t i = b * 8; i < end; i++) total += (uint32_t)__builtin_popcountll(words[i]);
+    }
+    out[(n + 7) / 8] = total;
+}
+
+static void block_ranks_scalar(const uint64_t *words, size_t n, uint32_t *out) { block_ranks(words, n, out); }
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt"))) static void block_ranks_avx2(const uint64_t *words, size_t n,
+                                                                    uint32_t *out) {
+    block_ranks(words, n, out);
+}
+#endif
+
+void sift_bits_block_ranks(const uint64_t *words, size_t n, uint32_t *out) {
+#if defined(__x86_64__)
+    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
+        block_ranks_avx2(words, n, out);
+        return;
+    }
+#endif
+    block_ranks_scalar(words, n, out);
+}
+
+size_t sift_bits_select(const uint64_t *words, size_t n, const uint32_t *ranks, size_t k) {
+    // The last block whose rank is at most k holds the member.
+    size_t low = 0, high = (n + 7) / 8;
+    while (low + 1 < high) {
+        size_t middle = (low + high) / 2;
+        if (ranks[middle] <= k) low = middle; else high = middle;
+    }
+    size_t remaining = k - ranks[low];
+    for (size_t w = low * 8; w < n; w++) {
+        uint64_t word = words[w];
+        size_t count = (size_t)__builtin_popcountll(word);
+        if (remaining < count) {
+            while (remaining > 0) {
+                word &= word - 1;
+                remaining--;
+            }
+            return w * 64 + (size_t)__builtin_ctzll(word);
+        }
+        remaining -= count;
+    }
+    return SIZE_MAX;
+}
+
+size_t sift_bits_rank(const uint64_t *words, size_t n, const uint32_t *ranks, size_t bit) {
+    size_t word = bit >> 6;
+    if (word >= n) return ranks[(n + 7) / 8];
+    size_t rank = ranks[word / 8];
+    for (size_t w = word & ~(size_t)7; w < word; w++) rank += (size_t)__builtin_popcountll(words[w]);
+    uint64_t below = (bit & 63) == 0 ? 0 : words[word] & (~(uint64_t)0 >> (64 - (bit & 63)));
+    return rank + (size_t)__builtin_popcountll(below);
+}

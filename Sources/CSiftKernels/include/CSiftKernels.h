@@ -138,6 +138,18 @@ size_t sift_bits_count(const uint64_t *_Nonnull words, size_t n);
 size_t sift_bits_to_handles(const uint64_t *_Nonnull bits, size_t n, const uint32_t *_Nullable generations,
                             uint32_t tag, uint32_t *_Nonnull out);
 
+/// A rank directory of `n` words of bits: `out[b]` is the number of bits set in words
+/// `0..<8b`, for `b` in `0...(n + 7) / 8` (so the last entry is the total). `out` holds
+/// `(n + 7) / 8 + 1` entries.
+void sift_bits_block_ranks(const uint64_t *_Nonnull words, size_t n, uint32_t *_Nonnull out);
+
+/// The position of the member numbered `k` (from 0, ascending) of `n` words of bits, given their
+/// rank directory (`sift_bits_block_ranks`); `SIZE_MAX` when there are not that many members.
+size_t sift_bits_select(const uint64_t *_Nonnull words, size_t n, const uint32_t *_Nonnull ranks, size_t k);
+
+/// The number of members of `n` words of bits below position `bit`, given their rank directory.
+size_t sift_bits_rank(const uint64_t *_Nonnull words, size_t n, const uint32_t *_Nonnull ranks, size_t bit);
+
 /// Instruction-set levels of the kernels.
 #define SIFT_KERNEL_SCALAR 1
 #define SIFT_KERNEL_AVX2 2       // AVX2, without pext (slow on AMD before Zen 3)

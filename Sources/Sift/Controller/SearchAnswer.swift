@@ -2,7 +2,15 @@
 public struct SearchAnswer: Sendable {
     /// The matching records, in result order, as handles of the controller's index. Handles the
     /// index no longer has (records deleted meanwhile) and repeated handles are left out.
-    public var rows: [RecordHandle]
+    ///
+    /// - Complexity: O(1), or O(*m*) the first time for the rows of a local search that keeps
+    ///   them as bitsets (see `SearchResult.rows`).
+    public var rows: [RecordHandle] {
+        get { resultRows.handles }
+        set { resultRows = ResultRows(newValue) }
+    }
+    /// The rows, maybe not made yet.
+    var resultRows: ResultRows
     /// Match counts by scope name, for the scope buttons' badges; a scope without a count shows
     /// no badge.
     public var scopeCounts: [String: Int]
@@ -13,7 +21,7 @@ public struct SearchAnswer: Sendable {
 
     /// An answer from its parts.
     public init(rows: [RecordHandle], scopeCounts: [String: Int] = [:], revision: UInt64? = nil) {
-        self.rows = rows
+        resultRows = ResultRows(rows)
         self.scopeCounts = scopeCounts
         self.revision = revision
     }
@@ -22,7 +30,8 @@ public struct SearchAnswer: Sendable {
     public init(_ result: SearchResult) {
         var counts: [String: Int] = [:]
         for scope in result.scopeCounts { counts[scope.scope] = scope.count }
-        self.init(rows: result.rows, scopeCounts: counts, revision: result.revision)
+        self.init(rows: [], scopeCounts: counts, revision: result.revision)
+        resultRows = result.resultRows
     }
 
     /// An answer given as record ids, as a remote service returns them; ids the index does not

@@ -99,7 +99,7 @@ extension SearchController {
         guard isCurrent(generation) else { return }
         let searched = searchMark.elapsed
         state = .results
-        let changes = show(.matches(query), rows: answer.rows, inIndexOrder: answer.revision != nil)
+        let changes = show(.matches(query), rows: answer.resultRows, inIndexOrder: answer.revision != nil)
         scopeCounts = scopes.map { answer.scopeCounts[$0.name] }
         publish(
             .answer,
@@ -124,26 +124,26 @@ extension SearchController {
     ///   its *s* sections); O(*m*) to group a sectioned table in another order; O(*n*) for every
     ///   record.
     /// - Parameter inIndexOrder: whether `rows` come from the index, in the query's order.
-    func show(_ content: ResultsContent, rows: [RecordHandle] = [], inIndexOrder: Bool = true) -> LazyChangeSet {
+    func show(_ content: ResultsContent, rows: ResultRows = ResultRows(), inIndexOrder: Bool = true) -> LazyChangeSet {
         if content.query == nil { scopeCounts = scopeCounts.map { _ in nil } }
         if content == self.content && content.query == nil { return LazyChangeSet() }
         self.content = content
-        let handles: [RecordHandle]
+        let handles: ResultRows
         var sorted = options.resultsTable.order == .sorted
         switch content {
-        case .empty: handles = []
+        case .empty: handles = ResultRows()
         case .allRecords:
             let order: ResultOrder = options.resultsTable.order == .sorted ? .sorted : .original
             // The original table's list, when it is that order and not regrouped: shared, not copied.
             handles =
                 options.originalTable.order == order && !options.originalTable.isSectioned
-                ? tables.original.handles : index.handles(in: order)
+                ? tables.original.records : ResultRows(index.handles(in: order))
         case .matches:
             handles = rows
             sorted = sorted && inIndexOrder
         }
         let results = RecordTable(
-            handles: handles,
+            rows: handles,
             layout: options.resultsTable,
             sectionTitles: index.sectionTitles,
             source: index.tableRowSource(withSections: rowsNeedSections),

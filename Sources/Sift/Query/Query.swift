@@ -106,7 +106,31 @@ public struct SearchResult: Sendable {
     /// Whether `rows` are matches, every record of the scope, or nothing (too short).
     public var state: State
     /// Matching records in result order.
-    public var rows: [RecordHandle]
+    ///
+    /// - Complexity: O(1) when the search made its handles; a broad result in original or ranked
+    ///   order may keep its rows as bitsets until they are read (`ResultRows`): the first read
+    ///   makes them, O(*m*), and later reads share them.
+    public var rows: [RecordHandle] {
+        get { resultRows.handles }
+        set { resultRows = ResultRows(newValue) }
+    }
+    /// The rows, maybe not made yet.
+    var resultRows: ResultRows
+    /// The number of matching records in `rows`.
+    ///
+    /// - Complexity: O(1).
+    public var rowCount: Int { resultRows.count }
+
+    /// The rows numbered `numbers` (from 0, in result order): a page of the result, read without
+    /// making every row's handle.
+    ///
+    /// - Precondition: the numbers are in `0..<rowCount`.
+    /// - Complexity: O(*k* log *n*) for *k* rows (O(*k*) once `rows` was read), after a first
+    ///   read of rows kept as bitsets that makes their rank directories, O(*n* / 64) per group.
+    public func rows(numbered numbers: Range<Int>) -> [RecordHandle] {
+        precondition(numbers.lowerBound >= 0 && numbers.upperBound <= rowCount, "rows \(numbers) of \(rowCount)")
+        return numbers.map { resultRows.handle(at: $0) }
+    }
     /// Match counts for every scope of the index, in scope order.
     public var scopeCounts: [ScopeCount]
     /// The index revision the result was computed at.

@@ -124,13 +124,15 @@ extension SearchIndex {
                 selectedState = state
             }
         }
-        var rows: [RecordHandle] = []
+        var rows = ResultRows()
         if let bits = selectedBits {
             let plan = scopePlans[selected]
             if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
-                rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+                rows = ResultRows(
+                    try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+                )
             } else if query.order == .ranked, selectedState == .matches,
                 let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
             {
@@ -145,8 +147,9 @@ extension SearchIndex {
                     isCancelled
                 )
                 let exact = Bitset.combining(totals[0])
+                var handles: [RecordHandle] = []
                 if query.mode == .words, exact.count > 0 {
-                    rows = try rowsInRankingGroups(
+                    handles = try rowsInRankingGroups(
                         exact,
                         plan: plan,
                         firstPattern: patterns[0],
@@ -154,16 +157,17 @@ extension SearchIndex {
                         mode: query.mode,
                         &statistics,
                         isCancelled
-                    )
+                    ).handles
                 } else if exact.count > 0 {
-                    rows = try orderedRows([exact], order: .original, isCancelled: isCancelled)
+                    handles = try orderedRows([exact], order: .original, isCancelled: isCancelled)
                 }
                 var typoGroups: [(bits: Bitset, count: Int)] = []
                 for members in totals.dropFirst() where !members.words.isEmpty {
                     let group = Bitset.combining(members)
                     if group.count > 0 { typoGroups.append(group) }
                 }
-                rows += try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
+                handles += try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
+                rows = ResultRows(handles)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -177,7 +181,7 @@ extension SearchIndex {
                     isCancelled
                 )
             } else {
-                rows = try orderedRows(
+                rows = try resultRows(
                     [(bits, selectedCount)],
                     order: query.order == .ranked ? .original : query.order,
                     isCancelled: isCancelled
@@ -187,7 +191,7 @@ extension SearchIndex {
         return SearchResult(
             query: query,
             state: selectedState,
-            rows: rows,
+            resultRows: rows,
             scopeCounts: counts,
             revision: revision,
             statistics: statistics
@@ -663,6 +667,25 @@ extension SearchIndex {
 
     // MARK: - Ordering
 
+    /// The members of `groups` in `order`, one group after the other, as `orderedRows` lists
+    /// them; kept as the groups' bitsets, to be made when read (`ResultRows`), where that order
+    /// is slot order (original order while it follows the slots, not `.sorted`), no generation
+    /// is counted yet, and the rows would take more memory than the bitsets.
+    ///
+    /// - Complexity: O(*g*) for *g* groups when kept as bitsets; else as `orderedRows`.
+    func resultRows(
+        _ groups: [(bits: Bitset, count: Int)],
+        order: ResultOrder,
+        isCancelled: () -> Bool
+    ) throws -> ResultRows {
+        let total = groups.reduce(0) { $0 + $1.count }
+        let bitsetWords = groups.reduce(0) { $0 + $1.bits.words.count }
+        if order != .sorted, orderFollowsSlots, !generations.isMaterialized, total > bitsetWords {
+            return ResultRows(groups: groups, tag: handleTag)
+        }
+        return ResultRows(try orderedRows(groups, order: order, isCancelled: isCancelled))
+    }
+
     /// The members of each of `groups` (with its member count) in original or sorted order, one
     /// group after the other.
     func orderedRows(
@@ -768,7 +791,7 @@ extension SearchIndex {
         mode: MatchMode,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> [RecordHandle] {
+    ) throws -> ResultRows {
         func fieldMatches(_ anchor: Anchor) throws -> [Bitset] {
             try plan.fields.map { field in
                 try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
@@ -787,7 +810,7 @@ extension SearchIndex {
                 atFieldStart: atFieldStart,
                 classes: Array(classes.joined())
             )
-            return rowsInOriginalOrder(groups)
+            return ResultRows(rowsInOriginalOrder(groups))
         }
         // The records not grouped yet, and how many.
         var (rest, remaining) = matches
@@ -808,7 +831,7 @@ extension SearchIndex {
         }
         // Records the ranking pattern does not match at all (an expression's other alternatives).
         if remaining > 0 { groups.append((rest, remaining)) }
-        return try orderedRows(groups, order: .original, isCancelled: isCancelled)
+        return try resultRows(groups, order: .original, isCancelled: isCancelled)
     }
 
     /// The ranking groups of `rowsInRankingGroups` for a few matches (`slots`, ascending): each record goes to the first set

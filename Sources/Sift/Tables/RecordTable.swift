@@ -24,8 +24,9 @@ public struct RecordTable: Sendable {
     /// of them, empty sections included); empty for an unsectioned table. Use
     /// `section(forSectionIndexTitleAt:)` to find the section a title scrolls to.
     public let sectionIndexTitles: [String]
-    /// The record of every row, in table order; the rows of a section are one run.
-    private(set) var handles: [RecordHandle]
+    /// The record of every row, in table order; the rows of a section are one run. In an
+    /// unsectioned results table they may be bitsets whose handles are made when read.
+    private(set) var records: ResultRows
     /// Where each section's rows start in `handles`, then `handles.count`.
     private var sectionStarts: [Int]
     /// Each section's key: its AlphabeticIndex bucket, or 0 in an unsectioned table.
@@ -59,23 +60,45 @@ public struct RecordTable: Sendable {
         source: TableRowSource,
         groupedBySection: Bool
     ) {
+        self.init(
+            rows: ResultRows(handles),
+            layout: layout,
+            sectionTitles: sectionTitles,
+            source: source,
+            groupedBySection: groupedBySection
+        )
+    }
+
+    /// A table of these rows, as `init(handles:layout:sectionTitles:source:groupedBySection:)`
+    /// makes one; an unsectioned table keeps rows still to be made as they are.
+    ///
+    /// - Complexity: O(1) for an unsectioned table; else as the handles' initializer, after
+    ///   making the rows.
+    init(
+        rows: ResultRows,
+        layout: TableLayout,
+        sectionTitles: [String],
+        source: TableRowSource,
+        groupedBySection: Bool
+    ) {
         self.layout = layout
         sectionIndexTitles = layout.isSectioned ? sectionTitles : []
         content = .snapshot(source)
         sectionOfKey = [Int32](repeating: -1, count: max(1, sectionIndexTitles.count))
         guard layout.isSectioned else {
-            self.handles = handles
-            sectionStarts = [0, handles.count]
+            self.records = rows
+            sectionStarts = [0, rows.count]
             sectionKeys = [0]
             sectionOfKey[0] = 0
             return
         }
+        let handles = rows.handles
         let keyCount = sectionIndexTitles.count
         func key(_ handle: RecordHandle) -> Int32 { min(source.section(ofSlot: handle.slot), Int32(keyCount - 1)) }
         sectionStarts = []
         sectionKeys = []
         if groupedBySection {
-            self.handles = handles
+            self.records = rows
             var start = 0
             while start < handles.count {
                 let sectionKey = key(handles[start])
@@ -102,7 +125,7 @@ public struct RecordTable: Sendable {
                 sectionStarts.append(total)
                 total += counts[sectionKey]
             }
-            self.handles = [RecordHandle](unsafeUninitializedCapacity: handles.count) { buffer, initialized in
+            let grouped = [RecordHandle](unsafeUninitializedCapacity: handles.count) { buffer, initialized in
                 for handle in handles {
                     let sectionKey = Int(key(handle))
                     (buffer.baseAddress! + next[sectionKey]).initialize(to: handle)
@@ -110,8 +133,9 @@ public struct RecordTable: Sendable {
                 }
                 initialized = handles.count
             }
+            self.records = ResultRows(grouped)
         }
-        sectionStarts.append(self.handles.count)
+        sectionStarts.append(self.records.count)
     }
 
     /// A table of these rows, given in the layout's order; grouped into sections (keeping their
@@ -161,7 +185,7 @@ public struct RecordTable: Sendable {
             sectionOfKey[0] = 0
         }
         sectionStarts.append(rows.count)
-        handles = rows.map(\.handle)
+        self.records = ResultRows(rows.map(\.handle))
         content = .rows(rows)
     }
 
@@ -175,7 +199,7 @@ public struct RecordTable: Sendable {
     /// Number of rows in all sections.
     ///
     /// - Complexity: O(1).
-    public var rowCount: Int { handles.count }
+    public var rowCount: Int { records.count }
 
     /// Number of sections: the non-empty alphabetic sections when sectioned, else exactly one.
     ///
@@ -334,16 +358,24 @@ public struct RecordTable: Sendable {
     /// The row numbered `number`, made now.
     func row(number: Int) -> TableRow {
         switch content {
-        case .snapshot(let source): return source.row(for: handles[number])
+        case .snapshot(let source): return source.row(for: records.handle(at: number))
         case .rows(let rows): return rows[number]
         }
     }
 
     /// The number of the row showing `handle`, or nil.
-    func rowNumber(ofHandle handle: RecordHandle) -> Int? { rowNumbers.rowNumber(of: handle, in: handles) }
+    func rowNumber(ofHandle handle: RecordHandle) -> Int? {
+        records.isDeferred
+            ? records.deferredRowNumber(of: handle) : rowNumbers.rowNumber(of: handle, in: records.handles)
+    }
 
     /// Row numbers by record, for many lookups (the table's rows are mapped now if they were not).
-    func rowNumberLookup() -> RowNumberLookup { rowNumbers.lookup(handles) }
+    func rowNumberLookup() -> RowNumberLookup { rowNumbers.lookup(records.handles) }
+
+    /// The record of every row, in table order (made now if they were not).
+    ///
+    /// - Complexity: O(1), or O(*m*) the first time for rows still to be made.
+    var handles: [RecordHandle] { records.handles }
 
     /// Whether rows are made from a snapshot of an index (rows with equal handles are equal).
     var isSnapshot: Bool {
@@ -378,7 +410,7 @@ public struct RecordTable: Sendable {
     /// - Complexity: O(*m*) to close the gap in the handles (a memory move), plus O(*s*).
     mutating func removeRow(number: Int) -> (path: TableIndexPath, removedSection: Bool) {
         let path = indexPath(forRowNumber: number)!
-        handles.remove(at: number)
+        records.withHandles { _ = $0.remove(at: number) }
         if case .rows(var rows) = content {
             rows.remove(at: number)
             content = .rows(rows)
@@ -422,11 +454,13 @@ public struct RecordTable: Sendable {
         }
         var low = sectionStarts[section]
         var high = sectionStarts[section + 1]
-        while low < high {
-            let middle = (low + high) / 2
-            if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+        try records.withHandles { handles in
+            while low < high {
+                let middle = (low + high) / 2
+                if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+            }
+            handles.insert(handle, at: low)
         }
-        handles.insert(handle, at: low)
         for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += 1 }
         rowNumbers = RowNumberIndex()
         return (TableIndexPath(section: section, row: low - sectionStarts[section]), insertedSection)
@@ -443,9 +477,9 @@ public struct RecordTable: Sendable {
         var high = sectionStarts[section + 1]
         while low < high {
             let middle = (low + high) / 2
-            if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+            if try precedes(records.handle(at: middle), handle) { low = middle + 1 } else { high = middle }
         }
-        return low < sectionStarts[section + 1] && handles[low] == handle ? low : nil
+        return low < sectionStarts[section + 1] && records.handle(at: low) == handle ? low : nil
     }
 }
 
@@ -455,7 +489,7 @@ extension RecordTable: Hashable {
     /// - Complexity: O(*m*); rows are compared whole unless both tables come from snapshots.
     public static func == (a: RecordTable, b: RecordTable) -> Bool {
         guard a.layout == b.layout, a.sectionIndexTitles == b.sectionIndexTitles, a.sectionKeys == b.sectionKeys,
-            a.sectionStarts == b.sectionStarts, a.handles == b.handles
+            a.sectionStarts == b.sectionStarts, a.rowCount == b.rowCount, a.handles == b.handles
         else { return false }
         if a.isSnapshot && b.isSnapshot { return true }
         return (0..<a.rowCount).allSatisfy { a.row(number: $0) == b.row(number: $0) }

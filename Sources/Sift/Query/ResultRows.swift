@@ -1,0 +1,191 @@
+internal import CSiftKernels
+internal import Synchronization
+
+/// The rows of a search result: a list of handles, or groups of slots whose handles are made
+/// when they are read.
+///
+/// A result in original order while that order follows slot numbers (a bulk load, appends), and
+/// a ranked result made of such groups, is a few bitsets: row *i* is a member of one of them, found
+/// by a select over the bitset's words. Keeping it so spares a keystroke that matches most of
+/// the records from writing a handle per match (a 788,000-row answer was half a millisecond of
+/// handles, and as much again in page faults). The handles are made at once when generations
+/// are counted (a slot was given to a new record: a handle then needs its slot's generation as
+/// of the search), and whenever the whole list is asked for.
+struct ResultRows: Sendable {
+    private enum Storage: Sendable {
+        case handles([RecordHandle])
+        case groups(ResultRowGroups)
+    }
+
+    private var storage: Storage
+
+    /// Rows given as handles.
+    init(_ handles: [RecordHandle] = []) { storage = .handles(handles) }
+
+    /// Rows made from `groups` when read: the members of each group, ascending, one group after
+    /// the other; every handle is its slot and `tag` (no generation counted).
+    init(groups: [(bits: Bitset, count: Int)], tag: UInt32) {
+        storage = .groups(ResultRowGroups(groups.filter { $0.count > 0 }, tag: tag))
+    }
+
+    /// Number of rows.
+    ///
+    /// - Complexity: O(1).
+    var count: Int {
+        switch storage {
+        case .handles(let handles): return handles.count
+        case .groups(let groups): return groups.count
+        }
+    }
+
+    /// Whether the handles are still to be made (for tests and tools).
+    var isDeferred: Bool {
+        if case .groups = storage { return true }
+        return false
+    }
+
+    /// Every row's handle, in order.
+    ///
+    /// - Complexity: O(1) for rows given as handles; for groups, O(*n* / 64 + *m*) the first time
+    ///   (the list is then kept), for *m* rows in a universe of *n* slots.
+    var handles: [RecordHandle] {
+        switch storage {
+        case .handles(let handles): return handles
+        case .groups(let groups): return groups.handles
+        }
+    }
+
+    /// The handle of row `number`.
+    ///
+    /// - Precondition: `number` is in `0..<count`.
+    /// - Complexity: O(1) for handles; O(log *g* + log *n*) for *g* groups, after a first read that
+    ///   makes the groups' rank directories, O(*n* / 64) per group.
+    func handle(at number: Int) -> RecordHandle {
+        switch storage {
+        case .handles(let handles): return handles[number]
+        case .groups(let groups): return groups.handle(at: number)
+        }
+    }
+
+    /// The number of the row holding `handle`, or nil, for rows still to be made (`isDeferred`).
+    ///
+    /// - Precondition: `isDeferred`.
+    /// - Complexity: O(*g* + log *n*) for *g* groups, after a first read as `handle(at:)`.
+    func deferredRowNumber(of handle: RecordHandle) -> Int? {
+        guard case .groups(let groups) = storage else { preconditionFailure("rows are given as handles") }
+        return groups.rowNumber(of: handle)
+    }
+
+    /// Calls `body` with the rows as a list of handles to change in place (made first if they were
+    /// not).
+    ///
+    /// - Complexity: O(1) plus `body` for handles that are not shared; else a copy first, O(*m*).
+    mutating func withHandles<R>(_ body: (inout [RecordHandle]) throws -> R) rethrows -> R {
+        var handles = self.handles
+        storage = .handles([])
+        defer { storage = .handles(handles) }
+        return try body(&handles)
+    }
+}
+
+/// Groups of slots behind a `ResultRows`, with their rank directories and handle list made on
+/// first use and shared by every copy.
+final class ResultRowGroups: Sendable {
+    private let groups: [Bitset]
+    /// The row number of each group's first member, then the number of rows.
+    private let starts: [Int]
+    private let tag: UInt32
+    /// Per group, `sift_bits_block_ranks` of its words.
+    private let directories = Mutex<[[UInt32]]?>(nil)
+    private let list = Mutex<[RecordHandle]?>(nil)
+
+    init(_ groups: [(bits: Bitset, count: Int)], tag: UInt32) {
+        self.groups = groups.map(\.bits)
+        var starts = [0]
+        for group in groups { starts.append(starts.last! + group.count) }
+        self.starts = starts
+        self.tag = tag
+    }
+
+    var count: Int { starts.last! }
+
+    var handles: [RecordHandle] {
+        list.withLock { list in
+            if let list { return list }
+            let made = makeHandles()
+            list = made
+            return made
+        }
+    }
+
+    private func makeHandles() -> [RecordHandle] {
+        let total = count
+        guard total > 0 else { return [] }  // no empty unsafeUninitializedCapacity (see SnapshotReader.readArray)
+        return [RecordHandle](unsafeUninitializedCapacity: total) { buffer, initialized in
+            // A handle is its slot and its generation, two 32-bit values, as the kernel writes them.
+            UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: 2 * total) {
+                pairs in
+                for group in groups {
+                    initialized += group.words.withUnsafeBufferPointer { words in
+                        sift_bits_to_handles(words.baseAddress!, words.count, nil, tag, pairs + 2 * initialized)
+                    }
+                }
+            }
+            precondition(initialized == total, "a group's count is its bitset's")
+        }
+    }
+
+    private func withDirectories<R>(_ body: ([[UInt32]]) -> R) -> R {
+        let directories = self.directories.withLock { directories in
+            if let directories { return directories }
+            let made = groups.map { group in
+                group.words.withUnsafeBufferPointer { words in
+                    [UInt32](unsafeUninitializedCapacity: (words.count + 7) / 8 + 1) { out, initialized in
+                        if let base = words.baseAddress {
+                            sift_bits_block_ranks(base, words.count, out.baseAddress!)
+                        } else {
+                            out[0] = 0
+                        }
+                        initialized = (words.count + 7) / 8 + 1
+                    }
+                }
+            }
+            directories = made
+            return made
+        }
+        return body(directories)
+    }
+
+    func handle(at number: Int) -> RecordHandle {
+        precondition(number >= 0 && number < count, "row \(number) of \(count)")
+        var low = 0
+        var high = groups.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= number { low = middle } else { high = middle - 1 }
+        }
+        let group = low
+        let slot = withDirectories { directories in
+            groups[group].words.withUnsafeBufferPointer { words in
+                directories[group].withUnsafeBufferPointer { ranks in
+                    sift_bits_select(words.baseAddress!, words.count, ranks.baseAddress!, number - starts[group])
+                }
+            }
+        }
+        return RecordHandle(slot: Int32(slot), generation: tag)
+    }
+
+    func rowNumber(of handle: RecordHandle) -> Int? {
+        guard handle.generation == tag,
+            let group = groups.firstIndex(where: { $0.contains(handle.slot) })
+        else { return nil }
+        return withDirectories { directories in
+            groups[group].words.withUnsafeBufferPointer { words in
+                directories[group].withUnsafeBufferPointer { ranks in
+                    starts[group]
+                        + sift_bits_rank(words.baseAddress!, words.count, ranks.baseAddress!, Int(handle.slot))
+                }
+            }
+        }
+    }
+}

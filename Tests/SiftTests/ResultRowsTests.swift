@@ -1,0 +1,91 @@
+import Testing
+
+@testable import Sift
+
+/// Rows kept as bitsets (`ResultRows`), read one at a time, against the list they stand for; and
+/// the searches and tables that keep them so.
+@Suite struct ResultRowsTests {
+    @Test func readingRowsOfGroupsOneByOneGivesTheirList() {
+        var generator = SeededGenerator(seed: 11)
+        let tag: UInt32 = 3 << 24
+        for round in 0..<40 {
+            let limit = [1, 63, 64, 65, 511, 512, 513, 5_000][round % 8]
+            var remaining = Set((0..<limit).map { Int32($0) })
+            var groups: [(bits: Bitset, count: Int)] = []
+            var expected: [RecordHandle] = []
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let density = [0.01, 0.3, 0.9][Int.random(in: 0..<3, using: &generator)]
+                let members = remaining.filter { _ in Double.random(in: 0..<1, using: &generator) < density }
+                remaining.subtract(members)
+                groups.append((BitsetTests.bitset(members, capacity: limit), members.count))
+                expected += members.sorted().map { RecordHandle(slot: $0, generation: tag) }
+            }
+            let rows = ResultRows(groups: groups, tag: tag)
+            #expect(rows.isDeferred)
+            #expect(rows.count == expected.count)
+            for (number, handle) in expected.enumerated() {
+                #expect(rows.handle(at: number) == handle)
+                #expect(rows.deferredRowNumber(of: handle) == number)
+            }
+            for slot in remaining.prefix(20) {
+                #expect(rows.deferredRowNumber(of: RecordHandle(slot: slot, generation: tag)) == nil)
+            }
+            if let first = expected.first {
+                #expect(rows.deferredRowNumber(of: RecordHandle(slot: first.slot, generation: tag + 1)) == nil)
+            }
+            #expect(rows.handles == expected)
+        }
+    }
+
+    /// A broad answer in original or ranked order keeps its rows as bitsets, and they read as
+    /// the list an index that has counted generations (and so makes every handle) gives.
+    @Test func broadResultsKeepTheirRowsAsBitsetsAndReadAsTheList() throws {
+        let words = ["alpha", "alpine", "beta", "gamma", "delta", "Ålborg", "álamo", "ALPACA"]
+        var generator = SeededGenerator(seed: 5)
+        let records = (0..<3_000).map { number in
+            Record(
+                id: "r\(number)",
+                fields: [
+                    "name": (0..<2).map { _ in words[Int.random(in: 0..<words.count, using: &generator)] }
+                        .joined(separator: " "),
+                    "summary": words[Int.random(in: 0..<words.count, using: &generator)],
+                ]
+            )
+        }
+        let configuration = IndexConfiguration(searchFields: ["name", "summary"], collation: Collation(locale: "en"))
+        let index = try SearchIndex(configuration: configuration, records: records)
+        // The same records where a slot was given to a new record: every handle is made at once.
+        let counted = try SearchIndex(configuration: configuration, records: records)
+        let last = try #require(counted.handle(forID: "r2999"))
+        let lastRecord = try counted.record(last)
+        try counted.remove(last)
+        _ = try counted.insert(lastRecord)
+        for order in [ResultOrder.original, .ranked] {
+            for text in ["", "a", "al", "alp", "ga"] {
+                let query = Query(text, mode: .contains, order: order)
+                let result = try index.search(query)
+                let expected = try counted.search(query)
+                #expect(!expected.resultRows.isDeferred)
+                if result.rowCount >= 1_000 { #expect(result.resultRows.isDeferred, "\(order) '\(text)'") }
+                #expect(result.rowCount == expected.rows.count)
+                let ids = try result.rows(numbered: 0..<result.rowCount).map { try index.id(of: $0) }
+                #expect(try ids == expected.rows.map { try counted.id(of: $0) }, "\(order) '\(text)'")
+
+                // A results table over them answers a table view's questions row by row.
+                let table = RecordTable(
+                    rows: result.resultRows,
+                    layout: TableLayout(order: order, isSectioned: false),
+                    sectionTitles: index.sectionTitles,
+                    source: index.tableRowSource(withSections: false),
+                    groupedBySection: true
+                )
+                #expect(table.rowCount == result.rowCount)
+                for number in stride(from: 0, to: table.rowCount, by: 7) {
+                    let path = TableIndexPath(section: 0, row: number)
+                    #expect(try table[path].id == index.id(of: result.rows[number]))
+                    #expect(table.indexPath(of: result.rows[number]) == path)
+                }
+            }
+        }
+    }
+}
