@@ -88,4 +88,35 @@ import Testing
             }
         }
     }
+
+    /// An original table reads the index's order in place, sorted or not, and keeps doing so
+    /// through edits that give no slot to a new record; its rows stay those of a fresh build.
+    @Test(arguments: [TableLayout(order: .sorted, isSectioned: true), TableLayout(order: .original)])
+    func originalTablesShareTheIndexOrderThroughEdits(_ layout: TableLayout) async throws {
+        let names = ["Zürich", "Ávila", "Bern", "Ñandú", "Oslo", "Lyon", "Évora", "Quito", "Lima", "Rome"]
+        var records = (0..<200).map { Record(id: "r\($0)", fields: ["name": "\(names[$0 % 10]) \($0)"]) }
+        let configuration = IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es"))
+        let controller = try SearchController(
+            configuration: configuration,
+            records: records,
+            options: .init(originalTable: layout)
+        )
+        func expectFreshBuild(_ step: String) async throws {
+            let original = await controller.currentUpdate.tables.original
+            #expect(original.records.isIndexOrder, "\(step)")
+            let fresh = try SearchIndex(configuration: configuration, records: records)
+            let expected = try fresh.handles(in: layout.order).map { try fresh.id(of: $0) }
+            #expect(original.rows(numbered: 0..<original.rowCount).map(\.id) == expected, "\(step)")
+        }
+        try await expectFreshBuild("start")
+        try await controller.update(Record(id: "r7", fields: ["name": "Aachen"]))
+        records[7] = Record(id: "r7", fields: ["name": "Aachen"])
+        try await expectFreshBuild("update")
+        try await controller.insert(Record(id: "new", fields: ["name": "Madrid"]))
+        records.append(Record(id: "new", fields: ["name": "Madrid"]))
+        try await expectFreshBuild("insert")
+        try await controller.deleteRecord(id: "r3")
+        records.remove(at: 3)
+        try await expectFreshBuild("delete")
+    }
 }

@@ -144,10 +144,13 @@ extension SearchController {
         let oldResults = try oldHandle.flatMap { try tables.results.locate($0, precedes: resultsOrder()) }
         let newHandle = try change(index)
         let source = index.tableRowSource(withSections: rowsNeedSections)
+        // An original table that reads the index's order in place takes the order as the edit
+        // left it.
         let originalChanges = try tables.original.replaceRow(
             number: oldOriginal,
             with: newHandle,
             source: source,
+            rowsAfter: tables.original.records.isIndexOrder ? index.rowsInOrder(options.originalTable.order) : nil,
             precedes: originalOrder()
         )
         let isResult = try newHandle.map { try showsInResults($0) } ?? false

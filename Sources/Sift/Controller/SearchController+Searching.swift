@@ -137,7 +137,7 @@ extension SearchController {
             // The original table's list, when it is that order and not regrouped: shared, not copied.
             handles =
                 options.originalTable.order == order && !options.originalTable.isSectioned
-                ? tables.original.records : ResultRows(index.handles(in: order))
+                ? tables.original.records : index.rowsInOrder(order)
         case .matches:
             handles = rows
             sorted = sorted && inIndexOrder

@@ -83,9 +83,10 @@ public actor SearchController {
     ///   - source: where answers come from; the index itself by default.
     ///   - clock: the clock for debouncing and timing (tests inject a `TestClock`).
     /// - Throws: `SiftError.invalidConfiguration` for a `.ranked` original table.
-    /// - Complexity: O(*n*) to list the records in the original table's order (a sectioned table in
-    ///   original order also groups them by section); the first sorted or sectioned table sorts the
-    ///   index, O(*n* log *n*).
+    /// - Complexity: O(1) for the original table's rows, which read the index's original or sorted
+    ///   order in place (a sectioned table in original order groups them by section, O(*n*));
+    ///   O(*s* log *n*) to find the *s* sections of a sorted one; the first sorted or sectioned
+    ///   table sorts the index, O(*n* log *n*).
     public init(
         index: sending SearchIndex,
         options: Options = Options(),
@@ -115,7 +116,7 @@ public actor SearchController {
         )
         tables = SearchTables(
             original: RecordTable(
-                handles: index.handles(in: options.originalTable.order),
+                rows: index.rowsInOrder(options.originalTable.order),
                 layout: options.originalTable,
                 sectionTitles: index.sectionTitles,
                 source: source,

@@ -251,6 +251,21 @@ public final class SearchIndex {
         return slots.map { handle(ofSlot: $0) }
     }
 
+    /// Every record in `order` (`.ranked` is original order), as the rows of a table that shows
+    /// them all, read in place from the index's order: a table shares the order's storage (and
+    /// the generations, once counted) instead of holding a handle per record. While it does, the
+    /// index's next edit of that order copies the blocks it writes, and its next reuse or update
+    /// of a slot copies the generations (four bytes a slot).
+    ///
+    /// - Complexity: O(1) (the first `.sorted` call sorts the index).
+    func rowsInOrder(_ order: ResultOrder) -> ResultRows {
+        ResultRows(
+            order: (order == .sorted ? sorted : self.order).slotsInOrder,
+            generations: generations.isMaterialized ? generations : nil,
+            tag: handleTag
+        )
+    }
+
     /// The section (index into `sectionTitles`) of a record, from its sort field.
     ///
     /// - Complexity: O(1); the first call sorts the index, O(*n* log *n*).

@@ -15,6 +15,7 @@ struct ResultRows: Sendable {
     private enum Storage: Sendable {
         case handles([RecordHandle])
         case groups(ResultRowGroups)
+        case order(OrderRows)
     }
 
     private var storage: Storage
@@ -28,6 +29,14 @@ struct ResultRows: Sendable {
         storage = .groups(ResultRowGroups(groups.filter { $0.count > 0 }, tag: tag))
     }
 
+    /// Every record of an index's order (its original or sorted `SlotSequence`), read from the
+    /// sequence's own storage: an original table shares the index's order instead of copying it.
+    /// `generations`, when the index counts them, is a snapshot of them (shared too: the index's
+    /// next reuse or update of a slot copies them while these rows live).
+    init(order: SlotsInOrder, generations: SlotGenerations?, tag: UInt32) {
+        storage = .order(OrderRows(order, generations: generations, tag: tag))
+    }
+
     /// Number of rows.
     ///
     /// - Complexity: O(1).
@@ -35,11 +44,24 @@ struct ResultRows: Sendable {
         switch storage {
         case .handles(let handles): return handles.count
         case .groups(let groups): return groups.count
+        case .order(let order): return order.slots.count
         }
     }
 
     /// Whether the handles are still to be made (for tests and tools).
     var isDeferred: Bool {
+        if case .handles = storage { return false }
+        return true
+    }
+
+    /// Whether the rows are an index's order read in place (`init(order:tag:)`).
+    var isIndexOrder: Bool {
+        if case .order = storage { return true }
+        return false
+    }
+
+    /// Whether `deferredRowNumber(of:)` finds a row without a map of the rows (groups of slots).
+    var findsRowNumbers: Bool {
         if case .groups = storage { return true }
         return false
     }
@@ -52,6 +74,7 @@ struct ResultRows: Sendable {
         switch storage {
         case .handles(let handles): return handles
         case .groups(let groups): return groups.handles
+        case .order(let order): return order.handles
         }
     }
 
@@ -64,15 +87,16 @@ struct ResultRows: Sendable {
         switch storage {
         case .handles(let handles): return handles[number]
         case .groups(let groups): return groups.handle(at: number)
+        case .order(let order): return order.handle(at: number)
         }
     }
 
     /// The number of the row holding `handle`, or nil, for rows still to be made (`isDeferred`).
     ///
-    /// - Precondition: `isDeferred`.
+    /// - Precondition: `findsRowNumbers`.
     /// - Complexity: O(*g* + log *n*) for *g* groups, after a first read as `handle(at:)`.
     func deferredRowNumber(of handle: RecordHandle) -> Int? {
-        guard case .groups(let groups) = storage else { preconditionFailure("rows are given as handles") }
+        guard case .groups(let groups) = storage else { preconditionFailure("rows are not groups of slots") }
         return groups.rowNumber(of: handle)
     }
 
@@ -186,6 +210,36 @@ final class ResultRowGroups: Sendable {
                         + sift_bits_rank(words.baseAddress!, words.count, ranks.baseAddress!, Int(handle.slot))
                 }
             }
+        }
+    }
+}
+
+/// An index's order behind a `ResultRows`, with the handle list made on first use and shared by
+/// every copy.
+final class OrderRows: Sendable {
+    let slots: SlotsInOrder
+    private let generations: SlotGenerations?
+    private let tag: UInt32
+    private let list = Mutex<[RecordHandle]?>(nil)
+
+    init(_ slots: SlotsInOrder, generations: SlotGenerations?, tag: UInt32) {
+        self.slots = slots
+        self.generations = generations
+        self.tag = tag
+    }
+
+    func handle(at position: Int) -> RecordHandle {
+        let slot = slots[position]
+        return RecordHandle(slot: slot, generation: tag | (generations?[slot] ?? 0))
+    }
+
+    var handles: [RecordHandle] {
+        list.withLock { list in
+            if let list { return list }
+            let (tag, generations) = (self.tag, self.generations)
+            let made = slots.slots.map { RecordHandle(slot: $0, generation: tag | (generations?[$0] ?? 0)) }
+            list = made
+            return made
         }
     }
 }

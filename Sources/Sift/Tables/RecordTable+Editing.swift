@@ -15,27 +15,45 @@ extension RecordTable {
     ///   - newHandle: the record's handle after the edit, or nil when the table no longer shows it.
     ///   - source: the index's rows after the edit.
     ///   - precedes: the table's strict order on the records it shows, as of after the edit.
-    /// - Precondition: the table's rows come from a snapshot of the same index.
+    ///   - rowsAfter: the table's rows as they are after the edit, when the caller has them (an
+    ///     original table reads the index's order in place: it takes the order after the edit
+    ///     instead of editing a copy of it).
+    /// - Precondition: the table's rows come from a snapshot of the same index; `rowsAfter`, when
+    ///   given, are exactly the rows this edit leaves.
     /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to move
-    ///   the handles after the changed rows (a memory move).
+    ///   the handles after the changed rows (a memory move), or O(log *r* log *b*) reads of
+    ///   `rowsAfter` in *b* blocks instead.
     mutating func replaceRow(
         number oldNumber: Int?,
         with newHandle: RecordHandle?,
         source: TableRowSource,
+        rowsAfter: ResultRows? = nil,
         precedes: (RecordHandle, RecordHandle) throws -> Bool
     ) rethrows -> TableChangeSet {
         precondition(isSnapshot, "only tables made from an index are edited")
         let oldRow = oldNumber.map { row(number: $0) }
         var oldPath: TableIndexPath? = nil
         var removedSection = false
-        if let oldNumber { (oldPath, removedSection) = removeRow(number: oldNumber) }
+        if let oldNumber {
+            (oldPath, removedSection) = removeRow(number: oldNumber, keepingRecords: rowsAfter != nil)
+        }
+        if let rowsAfter { records = rowsAfter }
         var newPath: TableIndexPath? = nil
         var insertedSection = false
         if let newHandle {
-            (newPath, insertedSection) = try insert(newHandle, source: source, precedes: precedes)
+            (newPath, insertedSection) = try insert(
+                newHandle,
+                source: source,
+                recordsHoldIt: rowsAfter != nil,
+                precedes: precedes
+            )
         } else {
             replaceSource(source)
         }
+        precondition(
+            numberOfSections == 0 ? rowCount == 0 : rowCount == rowNumbers(inSection: numberOfSections - 1).upperBound,
+            "rowsAfter are the rows the edit leaves"
+        )
         let newRow = newHandle.map { source.row(for: $0) }
 
         var changes = TableChangeSet()

@@ -26,7 +26,7 @@ public struct RecordTable: Sendable {
     public let sectionIndexTitles: [String]
     /// The record of every row, in table order; the rows of a section are one run. In an
     /// unsectioned results table they may be bitsets whose handles are made when read.
-    private(set) var records: ResultRows
+    var records: ResultRows
     /// Where each section's rows start in `handles`, then `handles.count`.
     private var sectionStarts: [Int]
     /// Each section's key: its AlphabeticIndex bucket, or 0 in an unsectioned table.
@@ -92,21 +92,21 @@ public struct RecordTable: Sendable {
             sectionOfKey[0] = 0
             return
         }
-        let handles = rows.handles
         let keyCount = sectionIndexTitles.count
         func key(_ handle: RecordHandle) -> Int32 { min(source.section(ofSlot: handle.slot), Int32(keyCount - 1)) }
         sectionStarts = []
         sectionKeys = []
         if groupedBySection {
+            // Rows read one by one, so that rows still to be made (an index's order) stay so.
             self.records = rows
             var start = 0
-            while start < handles.count {
-                let sectionKey = key(handles[start])
+            while start < rows.count {
+                let sectionKey = key(rows.handle(at: start))
                 var low = start + 1
-                var high = handles.count
+                var high = rows.count
                 while low < high {
                     let middle = (low + high) / 2
-                    if key(handles[middle]) <= sectionKey { low = middle + 1 } else { high = middle }
+                    if key(rows.handle(at: middle)) <= sectionKey { low = middle + 1 } else { high = middle }
                 }
                 sectionOfKey[Int(sectionKey)] = Int32(sectionKeys.count)
                 sectionKeys.append(sectionKey)
@@ -114,6 +114,7 @@ public struct RecordTable: Sendable {
                 start = low
             }
         } else {
+            let handles = rows.handles
             var counts = [Int](repeating: 0, count: keyCount)
             for handle in handles { counts[Int(key(handle))] += 1 }
             var next = [Int](repeating: 0, count: keyCount)
@@ -365,7 +366,7 @@ public struct RecordTable: Sendable {
 
     /// The number of the row showing `handle`, or nil.
     func rowNumber(ofHandle handle: RecordHandle) -> Int? {
-        records.isDeferred
+        records.findsRowNumbers
             ? records.deferredRowNumber(of: handle) : rowNumbers.rowNumber(of: handle, in: records.handles)
     }
 
@@ -406,11 +407,15 @@ public struct RecordTable: Sendable {
     }
 
     /// Takes out the row numbered `number`; the section goes too when it empties (sectioned).
+    /// With `keepingRecords`, the records are left as they are (the caller replaces them).
     ///
     /// - Complexity: O(*m*) to close the gap in the handles (a memory move), plus O(*s*).
-    mutating func removeRow(number: Int) -> (path: TableIndexPath, removedSection: Bool) {
+    mutating func removeRow(
+        number: Int,
+        keepingRecords: Bool = false
+    ) -> (path: TableIndexPath, removedSection: Bool) {
         let path = indexPath(forRowNumber: number)!
-        records.withHandles { _ = $0.remove(at: number) }
+        if !keepingRecords { records.withHandles { _ = $0.remove(at: number) } }
         if case .rows(var rows) = content {
             rows.remove(at: number)
             content = .rows(rows)
@@ -430,13 +435,16 @@ public struct RecordTable: Sendable {
     mutating func replaceSource(_ source: TableRowSource) { content = .snapshot(source) }
 
     /// Puts `handle` in its section (made when absent), after every row that precedes it, and
-    /// takes `source` as the table's snapshot.
+    /// takes `source` as the table's snapshot. With `recordsHoldIt`, the records already hold
+    /// `handle` at its place (they were replaced by the rows after the edit): its row is found
+    /// among them, and they are left as they are.
     ///
     /// - Complexity: O(log *r*) calls of `precedes` in a section of *r* rows, plus O(*m*) to open
     ///   the gap in the handles, plus O(*s*).
     mutating func insert(
         _ handle: RecordHandle,
         source: TableRowSource,
+        recordsHoldIt: Bool = false,
         precedes: (RecordHandle, RecordHandle) throws -> Bool
     ) rethrows -> (path: TableIndexPath, insertedSection: Bool) {
         content = .snapshot(source)
@@ -454,12 +462,22 @@ public struct RecordTable: Sendable {
         }
         var low = sectionStarts[section]
         var high = sectionStarts[section + 1]
-        try records.withHandles { handles in
+        if recordsHoldIt {
+            // The section's rows before the edit's insert are `low..<high` here, and the records
+            // hold one more row in it, `handle`: the first of them that does not precede
+            // `handle` is `handle` itself, or the end when it is last.
             while low < high {
                 let middle = (low + high) / 2
-                if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+                if try precedes(records.handle(at: middle), handle) { low = middle + 1 } else { high = middle }
             }
-            handles.insert(handle, at: low)
+        } else {
+            try records.withHandles { handles in
+                while low < high {
+                    let middle = (low + high) / 2
+                    if try precedes(handles[middle], handle) { low = middle + 1 } else { high = middle }
+                }
+                handles.insert(handle, at: low)
+            }
         }
         for s in (section + 1)..<sectionStarts.count { sectionStarts[s] += 1 }
         rowNumbers = RowNumberIndex()

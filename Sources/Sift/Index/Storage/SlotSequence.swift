@@ -316,6 +316,16 @@ struct SlotSequence {
         return blocks[block][offset]
     }
 
+    /// The slots in order as they are now, without the order labels: what a table showing the
+    /// whole sequence reads, sharing the sequence's storage (an edit of the sequence afterwards
+    /// copies what it writes: the block list, one block and the size tree, or while ascending
+    /// the bits and their counts).
+    ///
+    /// - Complexity: O(1).
+    var slotsInOrder: SlotsInOrder {
+        SlotsInOrder(ascending: isAscending ? ascending : nil, blocks: blocks, sizeTree: sizeTree, count: count)
+    }
+
     /// The position of a slot that is in the sequence.
     ///
     /// - Complexity: O(log *b*) while ascending, O(*k*) in blocks of at most *k* = 1024 entries.
@@ -519,5 +529,34 @@ struct SlotSequence {
         }
         Self.sortByLabel(&labels, &result)
         return result
+    }
+}
+
+/// A read-only snapshot of a `SlotSequence`'s slots in order (see `SlotSequence.slotsInOrder`).
+struct SlotsInOrder: @unchecked Sendable {
+    // @unchecked: value types holding arrays, never mutated after the snapshot is taken.
+    fileprivate let ascending: RankedBitset?
+    fileprivate let blocks: [[Int32]]
+    fileprivate let sizeTree: FenwickTree
+    let count: Int
+
+    /// The slot at a position.
+    ///
+    /// - Complexity: O(log *b*) for *b* blocks (of 512 slots while ascending).
+    subscript(position: Int) -> Int32 {
+        if let ascending { return ascending[position] }
+        let (block, offset) = sizeTree.locate(position)
+        return blocks[block][offset]
+    }
+
+    /// Every slot, in order.
+    ///
+    /// - Complexity: O(*n*).
+    var slots: [Int32] {
+        if let ascending { return ascending.members }
+        var slots: [Int32] = []
+        slots.reserveCapacity(count)
+        for block in blocks { slots += block }
+        return slots
     }
 }
