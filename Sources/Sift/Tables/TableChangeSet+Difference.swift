@@ -59,13 +59,15 @@ extension TableChangeSet {
         let sameOrder = fromIndex && old.layout.order == new.layout.order && old.layout.order != .ranked
         let inNew = new.rowNumberLookup()
         let inOld = old.rowNumberLookup()
+        // Read once: `handles` may take a lock (rows kept as bitsets) and retains the list.
+        let (oldHandles, newHandles) = (inOld.handles, inNew.handles)
         var listed = 0
 
         // Old rows that leave: gone from `new`, or gone to a section that is inserted.
         for s in 0..<old.numberOfSections where !isDeletedSection[s] {
             let first = old.rowNumbers(inSection: s).lowerBound
             for number in old.rowNumbers(inSection: s) {
-                if let to = inNew.rowNumber(of: old.handles[number]) {
+                if let to = inNew.rowNumber(of: oldHandles[number]) {
                     if fromIndex || !isInsertedSection[new.indexPath(forRowNumber: to)!.section] { continue }
                 }
                 deletedRows.append(TableIndexPath(section: s, row: number - first))
@@ -84,7 +86,7 @@ extension TableChangeSet {
             var candidates: [(newRow: Int, oldRow: Int)] = []
             for number in new.rowNumbers(inSection: t) {
                 let to = TableIndexPath(section: t, row: number - first)
-                guard let fromNumber = inOld.rowNumber(of: new.handles[number]) else {
+                guard let fromNumber = inOld.rowNumber(of: newHandles[number]) else {
                     insertedRows.append(to)
                     listed += 1
                     if listed > limit {
