@@ -320,6 +320,68 @@ void sift_sort_by_key(uint64_t *keys, int32_t *values, uint64_t *keyScratch, int
     }
 }
 
+size_t sift_segment_element_counts(const uint8_t *codes, size_t length, uint8_t *counts, size_t segments) {
+    size_t segment = 0;
+    size_t elements = 0;
+    for (size_t i = 1; i < length && segment < segments; i++) {
+        uint8_t byte = codes[i];
+        if (byte == 0) {
+            counts[segment++] = (uint8_t)(elements < SIFT_RANKING_LENGTH_LIMIT ? elements : SIFT_RANKING_LENGTH_LIMIT);
+            elements = 0;
+        } else {
+            elements += (byte & 0xC0) != 0x80;
+        }
+    }
+    return segment;
+}
+
+void sift_sort_rows_by_rank(uint64_t *rows, uint64_t *keys, const uint8_t *lengths, size_t count,
+                            uint64_t *rowScratch, uint64_t *keyScratch) {
+    if (count < 2 || (keys == NULL && lengths == NULL)) return;
+    // Digit 0..7: the key's bytes, least significant first; digit 8: the length.
+    size_t histogram[9][256];
+    memset(histogram, 0, sizeof histogram);
+    for (size_t i = 0; i < count; i++) {
+        if (keys) {
+            uint64_t key = keys[i];
+            for (int b = 0; b < 8; b++) histogram[b][(key >> (8 * b)) & 0xFF] += 1;
+        }
+        if (lengths) histogram[8][lengths[(uint32_t)rows[i]]] += 1;
+    }
+    uint64_t *fromRows = rows, *toRows = rowScratch;
+    uint64_t *fromKeys = keys, *toKeys = keyScratch;
+    for (int digit = keys ? 0 : 8; digit < (lengths ? 9 : 8); digit++) {
+        size_t *counts = histogram[digit];
+        uint8_t first = digit == 8 ? lengths[(uint32_t)fromRows[0]] : (uint8_t)(fromKeys[0] >> (8 * digit));
+        if (counts[first] == count) continue;  // every row shares this digit
+        size_t offset = 0;
+        for (int d = 0; d < 256; d++) {
+            size_t c = counts[d];
+            counts[d] = offset;
+            offset += c;
+        }
+        if (digit == 8) {
+            for (size_t i = 0; i < count; i++) toRows[counts[lengths[(uint32_t)fromRows[i]]]++] = fromRows[i];
+        } else {
+            int last = digit == 7;  // no key pass follows: the keys need not move
+            for (size_t i = 0; i < count; i++) {
+                size_t to = counts[(fromKeys[i] >> (8 * digit)) & 0xFF]++;
+                toRows[to] = fromRows[i];
+                if (!last) toKeys[to] = fromKeys[i];
+            }
+            if (!last) {
+                uint64_t *k = fromKeys;
+                fromKeys = toKeys;
+                toKeys = k;
+            }
+        }
+        uint64_t *r = fromRows;
+        fromRows = toRows;
+        toRows = r;
+    }
+    if (fromRows != rows) memcpy(rows, fromRows, sizeof(uint64_t) * count);
+}
+
 size_t sift_bits_to_slots(const uint64_t *bits, size_t wordCount, int32_t *out) {
     size_t n = 0;
     for (size_t w = 0; w < wordCount; w++) {

@@ -15,6 +15,8 @@ struct DatasetSettings: Equatable {
     var sort: String?
     /// How the sort field compares (numbers, punctuation).
     var sortOptions = SortOptions()
+    /// What breaks ties in ranked order (`--tie-break`), if anything.
+    var tieBreak: RankingTieBreak? = nil
 
     // MARK: Reading and display
     /// Whether sorted tables and results are read backwards (largest first).
@@ -39,8 +41,15 @@ struct DatasetSettings: Equatable {
             collation: collation,
             scopes: scopes,
             sortField: sort,
-            sortOptions: sortOptions
+            sortOptions: sortOptions,
+            rankingTieBreak: tieBreak
         )
+    }
+
+    /// Drops a text tie-break that is no longer on the sort field (a text tie-break follows the
+    /// sorted order, see `RankingTieBreak`): after `:sort` changed the sort field.
+    mutating func dropTextTieBreakOffTheSortField() {
+        if let tieBreak, !tieBreak.numeric, tieBreak.field != (sort ?? searchFields[0]) { self.tieBreak = nil }
     }
 
     /// Whether the original table is in alphabetic sections: when it is sorted as text. (Numbers
@@ -366,6 +375,16 @@ enum DatasetLoader {
         )
         settings.syntax = request.syntax ?? description.syntax ?? .operators
         settings.typos = request.typos ?? .off
+        if let tieBreak = request.tieBreak {
+            try DatasetFile.requireColumn(tieBreak.field, role: "tie-break field", in: table, file: file)
+            let sortField = sort ?? searchFields[0]
+            guard tieBreak.numeric || tieBreak.field == sortField else {
+                throw ToolError(
+                    "--tie-break \(tieBreak.field): a text tie-break follows the sorted order, so it must be the sort field '\(sortField)' (use --sort \(tieBreak.field), or \(tieBreak.field):numeric)"
+                )
+            }
+            settings.tieBreak = tieBreak
+        }
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }
 
@@ -463,6 +482,7 @@ enum DatasetLoader {
         )
         settings.syntax = request.syntax ?? .operators
         settings.typos = request.typos ?? .off
+        settings.tieBreak = configuration.rankingTieBreak
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
             file: request.file,

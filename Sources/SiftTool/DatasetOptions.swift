@@ -50,6 +50,15 @@ struct IndexOptions: ParsableArguments {
     @Option(help: "Sorting: shifted ignores spaces and punctuation (default: non-ignorable, they sort first).")
     var sortAlternate: Collation.Alternate?
 
+    @Option(
+        name: .customLong("tie-break"),
+        help: ArgumentHelp(
+            "Ranked order's last rule before file order: FIELD[:numeric][,desc]. numeric reads the field as a number (records without one last), desc puts the largest first; as text it must be the sort field (--sort, else the first field).",
+            valueName: "field[:numeric][,desc]"
+        )
+    )
+    var tieBreak: RankingTieBreak?
+
     @Option(help: "The field holding record ids. Default: the description's, else the 1-based data row.")
     var id: String?
 
@@ -146,6 +155,29 @@ extension QuerySyntax: ExpressibleByArgument {}
 extension TypoTolerance: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }
 }
+extension RankingTieBreak: ExpressibleByArgument {
+    /// `FIELD`, `FIELD:numeric`, `FIELD:desc`, `FIELD:numeric,desc` (options in any order; also
+    /// `text` and `asc`, the defaults). Nil for an empty field or an unknown option.
+    public init?(argument: String) {
+        var field = Substring(argument)
+        var options: [Substring] = []
+        if let colon = argument.lastIndex(of: ":") {
+            field = argument[..<colon]
+            options = argument[argument.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+        }
+        guard !field.isEmpty else { return nil }
+        self.init(field: String(field))
+        for option in options {
+            switch option {
+            case "numeric": numeric = true
+            case "text": numeric = false
+            case "desc", "descending": descending = true
+            case "asc", "ascending": descending = false
+            default: return nil
+            }
+        }
+    }
+}
 
 /// A command's dataset options as plain values (an `IndexOptions` or `SearchOptions` that was not
 /// parsed cannot be read): what `DatasetLoader` opens.
@@ -161,6 +193,7 @@ struct DatasetRequest {
     var descending: Bool?
     var numeric: Bool?
     var sortAlternate: Collation.Alternate?
+    var tieBreak: RankingTieBreak?
     var id: String?
     var inputFormat: InputFormat?
     /// An explicit description file; nil: the one beside the data file, if any.
@@ -194,6 +227,7 @@ struct DatasetRequest {
         descending = index.direction.map { $0 == .descending }
         numeric = index.numeric
         sortAlternate = index.sortAlternate
+        tieBreak = index.tieBreak
         id = index.id
         inputFormat = index.inputFormat
         description = index.descriptionFile
@@ -222,6 +256,7 @@ struct DatasetRequest {
         if sort != nil { given.append("--sort") }
         if numeric != nil { given.append(numeric! ? "--numeric" : "--no-numeric") }
         if sortAlternate != nil { given.append("--sort-alternate") }
+        if tieBreak != nil { given.append("--tie-break") }
         if inputFormat != nil { given.append("--input-format") }
         if description != nil { given.append("--description") }
         return given

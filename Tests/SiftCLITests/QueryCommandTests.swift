@@ -187,6 +187,35 @@ struct QueryCommandTests {
 
     /// `--syntax operators` (the default in words mode) reads `|`, `-` and quotes; `--syntax
     /// literal` does not; `--snippet N` adds each searched field's window around its first match.
+    /// `--tie-break FIELD[:numeric][,desc]`: ranked order puts shorter fields first, then orders
+    /// what is still tied by the named field; a bad value or field is an error.
+    @Test func tieBreakOrdersRankedTies() async throws {
+        let path = try Run.file(
+            "springs.tsv",
+            "name\tpopulation\nSpringfield\t30000\nSprings\tn/a\nSpringfield\t160000\nSprings\t5000\n"
+        )
+        func ids(_ arguments: [String]) async throws -> [String] {
+            let run = try await Run.sift(
+                ["query", path, "spring", "--order", "ranked", "--format", "json"] + arguments
+            )
+            #expect(run.status == 0, "\(run.stderr)")
+            return run.stdout.split(separator: "\n").compactMap { line in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["id"] as? String
+            }
+        }
+        #expect(try await ids([]) == ["2", "4", "1", "3"])  // shorter first, then file order
+        #expect(try await ids(["--tie-break", "population:numeric,desc"]) == ["4", "2", "3", "1"])
+        #expect(try await ids(["--tie-break", "population:numeric"]) == ["4", "2", "1", "3"])
+        #expect(try await ids(["--tie-break", "name:desc"]) == ["4", "2", "3", "1"])
+        let unknown = try await Run.sift(["query", path, "spring", "--tie-break", "people:numeric"])
+        #expect(unknown.status != 0 && unknown.stderr.contains("people"))
+        let textOffSort = try await Run.sift(["query", path, "spring", "--tie-break", "population"])
+        #expect(textOffSort.status != 0 && textOffSort.stderr.contains("sort field"))
+        let badOption = try await Run.sift(["query", path, "spring", "--tie-break", "population:largest"])
+        #expect(badOption.status != 0 && badOption.stderr.contains("tie-break"))
+    }
+
     @Test func operatorSyntaxAndSnippets() async throws {
         let path = try Run.file(
             "editors.tsv",

@@ -186,19 +186,34 @@ struct ControllerEditingTests {
     static func randomRecord(id: String, _ generator: inout SeededGenerator) -> Record {
         let name = pool.randomElement(using: &generator)!
         let code = String(pool.randomElement(using: &generator)!.prefix(2)).uppercased()
+        let population = ["", "n/a", "100", "2500", "2500", "-3", "7e2"].randomElement(using: &generator)!
         return Record(
             id: id,
-            fields: ["name": name, "code": code, "continent": ["EU", "SA"].randomElement(using: &generator)!]
+            fields: [
+                "name": name, "code": code, "continent": ["EU", "SA"].randomElement(using: &generator)!,
+                "population": population,
+            ]
         )
     }
+
+    /// Seeds past the layouts: ranked results with a ranking tie-break (numeric, then text).
+    static let tieBreaks: [RankingTieBreak] = [
+        RankingTieBreak(field: "population", numeric: true, descending: true),
+        RankingTieBreak(field: "name", descending: true),
+    ]
 
     /// Random inserts, deletes, updates and moves through both tables (and by id), interleaved
     /// with queries in random scopes: after each edit, its change sets turn the previous tables
     /// into exactly the new ones, and the tables and badges equal those of a brand-new index.
-    @Test(arguments: 0..<6)
+    /// Seeds 6 and 7 rank the results with a tie-break field, so that an edited record's place
+    /// among ranked results also depends on its field lengths and tie-break value.
+    @Test(arguments: 0..<8)
     func randomEditsChangeTheTablesExactlyAsTheirChangeSetsSay(seed: Int) async throws {
         var generator = SeededGenerator(seed: UInt64(100 + seed))
-        let (original, results) = Self.layouts[seed]
+        let (original, results) =
+            seed < Self.layouts.count ? Self.layouts[seed] : (TableLayout(order: .sorted), TableLayout(order: .ranked))
+        var configuration = configuration
+        if seed >= Self.layouts.count { configuration.rankingTieBreak = Self.tieBreaks[seed - Self.layouts.count] }
         let policy = BelowThresholdPolicy.allCases[seed % 3]
         var model = (0..<30).map { Self.randomRecord(id: "r\($0)", &generator) }
         let controller = try SearchController(

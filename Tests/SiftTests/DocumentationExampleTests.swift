@@ -583,7 +583,7 @@ struct DocumentationExampleTests {
         // fuzzy ["1", "2", "3", "4"]
         print(try places.search(Query("jose san", mode: .words)).rows.map { try places.id(of: $0) })  // ["1"]
         let ranked = try places.search(Query("jose", order: .ranked))
-        print(try ranked.rows.map { try places.id(of: $0) })  // ["2", "3", "1", "4"]
+        print(try ranked.rows.map { try places.id(of: $0) })  // ["3", "2", "1", "4"]: shorter first
         let fuzzy = try places.search(Query("jsf", mode: .fuzzy, order: .ranked))
         print(try fuzzy.rows.map { try places.id(of: $0) })  // ["3", "2"]
 
@@ -594,7 +594,7 @@ struct DocumentationExampleTests {
                 #"words ["1", "2", "3"]"#,
                 #"fuzzy ["1", "2", "3", "4"]"#,
                 #"["1"]"#,
-                #"["2", "3", "1", "4"]"#,
+                #"["3", "2", "1", "4"]"#,
                 #"["3", "2"]"#,
             ]
         )

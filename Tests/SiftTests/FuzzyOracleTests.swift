@@ -177,26 +177,31 @@ struct FuzzyOracleTests {
         #expect(checked > 0)
     }
 
-    /// Ranked rows go by score (best first), then the field reaching it (earlier first), then
+    /// Ranked rows go by score (best first), then the field reaching it (earlier first), then that
+    /// field's length (shorter first; `RankingTieBreakTests` checks lengths against ICU), then
     /// original order.
     func expectRankedOrder(_ result: SearchResult, index: SearchIndex) throws {
         let plan = index.scopePlans[0]
         guard case .patterns(let patterns) = try index.foldQuery(result.query.text, mode: .fuzzy, folding: plan.folding)
         else { return }
-        var previous: (score: Int, field: Int, position: Int)? = nil
+        var previous: (score: Int, field: Int, length: UInt8, position: Int)? = nil
+        let lengths = index.rankingKeys.lengths[plan.folding]
         let positions = Dictionary(uniqueKeysWithValues: index.handles(in: .original).enumerated().map { ($1, $0) })
         for row in result.rows {
             guard let best = index.fuzzyScore(slot: row.slot, plan: plan, pattern: patterns[0]) else {
                 Issue.record("a ranked row without a score")
                 return
             }
-            let current = (score: best.score, field: best.field, position: positions[row]!)
+            let length = lengths[plan.fields[best.field]][Int(row.slot)]
+            let current = (score: best.score, field: best.field, length: length, position: positions[row]!)
             if let previous {
                 let inOrder =
                     previous.score > current.score
                     || (previous.score == current.score
                         && (previous.field < current.field
-                            || (previous.field == current.field && previous.position < current.position)))
+                            || (previous.field == current.field
+                                && (previous.length < current.length
+                                    || (previous.length == current.length && previous.position < current.position)))))
                 #expect(inOrder, "'\(result.query.text)': \(previous) before \(current)")
             }
             previous = current

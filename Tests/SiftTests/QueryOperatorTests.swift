@@ -120,11 +120,13 @@ struct QueryOperatorTests {
         #expect(try index.matchRanges(of: vim, for: Query("vim -neovim", mode: .words)) == ["name": [0..<3]])
     }
 
-    /// A ranked query ranks by its first positive term: field-start matches first.
+    /// A ranked query ranks by its first positive term: field-start matches first; within a
+    /// group, the shorter field (here every "text" starts a word of `about`: 17, 22, 23 and 27
+    /// elements).
     @Test func rankedOrderFollowsTheFirstPositiveTerm() throws {
         let index = try Self.index()
         let rows = try index.ids(index.search(Query("-city text|york", mode: .words, order: .ranked)))
-        #expect(rows == ["vim", "neovim", "emacs", "nano"])
+        #expect(rows == ["vim", "emacs", "nano", "neovim"])
         let york = try index.ids(index.search(Query("-nothing york", mode: .words, order: .ranked)))
         #expect(york == ["yn", "ny"])
     }

@@ -37,8 +37,9 @@ import Testing
         }
     }
 
-    /// A broad answer in original or ranked order keeps its rows as bitsets, and they read as
-    /// the list an index that has counted generations (and so makes every handle) gives.
+    /// A broad answer in original order keeps its rows as bitsets, and they read as the list an
+    /// index that has counted generations (and so makes every handle) gives; so do ranked answers,
+    /// whatever they keep.
     @Test func broadResultsKeepTheirRowsAsBitsetsAndReadAsTheList() throws {
         let words = ["alpha", "alpine", "beta", "gamma", "delta", "Ålborg", "álamo", "ALPACA"]
         var generator = SeededGenerator(seed: 5)
@@ -66,7 +67,10 @@ import Testing
                 let result = try index.search(query)
                 let expected = try counted.search(query)
                 #expect(!expected.resultRows.isDeferred)
-                if result.rowCount >= 1_000 { #expect(result.resultRows.isDeferred, "\(order) '\(text)'") }
+                // Ranked groups are put in order by field length within them: their rows are made.
+                if order == .original, result.rowCount >= 1_000 {
+                    #expect(result.resultRows.isDeferred, "\(order) '\(text)'")
+                }
                 #expect(result.rowCount == expected.rows.count)
                 let ids = try result.rows(numbered: 0..<result.rowCount).map { try index.id(of: $0) }
                 #expect(try ids == expected.rows.map { try counted.id(of: $0) }, "\(order) '\(text)'")

@@ -113,6 +113,26 @@ size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const u
 void sift_sort_by_key(uint64_t *_Nonnull keys, int32_t *_Nonnull values, uint64_t *_Nonnull keyScratch,
                       int32_t *_Nonnull valueScratch, size_t count);
 
+/// The highest field length the ranking keys tell apart (`SearchIndex+RankingKeys.swift`):
+/// longer fields count as this long.
+#define SIFT_RANKING_LENGTH_LIMIT 255
+
+/// Writes to `counts[s]` the number of elements (lead bytes) of segment `s` of a column's codes,
+/// `length` bytes in which every segment is followed by a 0 separator and the first starts after
+/// the separator at index 0, at most `SIFT_RANKING_LENGTH_LIMIT`; for at most `segments`
+/// segments. Returns how many segments it counted.
+size_t sift_segment_element_counts(const uint8_t *_Nonnull codes, size_t length, uint8_t *_Nonnull counts,
+                                   size_t segments);
+
+/// Stably sorts `count` rows (record handles: a 32-bit slot, then a 32-bit generation) by
+/// `lengths[slot]` (when `lengths` is not NULL), then by `keys[i]` (the row's 64-bit key, when
+/// `keys` is not NULL; permuted along with the rows), ties keeping their order: an LSD radix sort,
+/// the keys' bytes first and the length last, that skips every byte all rows share (so rows whose
+/// lengths and keys are all equal are left as they are, after one counting pass). The scratch
+/// buffers hold `count` entries each (`keyScratch` may be NULL without keys).
+void sift_sort_rows_by_rank(uint64_t *_Nonnull rows, uint64_t *_Nullable keys, const uint8_t *_Nullable lengths,
+                            size_t count, uint64_t *_Nonnull rowScratch, uint64_t *_Nullable keyScratch);
+
 /// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 

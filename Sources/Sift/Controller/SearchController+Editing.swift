@@ -201,7 +201,8 @@ extension SearchController {
     }
 
     /// A strict order on records: original or collation order, or, for `.ranked`, the ranking
-    /// group of `query` then original order (as `SearchIndex.search` orders results).
+    /// key of `query` (group, deciding field's length, tie-break) then original order (as
+    /// `SearchIndex.search` orders results).
     private func order(_ order: ResultOrder, query: Query?) -> (RecordHandle, RecordHandle) throws -> Bool {
         let index = self.index
         switch order {
@@ -211,10 +212,11 @@ extension SearchController {
             return { a, b in try index.sortedPosition(of: a) < index.sortedPosition(of: b) }
         case .ranked:
             guard let query else { return { a, b in try index.position(of: a) < index.position(of: b) } }
+            let unranked = RankingKey(group: 0, length: 0, tieBreak: 0)
             return { a, b in
-                let groupA = try index.rankingGroup(of: a, for: query) ?? 0
-                let groupB = try index.rankingGroup(of: b, for: query) ?? 0
-                if groupA != groupB { return groupA < groupB }
+                let keyA = try index.rankingKey(of: a, for: query) ?? unranked
+                let keyB = try index.rankingKey(of: b, for: query) ?? unranked
+                if keyA != keyB { return keyA < keyB }
                 return try index.position(of: a) < index.position(of: b)
             }
         }

@@ -22,6 +22,13 @@ public struct IndexConfiguration: Hashable, Sendable {
     public var sortOptions: SortOptions
     /// Number of (field, pattern) results kept for narrowing and instant backspace.
     public var cacheCapacity: Int
+    /// The field that orders ranked results (`ResultOrder.ranked`) that every other ranking rule
+    /// leaves tied, before original order; nil (the default) leaves them in original order. Any field
+    /// of the records may break ties numerically (records without it come last); a text tie-break
+    /// must be the sort field (`sortField`, or the first search field). `SearchIndex` throws
+    /// `SiftError.invalidConfiguration` for an empty field name or a text tie-break on another
+    /// field.
+    public var rankingTieBreak: RankingTieBreak?
 
     /// A configuration; every argument but the search fields has a default.
     ///
@@ -36,7 +43,8 @@ public struct IndexConfiguration: Hashable, Sendable {
         scopes: [Scope] = [Scope(name: "All")],
         sortField: String? = nil,
         sortOptions: SortOptions = SortOptions(),
-        cacheCapacity: Int = 64
+        cacheCapacity: Int = 64,
+        rankingTieBreak: RankingTieBreak? = nil
     ) {
         self.searchFields = searchFields
         self.storedCollation = collation
@@ -44,6 +52,7 @@ public struct IndexConfiguration: Hashable, Sendable {
         self.sortField = sortField
         self.sortOptions = sortOptions
         self.cacheCapacity = cacheCapacity
+        self.rankingTieBreak = rankingTieBreak
     }
 }
 

@@ -18,6 +18,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records, the work divided among `workers`
     ///   threads.
     func bulkInsert(_ records: [Record], workers: Int, trim: Bool) throws(SiftError) {
+        rankingKeysStorage = nil  // built again on first use: cheaper than record by record here
         let piecesPerBatch = workers == 1 ? 1 : 4 * workers
         let folders = try workerFolders(piecesPerBatch)
         let (hashes, known, unknownField) = hashIDs(records, pieces: piecesPerBatch)

@@ -79,6 +79,12 @@ public final class SearchIndex {
     var wholeFieldRevision: UInt64 = 0
     /// The last few ranked fuzzy answers (see `cachedFuzzyRankedRows`), most recent last.
     var rankedFuzzyRows: [RankedFuzzyRows] = []
+    /// Per-slot keys of the ranking rules after the groups (field lengths, numeric tie-break
+    /// values): nil until a ranked query first needs them, then kept current by every commit
+    /// (see `SearchIndex+RankingKeys.swift`); a bulk insert drops them.
+    var rankingKeysStorage: RankingKeys?
+    /// The position of `IndexConfiguration.rankingTieBreak`'s field, if there is one.
+    private(set) var tieBreakFieldPosition: Int? = nil
 
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).
@@ -122,7 +128,8 @@ public final class SearchIndex {
     /// Creates an index and inserts `records` in order.
     ///
     /// - Throws: `SiftError` for an unknown locale, a scope naming an unknown field, duplicate
-    ///   scope names or record ids.
+    ///   scope names or record ids, a ranking tie-break without a field name or on text other than
+    ///   the sort field's.
     /// - Complexity: O(*n*) in the total size of the records' search fields.
     public init(configuration: IndexConfiguration, records: [Record] = []) throws(SiftError) {
         self.configuration = configuration
@@ -137,11 +144,19 @@ public final class SearchIndex {
         guard Set(configuration.scopes.map(\.name)).count == configuration.scopes.count else {
             throw .invalidConfiguration("two scopes have the same name")
         }
+        let sortField = configuration.sortField ?? configuration.searchFields[0]
+        if let tieBreak = configuration.rankingTieBreak {
+            guard !tieBreak.field.isEmpty else { throw .invalidConfiguration("the ranking tie-break names no field") }
+            guard tieBreak.numeric || tieBreak.field == sortField else {
+                throw .invalidConfiguration(
+                    "a text ranking tie-break follows the sorted order, so it must be the sort field '\(sortField)', not '\(tieBreak.field)' (or make it numeric)"
+                )
+            }
+        }
         fieldNames = configuration.searchFields
         fieldPositions = Dictionary(uniqueKeysWithValues: configuration.searchFields.enumerated().map { ($1, $0) })
         cache = MatchCache(capacity: max(1, configuration.cacheCapacity))
 
-        let sortField = configuration.sortField ?? configuration.searchFields[0]
         sortFolder = try ICUFolder(ICUObjectCache.collator(configuration.collation.sortingCollation))
         alphabeticIndex = try ICUObjectCache.alphabeticIndex(locale: configuration.collation.locale)
         foldings = [try Folding(configuration.collation, fieldCount: configuration.searchFields.count)]
@@ -150,6 +165,9 @@ public final class SearchIndex {
             fieldNames.append(sortField)
         }
         sortFieldPosition = fieldPositions[sortField]!
+        if let tieBreak = configuration.rankingTieBreak {
+            tieBreakFieldPosition = position(ofFieldNamed: tieBreak.field)
+        }
 
         for scope in configuration.scopes {
             // Positions by dictionary lookup: a scope over every one of a million columns stays linear.
@@ -496,12 +514,13 @@ public final class SearchIndex {
     }
 
     /// The last part of committing a record, once its values, id and folded texts are stored and
-    /// it is live: the sorted order, category members and cached results take it in.
+    /// it is live: the sorted order, ranking keys, category members and cached results take it in.
     ///
     /// - Complexity: O(*c*) for *c* cached results, plus O(log *n*) comparisons once the sorted
     ///   order is built.
     func finishCommit(_ slot: Int32) {
         insertSorted(slot)
+        updateRankingKeys(slot)
         for (field, var members) in categoryMembers {
             members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot)
             categoryMembers[field] = members

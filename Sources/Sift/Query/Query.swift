@@ -27,13 +27,23 @@ public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
     ///    at the field's start, then at a word start (`.contains` mode), then inside a word;
     /// 2. the first searched field (in `IndexConfiguration.searchFields` order) where it matches
     ///    that way, so a match in the name outranks the same kind of match in a summary;
-    /// 3. original order.
+    /// 3. with typo tolerance (`Query.typos`), exact matches in these groups first, then by number
+    ///    of typos, fewest first;
+    /// 4. the **shorter deciding field**: the length of the field that put the record in its
+    ///    group (the field of rule 2), in collation elements as the index stores it folded (the
+    ///    elements `.contains` compares: the collator's at its strength, ignorable ones dropped),
+    ///    counted up to 255 (longer fields tie). Groups of typo counts, and `.prefix` mode, have no
+    ///    deciding field and skip this rule;
+    /// 5. the **tie-break field** (`IndexConfiguration.rankingTieBreak`), if the configuration
+    ///    names one: numeric or text, ascending or descending, records without a value last;
+    /// 6. original order.
     ///
     /// Searching `vim` in a package list ranks the package `vim` (whole name), then `vim-gtk`
     /// (name starts with it), then `cream` (summary starts with "VIM"), then `neovim`.
     ///
     /// In `.fuzzy` mode: by score, best first, ties by the field with the best score (earlier
-    /// search field first), then original order.
+    /// search field first), then that field's length (rule 4), the tie-break field, then original
+    /// order.
     case ranked
 }
 

@@ -4,9 +4,10 @@ internal import Synchronization
 /// The rows of a search result: a list of handles, or groups of slots whose handles are made
 /// when they are read.
 ///
-/// A result in original order while that order follows slot numbers (a bulk load, appends), and
-/// a ranked result made of such groups, is a few bitsets: row *i* is a member of one of them, found
-/// by a select over the bitset's words. Keeping it so spares a keystroke that matches most of
+/// A result in original order while that order follows slot numbers (a bulk load, appends) is a
+/// bitset (or a few, one after the other): row *i* is a member of one of them, found by a select
+/// over the bitset's words. (Ranked results are ordered by field length within their groups, so
+/// their handles are made.) Keeping it so spares a keystroke that matches most of
 /// the records from writing a handle per match (a 788,000-row answer was half a millisecond of
 /// handles, and as much again in page faults). The handles are made at once when generations
 /// are counted (a slot was given to a new record: a handle then needs its slot's generation as

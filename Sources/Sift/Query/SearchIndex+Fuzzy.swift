@@ -55,7 +55,8 @@ extension SearchIndex {
     }
 
     /// The rows of a ranked fuzzy query: `matches` ordered by score, best first; ties by the
-    /// earliest search field reaching the record's best score, then original order. Each field
+    /// earliest search field reaching the record's best score, then that field's length (shorter
+    /// first), the tie-break field (`IndexConfiguration.rankingTieBreak`), then original order. Each field
     /// scores the matches it holds (`sift_fuzzy_score_candidates`) into one ranking key per slot,
     /// and a counting sort over the keys (small integers) orders the rows, stable on the original
     /// order.
@@ -134,6 +135,20 @@ extension SearchIndex {
                 _ = UnsafeMutableBufferPointer(rebasing: rows[...]).update(from: sorted)
             }
         }
+        // Runs of equal keys (a score and the field reaching it), then shorter fields and the
+        // tie-break within each.
+        var runs: [(count: Int, field: Int?)] = []
+        keys.withUnsafeBufferPointer { keys in
+            var start = 0
+            while start < rows.count {
+                let key = keys[Int(rows[start].slot)]
+                var end = start + 1
+                while end < rows.count, keys[Int(rows[end].slot)] == key { end += 1 }
+                runs.append((end - start, plan.fields[Int(rankCount - 1 - key % rankCount)]))
+                start = end
+            }
+        }
+        breakRankingTies(&rows, runs: runs, folding: plan.folding)
         return rows
     }
 

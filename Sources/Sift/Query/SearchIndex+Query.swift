@@ -160,13 +160,17 @@ extension SearchIndex {
                     ).handles
                 } else if exact.count > 0 {
                     handles = try orderedRows([exact], order: .original, isCancelled: isCancelled)
+                    breakRankingTies(&handles, runs: [(handles.count, nil)], folding: plan.folding)
                 }
                 var typoGroups: [(bits: Bitset, count: Int)] = []
                 for members in totals.dropFirst() where !members.words.isEmpty {
                     let group = Bitset.combining(members)
                     if group.count > 0 { typoGroups.append(group) }
                 }
-                handles += try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
+                // Groups of typo counts have no deciding field: the tie-break, then original order.
+                var typoRows = try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
+                breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
+                handles += typoRows
                 rows = ResultRows(handles)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
@@ -810,31 +814,44 @@ extension SearchIndex {
                 atFieldStart: atFieldStart,
                 classes: Array(classes.joined())
             )
-            return ResultRows(rowsInOriginalOrder(groups))
+            var rows = rowsInOriginalOrder(groups.map(\.slots))
+            breakRankingTies(&rows, runs: groups.map { ($0.slots.count, $0.field) }, folding: plan.folding)
+            return ResultRows(rows)
         }
         // The records not grouped yet, and how many.
         var (rest, remaining) = matches
         var groups: [(bits: Bitset, count: Int)] = []
+        // Each group's deciding field (a search field position).
+        var fields: [Int] = []
         if isOnlyPattern {
             for (field, bits) in zip(plan.fields, atFieldStart) where remaining > 0 {
                 let whole = rest.split(by: wholeFieldMatches(plan, field, firstPattern, atFieldStart: bits))
                 guard whole.count > 0 else { continue }
                 remaining -= whole.count
                 groups.append(whole)
+                fields.append(field)
             }
         }
-        for candidates in classes.joined() where remaining > 0 {
+        for (i, candidates) in classes.joined().enumerated() where remaining > 0 {
             let group = rest.split(by: candidates)
             guard group.count > 0 else { continue }
             groups.append(group)
+            fields.append(plan.fields[i % plan.fields.count])
             remaining -= group.count
         }
-        // Records the ranking pattern does not match at all (an expression's other alternatives).
-        if remaining > 0 { groups.append((rest, remaining)) }
-        return try resultRows(groups, order: .original, isCancelled: isCancelled)
+        // Records the ranking pattern does not match at all (an expression's other alternatives):
+        // decided, like the per-record ranking says, by the first field.
+        if remaining > 0 {
+            groups.append((rest, remaining))
+            fields.append(plan.fields[0])
+        }
+        var rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
+        breakRankingTies(&rows, runs: zip(groups, fields).map { ($0.count, $1) }, folding: plan.folding)
+        return ResultRows(rows)
     }
 
-    /// The ranking groups of `rowsInRankingGroups` for a few matches (`slots`, ascending): each record goes to the first set
+    /// The ranking groups of `rowsInRankingGroups` for a few matches (`slots`, ascending), each
+    /// with its deciding field (a search field position): each record goes to the first set
     /// that holds it, read bit by bit, instead of a pass over every set's words per group. The
     /// whole-field sets (when `patternLength` is given) come first, one per field: a field-start
     /// match whose field is as long as the pattern.
@@ -846,7 +863,7 @@ extension SearchIndex {
         patternLength: Int?,
         atFieldStart: [Bitset],
         classes: [Bitset]
-    ) -> [[Int32]] {
+    ) -> [(slots: [Int32], field: Int)] {
         let wholeSets = patternLength == nil ? 0 : plan.fields.count
         var groups = [[Int32]](repeating: [], count: wholeSets + classes.count + 1)
         for slot in slots {
@@ -867,7 +884,14 @@ extension SearchIndex {
             }
             groups[group].append(slot)
         }
-        return groups.filter { !$0.isEmpty }
+        // Each set's deciding field: the whole-field sets' and the classes' (one set per field
+        // each), then the first field for the records in none.
+        let fieldCount = plan.fields.count
+        return groups.enumerated().compactMap { i, slots in
+            if slots.isEmpty { return nil }
+            let set = i < wholeSets ? i : i - wholeSets
+            return (slots, i == groups.count - 1 ? plan.fields[0] : plan.fields[set % fieldCount])
+        }
     }
 
     /// The slots of each group (ascending) in original order, one group after the other, as

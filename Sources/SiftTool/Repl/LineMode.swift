@@ -197,6 +197,7 @@ final class LineMode {
                 settings.descending = false
                 settings.sortOptions.numeric = false
                 if settings.order == .sorted { settings.order = .original }
+                settings.dropTextTieBreakOffTheSortField()
             }
             return
         }
@@ -226,6 +227,7 @@ final class LineMode {
             $0.sort = field
             $0.descending = descending
             $0.sortOptions.numeric = numeric
+            $0.dropTextTieBreakOffTheSortField()
         }
     }
 

@@ -27,7 +27,10 @@ internal import CSiftKernels
 /// the file is byte for byte what Sift wrote before sort options existed, so older snapshots load
 /// (with the default options) and snapshots without sort options still open in older Sift; a
 /// Sift that predates the options refuses a snapshot that has them ("unexpected data after the
-/// last column") rather than sorting it another way.
+/// last column") rather than sorting it another way. A configuration with a
+/// `RankingTieBreak` then adds the tag "TIEB", the field as a string, numeric and descending as
+/// bools (the sort options are written before it even when they are the defaults); older Sift
+/// refuses such a file the same way.
 enum SnapshotFile {
     static let magic: [UInt8] = Array("SIFTSNAP".utf8)
     static let version: UInt32 = 4
@@ -36,6 +39,8 @@ enum SnapshotFile {
     static let checksumSeed: UInt64 = 0x5349_4654_534E_4150
     /// Starts the optional sort options at the end of the payload.
     static let sortOptionsTag: [UInt8] = Array("SORT".utf8)
+    /// Starts the optional ranking tie-break, after the sort options.
+    static let tieBreakTag: [UInt8] = Array("TIEB".utf8)
 
     /// The payload checksum.
     static func checksum(_ payload: UnsafeRawBufferPointer) -> UInt64 {
@@ -90,10 +95,16 @@ extension SearchIndex {
                 writer.write(array: s.flags)
             }
         }
-        if configuration.sortOptions != SortOptions() {
+        if configuration.sortOptions != SortOptions() || configuration.rankingTieBreak != nil {
             for byte in SnapshotFile.sortOptionsTag { writer.write(byte) }
             writer.write(configuration.sortOptions.numeric)
             writer.write(configuration.sortOptions.alternate.rawValue)
+        }
+        if let tieBreak = configuration.rankingTieBreak {
+            for byte in SnapshotFile.tieBreakTag { writer.write(byte) }
+            writer.write(tieBreak.field)
+            writer.write(tieBreak.numeric)
+            writer.write(tieBreak.descending)
         }
         let payload = writer.bytes
         var header = SnapshotWriter()
@@ -205,6 +216,7 @@ extension SearchIndex {
                 stored.append((collation, version, fingerprint, codeBook, columns))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
+            if !reader.isAtEnd { configuration.rankingTieBreak = try decodeTieBreak(&reader) }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
             let index: SearchIndex
             do {
@@ -281,6 +293,19 @@ extension SearchIndex {
         writer.write(collation.normalization)
         writer.write(collation.caseLevel)
         writer.write(collation.rules)
+    }
+
+    /// The optional ranking tie-break after the sort options (see `SnapshotFile`).
+    private static func decodeTieBreak(_ reader: inout SnapshotReader) throws(SnapshotFormatError) -> RankingTieBreak {
+        for byte in SnapshotFile.tieBreakTag {
+            guard try reader.read(UInt8.self, "ranking tie-break") == byte else {
+                throw .init("unexpected data after the sort options")
+            }
+        }
+        let field = try reader.readString("tie-break field")
+        let numeric = try reader.readBool("tie-break numeric")
+        let descending = try reader.readBool("tie-break descending")
+        return RankingTieBreak(field: field, numeric: numeric, descending: descending)
     }
 
     /// The optional sort options at the end of the payload (see `SnapshotFile`).

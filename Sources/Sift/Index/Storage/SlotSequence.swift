@@ -443,6 +443,15 @@ struct SlotSequence {
         return result
     }
 
+    /// A number that increases along the sequence, for a slot in it: its order label, or, while
+    /// the sequence is ascending, the slot itself. Valid until the next edit of the sequence
+    /// (which may relabel), and always below `absent`.
+    ///
+    /// - Complexity: O(1).
+    func orderKey(of slot: Int32) -> UInt64 {
+        isAscending ? UInt64(slot) : labelOfSlot[Int(slot)]
+    }
+
     /// The members of `bits` that are in the sequence, in sequence order. `memberCount` is the
     /// number of members of `bits`.
     ///

@@ -1,0 +1,166 @@
+internal import CSiftKernels
+
+extension SearchIndex {
+    /// The per-slot ranking keys, built on first use (one pass over every folded column, and one
+    /// parse of every record's tie-break value when it is numeric), then kept current by every
+    /// commit (`updateRankingKeys(_:)`).
+    ///
+    /// - Complexity: O(*n*) in the folded size of the search fields the first time; O(1) after.
+    var rankingKeys: RankingKeys {
+        if let rankingKeysStorage { return rankingKeysStorage }
+        let capacity = slotCapacity
+        var keys = RankingKeys(lengths: [], numbers: [])
+        for folding in foldings {
+            keys.lengths.append(
+                folding.columns.map { column in
+                    var lengths = [UInt8](repeating: 0, count: capacity)
+                    column.elementCounts(into: &lengths)
+                    return lengths
+                }
+            )
+        }
+        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {
+            keys.numbers = [UInt64](repeating: RankingTieBreak.missing, count: capacity)
+            live.forEachMember { slot in keys.numbers[Int(slot)] = numericTieBreakKey(slot, field: field, tieBreak) }
+        }
+        rankingKeysStorage = keys
+        return keys
+    }
+
+    /// Brings the ranking keys of a slot whose record was just committed up to date, when they
+    /// have been built.
+    ///
+    /// - Complexity: O(*s*) in the size of the record's search fields (amortized O(1) growth).
+    func updateRankingKeys(_ slot: Int32) {
+        guard var keys = rankingKeysStorage else { return }
+        rankingKeysStorage = nil  // the arrays below are then uniquely referenced: no copy
+        let index = Int(slot)
+        let capacity = slotCapacity
+        for (f, folding) in foldings.enumerated() {
+            for (position, column) in folding.columns.enumerated() {
+                if index >= keys.lengths[f][position].count {
+                    keys.lengths[f][position].append(
+                        contentsOf: repeatElement(0, count: capacity - keys.lengths[f][position].count)
+                    )
+                }
+                keys.lengths[f][position][index] = column.elementCount(ofSlot: slot)
+            }
+        }
+        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {
+            if index >= keys.numbers.count {
+                keys.numbers.append(
+                    contentsOf: repeatElement(RankingTieBreak.missing, count: capacity - keys.numbers.count)
+                )
+            }
+            keys.numbers[index] = numericTieBreakKey(slot, field: field, tieBreak)
+        }
+        rankingKeysStorage = keys
+    }
+
+    /// The numeric tie-break key of a slot's value.
+    private func numericTieBreakKey(_ slot: Int32, field: Int, _ tieBreak: RankingTieBreak) -> UInt64 {
+        guard field < values.count else { return RankingTieBreak.missing }
+        let number = values[field].withUTF8(slot) { bytes in
+            RankingTieBreak.number(in: Substring(decoding: bytes, as: UTF8.self).utf8)
+        }
+        return RankingTieBreak.key(of: number, descending: tieBreak.descending)
+    }
+
+    /// The tie-break key of a slot (0 for every slot without a tie-break): its numeric key, or
+    /// its place in `sequence` (the sorted order) for a text tie-break, reversed when descending;
+    /// `RankingTieBreak.missing` without a value.
+    ///
+    /// - Complexity: O(1).
+    private func tieBreakKey(_ slot: Int32, keys: RankingKeys, sequence: SlotSequence?) -> UInt64 {
+        guard let tieBreak = configuration.rankingTieBreak, let field = tieBreakFieldPosition else { return 0 }
+        if tieBreak.numeric { return keys.numbers[Int(slot)] }
+        guard let sequence, field < values.count, !values[field].withUTF8(slot, { $0.isEmpty }) else {
+            return RankingTieBreak.missing
+        }
+        let key = sequence.orderKey(of: slot)
+        return tieBreak.descending ? ~key : key
+    }
+
+    /// Orders each run of ranked rows (one ranking group, rows in original order) by the rules
+    /// after the groups: the run's deciding field shorter first (when the run has one; `field` is
+    /// a search field position), then the tie-break field (`IndexConfiguration.rankingTieBreak`),
+    /// ties keeping their order. A run whose lengths and keys are all equal stays as it is.
+    ///
+    /// - Complexity: O(*m*) for *m* rows (a counting pass, and a radix pass per byte the keys do
+    ///   not all share); O(1) per run of one row. The first call may build the ranking keys
+    ///   (`rankingKeys`), and the sorted order for a text tie-break.
+    func breakRankingTies(_ rows: inout [RecordHandle], runs: [(count: Int, field: Int?)], folding: Int) {
+        let tieBreaks = configuration.rankingTieBreak != nil
+        guard runs.contains(where: { $0.count > 1 && ($0.field != nil || tieBreaks) }) else { return }
+        let keys = rankingKeys
+        let sequence = tieBreaks && configuration.rankingTieBreak?.numeric == false ? sorted : nil
+        // Scratch for the largest run, uninitialized (the kernel writes before it reads).
+        let largest = runs.reduce(0) { $1.count > 1 && ($1.field != nil || tieBreaks) ? max($0, $1.count) : $0 }
+        func scratch(_ count: Int) -> [UInt64] {
+            guard count > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
+            return [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        }
+        var rowScratch = scratch(largest)
+        var tieKeys = scratch(tieBreaks ? largest : 0)
+        var keyScratch = scratch(tieBreaks ? largest : 0)
+        var start = 0
+        for run in runs {
+            defer { start += run.count }
+            guard run.count > 1, run.field != nil || tieBreaks else { continue }
+            if tieBreaks {
+                for i in 0..<run.count {
+                    tieKeys[i] = tieBreakKey(rows[start + i].slot, keys: keys, sequence: sequence)
+                }
+            }
+            // A run without a deciding field passes no lengths (a retain, not a copy, otherwise).
+            let lengths = run.field.map { keys.lengths[folding][$0] } ?? []
+            lengths.withUnsafeBufferPointer { lengths in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    UnsafeMutableRawPointer(rows.baseAddress! + start).withMemoryRebound(
+                        to: UInt64.self,
+                        capacity: run.count
+                    ) { pairs in
+                        rowScratch.withUnsafeMutableBufferPointer { rowScratch in
+                            tieKeys.withUnsafeMutableBufferPointer { tieKeys in
+                                keyScratch.withUnsafeMutableBufferPointer { keyScratch in
+                                    sift_sort_rows_by_rank(
+                                        pairs,
+                                        tieBreaks ? tieKeys.baseAddress : nil,
+                                        run.field == nil ? nil : lengths.baseAddress,
+                                        run.count,
+                                        rowScratch.baseAddress!,
+                                        tieBreaks ? keyScratch.baseAddress : nil
+                                    )
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The key ranked results are ordered by, for one matching record, before original order
+    /// (see `ResultOrder.ranked`): its ranking group (`rankingGroup(of:for:)`), the length of the
+    /// field that decides the group (none for groups of typo counts and in `.prefix` mode), and
+    /// its tie-break key. Nil where the query does not rank.
+    ///
+    /// - Complexity: O(*s*) in the size of the record's searched fields (the first call may
+    ///   build the ranking keys, and the sorted order for a text tie-break).
+    func rankingKey(of handle: RecordHandle, for query: Query) throws -> RankingKey? {
+        guard let group = try rankingGroup(of: handle, for: query) else { return nil }
+        let slot = try resolve(handle)
+        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
+            throw SiftError.unknownScope(query.scope)
+        }
+        let keys = rankingKeys
+        let fieldCount = plan.fields.count
+        var length = 0
+        // Groups below 5 × the fields name their field (`group % fields`); typo groups do not.
+        if query.mode == .fuzzy || (query.mode != .prefix && group < 5 * fieldCount) {
+            length = Int(keys.lengths[plan.folding][plan.fields[group % fieldCount]][Int(slot)])
+        }
+        let sequence = configuration.rankingTieBreak?.numeric == false ? sorted : nil
+        return RankingKey(group: group, length: length, tieBreak: tieBreakKey(slot, keys: keys, sequence: sequence))
+    }
+}

@@ -1,0 +1,19 @@
+/// Per-slot keys of the ranking rules that order ranked results within their groups (see
+/// `ResultOrder.ranked`): each searched field's length, and the numeric tie-break's value.
+///
+/// A field's **length** is its number of collation elements as the index stores it folded (the
+/// elements `contains` compares: the collator's at its strength, ignorable ones dropped), counted
+/// up to `SIFT_RANKING_LENGTH_LIMIT` (255): longer fields tie. One byte per slot and per
+/// (folding, search field), so that ordering a group reads one byte per result.
+struct RankingKeys {
+    /// Per folding, per search field position, per slot: the field's length.
+    var lengths: [[[UInt8]]]
+    /// Per slot: `RankingTieBreak.key(of:descending:)` of the numeric tie-break field's value;
+    /// empty without a numeric tie-break.
+    var numbers: [UInt64]
+
+    /// Heap bytes used.
+    var memoryFootprint: Int {
+        lengths.reduce(0) { $0 + $1.reduce(0) { $0 + $1.capacity } } + 8 * numbers.capacity
+    }
+}
