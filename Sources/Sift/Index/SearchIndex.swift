@@ -79,6 +79,8 @@ public final class SearchIndex {
     var wholeFieldRevision: UInt64 = 0
     /// The last few ranked fuzzy answers (see `cachedFuzzyRankedRows`), most recent last.
     var rankedFuzzyRows: [RankedFuzzyRows] = []
+    /// The last few other ranked answers (see `cachedRankedRows`), most recent last.
+    var rankedRows: [RankedRows] = []
     /// Per-slot keys of the ranking rules after the groups (field lengths, numeric tie-break
     /// values): nil until a ranked query first needs them, then kept current by every commit
     /// (see `SearchIndex+RankingKeys.swift`); a bulk insert drops them.

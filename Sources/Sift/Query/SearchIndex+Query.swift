@@ -133,6 +133,9 @@ extension SearchIndex {
                 rows = ResultRows(
                     try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
                 )
+            } else if query.order == .ranked, selectedState == .matches, let kept = cachedRankedRows(query) {
+                // The same query, answered since the last edit: a backspace or a query typed again.
+                rows = ResultRows(kept)
             } else if query.order == .ranked, selectedState == .matches,
                 let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
             {
@@ -172,6 +175,7 @@ extension SearchIndex {
                 breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
                 handles += typoRows
                 rows = ResultRows(handles)
+                keepRankedRows(handles, for: query)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -184,6 +188,7 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
+                keepRankedRows(rows.handles, for: query)
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],
@@ -392,6 +397,7 @@ extension SearchIndex {
         cache.removeAll()
         wholeFieldMatches = [:]
         rankedFuzzyRows = []
+        rankedRows = []
     }
 
     /// Candidate and match status of one slot for a field pattern.
