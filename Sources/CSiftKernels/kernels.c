@@ -429,6 +429,53 @@ uint64_t sift_checksum(const void *data, size_t length, uint64_t seed) {
     return h ^ (h >> 32);
 }
 
+void sift_checksum_begin(sift_checksum_state *s, uint64_t seed) {
+    s->lanes[0] = seed ^ 0x243F6A8885A308D3ull;
+    s->lanes[1] = seed ^ 0x13198A2E03707344ull;
+    s->lanes[2] = seed ^ 0xA4093822299F31D0ull;
+    s->lanes[3] = seed ^ 0x082EFA98EC4E6C89ull;
+    s->length = 0;
+}
+
+static inline void checksum_block(sift_checksum_state *s, const uint8_t *block) {
+    uint64_t w[4];
+    memcpy(w, block, 32);
+    for (int k = 0; k < 4; k++) s->lanes[k] = mix(s->lanes[k], w[k]);
+}
+
+void sift_checksum_update(sift_checksum_state *s, const void *data, size_t length) {
+    if (!length) return;
+    const uint8_t *p = data;
+    size_t held = (size_t)(s->length % 32);
+    s->length += length;
+    if (held) {
+        size_t take = 32 - held < length ? 32 - held : length;
+        memcpy(s->pending + held, p, take);
+        p += take;
+        length -= take;
+        if (held + take < 32) return;
+        checksum_block(s, s->pending);
+    }
+    for (; length >= 32; p += 32, length -= 32) checksum_block(s, p);
+    if (length) memcpy(s->pending, p, length);
+}
+
+uint64_t sift_checksum_end(const sift_checksum_state *s) {
+    uint64_t h = mix(mix(mix(mix(s->length, s->lanes[0]), s->lanes[1]), s->lanes[2]), s->lanes[3]);
+    size_t rest = (size_t)(s->length % 32), i = 0;
+    for (; i + 8 <= rest; i += 8) {
+        uint64_t w;
+        memcpy(&w, s->pending + i, 8);
+        h = mix(h, w);
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, s->pending + i, rest - i);
+    h = mix(h, tail ^ ((uint64_t)(rest - i) << 56));
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
+}
+
 int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment, int anchoredAtStart) {
     if (segment >= c->segmentCount) return 0;
     return scan_segment(c, p, segment, segment_start(c, segment), segment_end(c, segment), anchoredAtStart);

@@ -184,9 +184,18 @@ struct QueryPage {
     /// order of the file it was built from).
     func dataRow(of row: RecordHandle) -> Int { ((try? index.position(of: row)) ?? -1) + 1 }
 
+    /// A record to print: the dataset's own (whose values the index holds too, position for
+    /// position: a data file's rows, or a snapshot's records), so that printing copies no value.
+    func record(_ row: RecordHandle) throws -> Record {
+        let position = try index.position(of: row)
+        let records = opened.dataset.records
+        if position < records.count, records[position].id == (try index.id(of: row)) { return records[position] }
+        return try index.record(row)
+    }
+
     /// `{"row": 1, "id": "1", "values": {...}, "matches": {...}}`
     func jsonLine(_ row: RecordHandle) throws -> String {
-        let record = try index.record(row)
+        let record = try record(row)
         let ranges = try index.matchRanges(of: row, for: query)
         let valueFields = settings.showIsGiven ? settings.show : opened.dataset.columns
         let values = valueFields.map { "\(JSON.string($0)): \(JSON.string(record.fields[$0] ?? ""))" }

@@ -19,17 +19,19 @@ struct TextReport {
         header += fields.map(plain)
         var table: [[Cell]] = []
         for row in page.rows {
-            let record = try index.record(row)
+            let record = try page.record(row)
             var cells: [Cell] = [plain(String(page.dataRow(of: row)))]
             if showID { cells.append(plain(record.id)) }
-            let highlights = try index.highlights(of: row, for: page.query)
+            // The ranges are placed in the record's own values (`index.highlights` would copy each).
+            let ranges = try index.matchRanges(of: row, for: page.query)
             let snippets =
                 try page.snippetLength.map { try index.snippets(of: row, for: page.query, length: $0) } ?? [:]
             for field in fields {
                 if let snippet = snippets[field] {
                     cells.append(Self.cell(snippet))
                 } else {
-                    cells.append(highlighted(record.fields[field] ?? "", highlights[field] ?? []))
+                    let text = record.fields[field] ?? ""
+                    cells.append(highlighted(text, Self.stringRanges(ranges[field] ?? [], in: text)))
                 }
             }
             table.append(cells)
@@ -87,6 +89,19 @@ struct TextReport {
             return lower..<utf16.index(lower, offsetBy: range.count)
         }
         return Cells.highlighted(text, ranges)
+    }
+
+    /// UTF-16 ranges of a value as ranges of the `String`, as `SearchIndex.highlights` gives them.
+    static func stringRanges(_ ranges: [Range<Int>], in text: String) -> [Range<String.Index>] {
+        guard !ranges.isEmpty else { return [] }
+        let utf16 = text.utf16
+        let length = utf16.count
+        return ranges.map { range in
+            let lowerOffset = min(max(0, range.lowerBound), length)
+            let lower = utf16.index(utf16.startIndex, offsetBy: lowerOffset)
+            let upper = utf16.index(lower, offsetBy: min(range.count, length - lowerOffset))
+            return lower..<upper
+        }
     }
 
     private func highlighted(_ text: String, _ ranges: [Range<String.Index>]) -> Cell {

@@ -134,3 +134,134 @@ struct PieceFoldingTests {
         }
     }
 }
+
+/// A long text is folded straight into its column a piece at a time (issue 14 item 7): its
+/// collation elements (8 bytes each) are never collected, snapshots are streamed to the file, and
+/// highlights walk the offsets a piece at a time, with results byte for byte those of before.
+@Suite("Long texts go straight to their columns")
+struct StreamedFieldTests {
+    static func longText(bytes: Int) -> String {
+        let words = ["Straße", "København", "chico", "東京都", "ภาษาไทย", "e\u{301}cole", "Москва", "hello"]
+        var text = ""
+        var i = 0
+        while text.utf8.count < bytes {
+            text += words[i % words.count] + " "
+            i += 1
+        }
+        return text
+    }
+
+    @Test("folding a record for the index keeps no element of its long text")
+    func batchHoldsNoLongText() throws {
+        let text = Self.longText(bytes: 2 << 20)
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name", "body"], collation: Collation(locale: "da")),
+            records: []
+        )
+        var batch = FoldedBatch()
+        let record = Record(id: "1", fields: ["name": "Huge", "body": text])
+        try index.fold(record, folders: index.foldings.map(\.folder), into: &batch)
+        #expect(batch.ends.count == 2)
+        #expect(batch.streamed == [1])
+        // "Huge" only: without streaming, the batch held every element of the text (over a million).
+        #expect(batch.elements.count == 4)
+        try index.insert(contentsOf: [record])
+        let whole = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name", "body"], collation: Collation(locale: "da")),
+            records: []
+        )
+        whole.foldings[0].folder.pieceLength = Int.max
+        try whole.insert(contentsOf: [record])
+        for field in 0..<2 {
+            #expect(index.foldings[0].columns[field].codes == whole.foldings[0].columns[field].codes)
+            #expect(index.foldings[0].columns[field].flags == whole.foldings[0].columns[field].flags)
+            #expect(index.foldings[0].columns[field].wordStarts == whole.foldings[0].columns[field].wordStarts)
+        }
+        #expect(index.foldings[0].codeBook.elementsInCodeOrder == whole.foldings[0].codeBook.elementsInCodeOrder)
+    }
+
+    @Test("updates and single inserts of long texts equal a fold of the whole", arguments: PieceFoldingTests.collations)
+    func editsEqualWhole(_ collation: Collation) throws {
+        let texts = PieceFoldingTests.texts
+        let configuration = IndexConfiguration(searchFields: ["a", "b"], collation: collation)
+        var indexes: [SearchIndex] = []
+        for pieceLength in [Int.max, 3] {
+            let index = try SearchIndex(configuration: configuration, records: [])
+            index.foldings[0].folder.pieceLength = pieceLength
+            for (i, text) in texts.enumerated() {
+                try index.insert(Record(id: String(i), fields: ["a": "x\(i)", "b": text]))
+            }
+            for (i, text) in texts.enumerated().reversed() where i % 2 == 0 {
+                try index.update(Record(id: String(i), fields: ["a": text, "b": "y \(text) z"]))
+            }
+            try index.addDeferredWordStarts()  // single edits leave out dictionary words' starts
+            indexes.append(index)
+        }
+        // Live segments only: a dead one keeps the word starts it had (a single edit's fold of a
+        // short text leaves out dictionary words' starts, which only live segments get later).
+        let slots = (0..<Int32(texts.count)).map { $0 }
+        for field in 0..<2 {
+            let whole = indexes[0].foldings[0].columns[field].renumbered(slots)
+            let pieces = indexes[1].foldings[0].columns[field].renumbered(slots)
+            #expect(pieces.codes == whole.codes, "\(collation)")
+            #expect(pieces.flags == whole.flags, "\(collation)")
+            #expect(pieces.wordStarts == whole.wordStarts, "\(collation)")
+        }
+        #expect(
+            indexes[1].foldings[0].codeBook.elementsInCodeOrder == indexes[0].foldings[0].codeBook.elementsInCodeOrder
+        )
+    }
+
+    @Test("a discarded pending segment leaves the column and code book as they were")
+    func discardPending() throws {
+        let folder = try ICUFolder(ICUCollator(Collation(locale: "th")))
+        folder.pieceLength = 16
+        var column = FoldedColumn()
+        var book = CodeBook()
+        var batch = FoldedBatch()
+        try folder.fold("กรุงเทพ abc", into: &batch)
+        batch.withView { view in column.set(slot: 0, folded: view[0], codeBook: &book) }
+        let (codes, flags, words, count) = (column.codes, column.flags, column.wordStarts, book.count)
+        let before = book.elementsInCodeOrder
+        var pending = column.beginPending(reserving: 64)
+        try folder.forEachPiece(of: PieceFoldingTests.texts[3] + " " + PieceFoldingTests.texts[1]) { piece in
+            column.appendPending(piece, codeBook: &book, to: &pending)
+        }
+        #expect(column.codes.count > codes.count)
+        #expect(book.count > count)
+        column.discardPending(pending)
+        book.removeCodes(after: count)
+        #expect(column.codes == codes)
+        #expect(column.flags == flags)
+        #expect(column.wordStarts.prefix(words.count).elementsEqual(words))
+        #expect(column.wordStarts.dropFirst(words.count).allSatisfy { $0 == 0 })
+        #expect(book.elementsInCodeOrder == before)
+        for element in before { #expect(book.existingCode(for: element) != nil) }
+    }
+
+    @Test("a streamed snapshot has the checksum of its bytes, and never buffers a whole array")
+    func streamedChecksum() throws {
+        var random = SystemRandomNumberGenerator()
+        let sizes = [0, 1, 7, 31, 32, 33, 63, 64, 100, SnapshotWriter.flushSize - 1, SnapshotWriter.flushSize + 5]
+        var all: [UInt8] = []
+        var written: [UInt8] = []
+        var writer = SnapshotWriter(seed: SnapshotFile.checksumSeed) { part in
+            written.append(contentsOf: part)
+            return nil
+        }
+        for size in sizes {
+            let array = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            writer.write(UInt32(size))
+            writer.write(array: array)
+            #expect(writer.bytes.count < SnapshotWriter.flushSize)
+            var plain = SnapshotWriter()
+            plain.write(UInt32(size))
+            plain.write(array: array)
+            all += plain.bytes
+        }
+        let (length, checksum) = writer.finish()
+        #expect(written == all)
+        #expect(length == all.count)
+        #expect(checksum == all.withUnsafeBytes { SnapshotFile.checksum($0) })
+    }
+}

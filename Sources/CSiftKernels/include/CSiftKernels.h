@@ -193,6 +193,18 @@ void sift_prefetch(const void *_Nonnull address);
 /// A fast 64-bit checksum of `length` bytes (for detecting corrupted files; not cryptographic).
 uint64_t sift_checksum(const void *_Nonnull data, size_t length, uint64_t seed);
 
+/// `sift_checksum` of bytes given in parts (a snapshot written as it is encoded): begin, update
+/// with each part in order, end; the result equals `sift_checksum` of the parts joined.
+typedef struct {
+    uint64_t lanes[4];
+    uint64_t length;
+    uint8_t pending[32];
+} sift_checksum_state;
+
+void sift_checksum_begin(sift_checksum_state *_Nonnull state, uint64_t seed);
+void sift_checksum_update(sift_checksum_state *_Nonnull state, const void *_Nullable data, size_t length);
+uint64_t sift_checksum_end(const sift_checksum_state *_Nonnull state);
+
 // MARK: - Fuzzy (subsequence) matching
 
 /// A fuzzy pattern is a `sift_scan_pattern` (its `lastLead` and `requireWordStart` unused). A

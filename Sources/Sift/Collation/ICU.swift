@@ -161,17 +161,26 @@ final class ICUFolder {
     ///
     /// A text longer than `pieceLength` UTF-8 bytes is folded in pieces (see
     /// `foldInPieces(_:into:)`), with the same result; its word starts are never left out.
+    ///
+    /// With `streamingLongTexts`, such a text is not folded here: the batch takes an empty text
+    /// marked as streamed (`FoldedBatch.appendStreamed()`), which the caller folds later, a piece
+    /// at a time, with `forEachPiece(of:_:)`.
     @discardableResult
     func fold(
         _ text: String,
         into batch: inout FoldedBatch,
-        deferringDictionaryWords: Bool = false
+        deferringDictionaryWords: Bool = false,
+        streamingLongTexts: Bool = false
     ) throws(SiftError)
         -> Bool
     {
         var text = text
-        if text.utf8.count > pieceLength, sift_folder_space_splits(handle) != 0 {
-            try foldInPieces(&text, into: &batch)
+        if foldsInPieces(text) {
+            if streamingLongTexts {
+                batch.appendStreamed()
+            } else {
+                try foldInPieces(&text, into: &batch)
+            }
             return false
         }
         var status: Int32 = 0
@@ -226,10 +235,50 @@ final class ICUFolder {
             Result { () throws(SiftError) in
                 try foldPieces(of: bytes, pieceLength: pieceLength) { count, _ in
                     appendElements(count, to: &batch)
+                    return true
                 }
             }
         }.get()
         batch.ends.append(batch.elements.count)
+    }
+
+    /// Whether `fold(_:into:)` folds this text in pieces: it is longer than `pieceLength` and the
+    /// collator allows cuts at spaces.
+    func foldsInPieces(_ text: String) -> Bool {
+        text.utf8.count > pieceLength && sift_folder_space_splits(handle) != 0
+    }
+
+    /// Folds a text in pieces, as `fold(_:into:)` does, calling `body` with each piece's elements
+    /// and flags (valid only during the call) instead of collecting them: together they are
+    /// exactly what one fold of the whole text gives. A text that `foldsInPieces(_:)` refuses is
+    /// one piece.
+    ///
+    /// - Complexity: O(*n*) in the length of the text; memory O(*p*) for pieces of *p* bytes.
+    func forEachPiece(of text: String, _ body: (FoldedSlice) -> Void) throws(SiftError) {
+        var text = text
+        func emit(_ count: Int, _: Int32) -> Bool {
+            let none = UnsafeBufferPointer<Int64>(start: nil, count: 0)
+            body(
+                FoldedSlice(
+                    elements: count > 0 ? UnsafeBufferPointer(start: sift_folder_ces(handle), count: count) : none,
+                    flags: count > 0
+                        ? UnsafeBufferPointer(start: sift_folder_flags(handle), count: count)
+                        : UnsafeBufferPointer(start: nil, count: 0)
+                )
+            )
+            return true
+        }
+        guard foldsInPieces(text) else {
+            let count = try text.withUTF8 { bytes in
+                Result { () throws(SiftError) in try foldBytes(bytes, 0..<bytes.count) }
+            }.get()
+            _ = emit(count, 0)
+            return
+        }
+        let pieceLength = max(1, self.pieceLength)
+        try text.withUTF8 { bytes in
+            Result { () throws(SiftError) in try foldPieces(of: bytes, pieceLength: pieceLength, emit: emit) }
+        }.get()
     }
 
     /// The UTF-16 low index and match limit of every element of a text (as `fold(_:)` gives them),
@@ -253,24 +302,52 @@ final class ICUFolder {
             Result { () throws(SiftError) in
                 try foldPieces(of: bytes, pieceLength: pieceLength) { count, shift in
                     guard count > 0, let low = sift_folder_lows(handle), let limit = sift_folder_limits(handle)
-                    else { return }
+                    else { return true }
                     for i in 0..<count {
                         lows.append(low[i] + shift)
                         limits.append(limit[i] + shift)
                     }
+                    return true
                 }
             }
         }.get()
         return (lows, limits)
     }
 
+    /// Folds UTF-8 text as `offsets(of:count:)` does, in pieces when it is longer than
+    /// `pieceLength`, handing `body` the UTF-16 low indexes and match limits of each piece's
+    /// elements in turn (valid during the call; add `shift` to each) until it returns false:
+    /// memory O(*p*) for pieces of *p* bytes, whatever the length of the text.
+    ///
+    /// - Complexity: O(*n*) in the length of the text read before `body` stops it.
+    func forEachOffsetPiece(
+        ofUTF8 bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ lows: UnsafeBufferPointer<Int32>, _ limits: UnsafeBufferPointer<Int32>, _ shift: Int32) -> Bool
+    ) throws(SiftError) {
+        func emit(_ count: Int, _ shift: Int32) -> Bool {
+            guard count > 0, let low = sift_folder_lows(handle), let limit = sift_folder_limits(handle) else {
+                return true
+            }
+            return body(
+                UnsafeBufferPointer(start: low, count: count),
+                UnsafeBufferPointer(start: limit, count: count),
+                shift
+            )
+        }
+        guard bytes.count > pieceLength, sift_folder_space_splits(handle) != 0 else {
+            _ = emit(try foldBytes(bytes, 0..<bytes.count), 0)
+            return
+        }
+        try foldPieces(of: bytes, pieceLength: max(1, pieceLength), emit: emit)
+    }
+
     /// The loop of `foldInPieces(_:into:)` over the text's UTF-8 bytes: after each fold, `emit`
     /// takes the number of the folder's current elements that belong to the piece and the UTF-16
-    /// offset of the piece.
+    /// offset of the piece, and returns whether to go on.
     private func foldPieces(
         of bytes: UnsafeBufferPointer<UInt8>,
         pieceLength: Int,
-        emit: (Int, Int32) -> Void
+        emit: (Int, Int32) -> Bool
     ) throws(SiftError) {
         var start = 0
         var utf16Start: Int32 = 0
@@ -281,13 +358,13 @@ final class ICUFolder {
                 let count = try foldBytes(bytes, start..<end)
                 if end == bytes.count {
                     // The fold reached the end of the text: all of it is the whole text's.
-                    emit(count, utf16Start)
+                    _ = emit(count, utf16Start)
                     return
                 }
                 let pieceUTF16 = Self.utf16Count(bytes, start..<cut)
                 let kept = Int(sift_folder_count_before(handle, pieceUTF16))
                 if kept < count {
-                    emit(kept, utf16Start)
+                    guard emit(kept, utf16Start) else { return }
                     utf16Start += pieceUTF16
                     start = cut
                     break

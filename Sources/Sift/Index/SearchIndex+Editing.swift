@@ -108,18 +108,15 @@ extension SearchIndex {
         var batch = FoldedBatch()
         let wordStartsDeferred = try foldForEdit(record, into: &batch)
         try checkTextFits(record, at: slot)
-        withdrawFromDerivedSets(slot)
-        generations.bump(slot)
-        setValues(of: record, slot: slot)
-        batch.withView { view in
-            var text = 0
-            for folding in foldings {
-                for position in 0..<configuration.searchFields.count {
-                    folding.columns[position].set(slot: slot, folded: view[text], codeBook: &folding.codeBook)
-                    text += 1
-                }
+        try batch.withView { view in
+            Result { () throws(SiftError) in
+                let pending = try writePending(record, folded: view, firstText: 0)
+                withdrawFromDerivedSets(slot)
+                generations.bump(slot)
+                setValues(of: record, slot: slot)
+                setFolded(slot: slot, folded: view, firstText: 0, pending: pending)
             }
-        }
+        }.get()
         finishCommit(slot)
         if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
         return handle(ofSlot: slot)

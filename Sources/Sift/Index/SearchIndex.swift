@@ -386,7 +386,8 @@ public final class SearchIndex {
     /// folded text per (folding, field) to `batch`. Reads the index, changes nothing: safe to run on
     /// several threads at once with distinct folders and batches. With `deferringDictionaryWords`
     /// (see `ICUFolder.fold(_:into:deferringDictionaryWords:)`), returns whether any text's word
-    /// starts were left out.
+    /// starts were left out. A text long enough to fold in pieces is left for `commit` and
+    /// `update` to fold straight into its column (`FoldedBatch.streamed`).
     @discardableResult
     func fold(
         _ record: Record,
@@ -402,7 +403,8 @@ public final class SearchIndex {
                 if try folder.fold(
                     record.fields[field] ?? "",
                     into: &batch,
-                    deferringDictionaryWords: deferringDictionaryWords
+                    deferringDictionaryWords: deferringDictionaryWords,
+                    streamingLongTexts: true
                 ) {
                     deferred = true
                 }
@@ -492,6 +494,7 @@ public final class SearchIndex {
     {
         guard idIsNew || slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
         try checkTextFits(record)
+        let pending = try writePending(record, folded: folded, firstText: firstText)
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -504,15 +507,82 @@ public final class SearchIndex {
         setValues(of: record, slot: slot)
         slotOfID.insert(slot, ids: ids)
         live.insert(slot)
+        setFolded(slot: slot, folded: folded, firstText: firstText, pending: pending)
+        finishCommit(slot)
+        return slot
+    }
+
+    /// Sets a slot's folded texts in every column: `folded[firstText...]`, one per (folding,
+    /// search field), or the segments `writePending` wrote when it wrote any.
+    ///
+    /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
+    func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
         var text = firstText
         for folding in foldings {
             for position in 0..<configuration.searchFields.count {
-                folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
+                if pending.isEmpty {
+                    folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
+                } else {
+                    folding.columns[position].finishPending(pending[text - firstText], slot: slot)
+                }
                 text += 1
             }
         }
-        finishCommit(slot)
-        return slot
+    }
+
+    /// When a record has a streamed text (see `FoldedBatch.streamed`): writes each of its folded
+    /// texts, in order, at the end of its column (`FoldedColumn.beginPending`), folding the
+    /// streamed ones a piece at a time straight into the column, so that a long text never
+    /// exists as collation elements (8 bytes each) but only as codes. New elements get the codes
+    /// `set(slot:folded:codeBook:)` would give them. Returns the segments, or none when there is
+    /// no streamed text (then `setFolded` sets them as usual).
+    ///
+    /// - Throws: an ICU failure, after taking back every byte and code it wrote.
+    /// - Complexity: O(*s*) in the size of the record's search fields; memory O(*p*) besides
+    ///   the columns for pieces of *p* bytes (`ICUFolder.pieceLength`).
+    func writePending(
+        _ record: Record,
+        folded: FoldedBatchView,
+        firstText: Int
+    ) throws(SiftError) -> [FoldedColumn.PendingSegment] {
+        let fields = configuration.searchFields
+        guard folded.hasStreamed(firstText..<(firstText + foldings.count * fields.count)) else { return [] }
+        let codeCounts = foldings.map(\.codeBook.count)
+        var pending: [FoldedColumn.PendingSegment] = []
+        var text = firstText
+        for folding in foldings {
+            for position in fields.indices {
+                if folded.isStreamed(text) {
+                    let value = record.fields[fields[position]] ?? ""
+                    var segment = folding.columns[position].beginPending(reserving: 2 * value.utf8.count)
+                    do throws(SiftError) {
+                        try folding.folder.forEachPiece(of: value) { piece in
+                            folding.columns[position].appendPending(piece, codeBook: &folding.codeBook, to: &segment)
+                        }
+                    } catch {
+                        folding.columns[position].discardPending(segment)
+                        discardPending(pending, firstText: firstText, codeCounts: codeCounts)
+                        throw error
+                    }
+                    pending.append(segment)
+                } else {
+                    var segment = folding.columns[position].beginPending(reserving: 4 * folded[text].elements.count)
+                    folding.columns[position].appendPending(folded[text], codeBook: &folding.codeBook, to: &segment)
+                    pending.append(segment)
+                }
+                text += 1
+            }
+        }
+        return pending
+    }
+
+    /// Takes back the segments `writePending` wrote (in reverse order) and the codes it gave.
+    private func discardPending(_ pending: [FoldedColumn.PendingSegment], firstText: Int, codeCounts: [Int]) {
+        let fields = configuration.searchFields.count
+        for text in pending.indices.reversed() {
+            foldings[text / fields].columns[text % fields].discardPending(pending[text])
+        }
+        for (folding, count) in zip(foldings, codeCounts) { folding.codeBook.removeCodes(after: count) }
     }
 
     /// The last part of committing a record, once its values, id and folded texts are stored and

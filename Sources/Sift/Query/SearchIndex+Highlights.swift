@@ -106,57 +106,58 @@ extension SearchIndex {
 
     /// Every accepted, non-overlapping match of a field pattern in one slot, first to last, the
     /// way ICU usearch's `usearch_next` walks them: after a match, the search resumes at its limit.
+    ///
+    /// The walk reads the segment's codes and flags in place and the elements' UTF-16 offsets as
+    /// the field's text is folded again a piece at a time (`ICUFolder.forEachOffsetPiece`), keeping
+    /// only those of the elements not yet passed: a field of any length costs memory for a piece
+    /// (a field of 200 MB has some 140 million elements; holding their offsets took 8 bytes each).
+    ///
+    /// - Complexity: O(*s*) in the size of the field; memory O(*p*) for pieces of *p* bytes.
     func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
         if key.anchor == .fuzzy { return fuzzyRanges(key, slot: slot) }
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return [] }
         let (start, end) = column.bounds(ofSegment: segment)
-        // Offsets from `start`, 4 bytes per element (a field of 200 MB has some 140 million).
-        var leadCount = 0
-        for i in start..<end where CodeBook.isLead(column.codes[i]) { leadCount += 1 }
-        var leads: [Int32] = []
-        leads.reserveCapacity(leadCount)
-        for i in start..<end where CodeBook.isLead(column.codes[i]) {
-            leads.append(Int32(truncatingIfNeeded: i - start))
-        }
+        var elementCount = 0
+        for i in start..<end where CodeBook.isLead(column.codes[i]) { elementCount += 1 }
         var patternElements = 0
-        for byte in key.pattern where CodeBook.isLead(byte) { patternElements += 1 }
-        guard patternElements > 0, leads.count >= patternElements else { return [] }
-        let text = value(at: key.field, slot: slot)
-        let (lows, limits) = elementOffsets(key, text: text, count: leads.count)
-        guard lows.count == leads.count else { return [] }
-        let flags = column.flagBytes(ofSegment: segment)
-        let startMask = key.anchor == .wordStart ? FoldFlags.startOK | FoldFlags.wordStart : FoldFlags.startOK
-        var ranges: [Range<Int>] = []
-        var element = 0
-        while element + patternElements <= leads.count {
-            if key.anchor == .fieldStart && element > 0 { break }
-            let byte = start + Int(leads[element])
-            let last = element + patternElements - 1
-            let accepted =
-                byte + key.pattern.count <= end
-                && column.codes[byte..<(byte + key.pattern.count)].elementsEqual(key.pattern)
-                && flags[byte - start] & startMask == startMask
-                && flags[Int(leads[last])] & FoldFlags.endOK != 0
-                && (key.identicalText == nil
-                    || folding.folder.canonicallyEqual(
-                        text,
-                        utf16Range: lows[element],
-                        limits[last],
-                        pattern: key.identicalText!
-                    ))
-            if accepted {
-                let lower = Int(lows[element])
-                let upper = Int(limits[last])
-                ranges.append(lower..<max(lower, upper))
-                element = last + 1
-                while element < leads.count && Int(lows[element]) < upper { element += 1 }
-            } else {
-                element += 1
-            }
+        var lastLead = 0
+        for (i, byte) in key.pattern.enumerated() where CodeBook.isLead(byte) {
+            patternElements += 1
+            lastLead = i
         }
-        return ranges
+        guard patternElements > 0, elementCount >= patternElements, key.field < values.count else { return [] }
+        var walk = MatchWalk(
+            column: column,
+            pattern: key.pattern,
+            segment: (start, end),
+            flagPosition: column.flagStart(ofSegment: segment),
+            startMask: key.anchor == .wordStart ? FoldFlags.startOK | FoldFlags.wordStart : FoldFlags.startOK,
+            firstOnly: key.anchor == .fieldStart,
+            elementCount: elementCount,
+            patternElements: patternElements,
+            lastLead: lastLead
+        )
+        let identical = key.identicalText.map { (pattern: $0, text: value(at: key.field, slot: slot)) }
+        let accept = { (lower: Int32, upper: Int32) -> Bool in
+            guard let identical else { return true }
+            return folding.folder.canonicallyEqual(identical.text, utf16Range: lower, upper, pattern: identical.pattern)
+        }
+        var folded = 0
+        let completed = values[key.field].withUTF8(slot) { text in
+            (try? folding.folder.forEachOffsetPiece(ofUTF8: text) { lows, limits, shift in
+                folded += lows.count
+                guard folded <= elementCount else { return false }
+                walk.add(lows: lows, limits: limits, shift: shift)
+                return walk.advance(ended: folded == elementCount, accept: accept)
+            }) != nil
+        }
+        // A text that cannot be folded, or whose elements are not the segment's, cannot happen to a
+        // text the index folded before; no ranges then, as before.
+        guard completed, walk.finished || folded == elementCount else { return [] }
+        if !walk.finished { _ = walk.advance(ended: true, accept: accept) }
+        return walk.ranges
     }
 
     /// The UTF-16 low index and match limit of every element of a field's text, folded again
@@ -168,5 +169,127 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the length of the text.
     func elementOffsets(_ key: MatchKey, text: String, count: Int = 0) -> (lows: [Int32], limits: [Int32]) {
         (try? foldings[key.folding].folder.offsets(of: text, count: count)) ?? ([], [])
+    }
+}
+
+/// The walk of `fieldRanges` over one segment, fed the elements' UTF-16 offsets a piece at a
+/// time: it goes as far as the offsets it holds allow, and keeps only those from its current
+/// element on.
+private struct MatchWalk {
+    let column: FoldedColumn
+    let pattern: [UInt8]
+    let segment: (start: Int, end: Int)
+    let flagPosition: Int?
+    let startMask: UInt8
+    /// Only a match at the first element counts (`.fieldStart`).
+    let firstOnly: Bool
+    let elementCount: Int
+    let patternElements: Int
+    /// Offset of the pattern's last lead byte.
+    let lastLead: Int
+
+    /// Offsets of elements `windowStart...` (those folded so far, from the current element on).
+    private var lows: [Int32] = []
+    private var limits: [Int32] = []
+    private var windowStart = 0
+    /// The current element and its lead byte.
+    private var element = 0
+    private var byte: Int
+    /// After a match: elements starting before this UTF-16 limit are skipped.
+    private var skippingBelow: Int32?
+    private(set) var finished = false
+    private(set) var ranges: [Range<Int>] = []
+
+    init(
+        column: FoldedColumn,
+        pattern: [UInt8],
+        segment: (start: Int, end: Int),
+        flagPosition: Int?,
+        startMask: UInt8,
+        firstOnly: Bool,
+        elementCount: Int,
+        patternElements: Int,
+        lastLead: Int
+    ) {
+        self.column = column
+        self.pattern = pattern
+        self.segment = segment
+        self.flagPosition = flagPosition
+        self.startMask = startMask
+        self.firstOnly = firstOnly
+        self.elementCount = elementCount
+        self.patternElements = patternElements
+        self.lastLead = lastLead
+        byte = segment.start
+    }
+
+    /// Takes the offsets of the next elements (each plus `shift`).
+    mutating func add(
+        lows newLows: UnsafeBufferPointer<Int32>,
+        limits newLimits: UnsafeBufferPointer<Int32>,
+        shift: Int32
+    ) {
+        let passed = element - windowStart
+        if passed > 0 {
+            lows.removeFirst(min(passed, lows.count))
+            limits.removeFirst(min(passed, limits.count))
+            windowStart = element
+        }
+        for i in newLows.indices {
+            lows.append(newLows[i] + shift)
+            limits.append(newLimits[i] + shift)
+        }
+    }
+
+    /// The lead byte of the element after the one at `byte`.
+    private func nextLead(after byte: Int) -> Int {
+        var next = byte + 1
+        while next < segment.end && !CodeBook.isLead(column.codes[next]) { next += 1 }
+        return next
+    }
+
+    /// Walks as far as the offsets held allow (to the end once `ended`); returns whether more
+    /// offsets are wanted.
+    mutating func advance(ended: Bool, accept: (Int32, Int32) -> Bool) -> Bool {
+        let held = windowStart + lows.count
+        while !finished {
+            if let upper = skippingBelow {
+                if element < elementCount && element >= held { return true }
+                if element < elementCount && lows[element - windowStart] < upper {
+                    element += 1
+                    byte = nextLead(after: byte)
+                    continue
+                }
+                skippingBelow = nil
+            }
+            if element + patternElements > elementCount || (firstOnly && element > 0) {
+                finished = true
+                break
+            }
+            let last = element + patternElements - 1
+            if last >= held { return !ended }
+            let accepted =
+                byte + pattern.count <= segment.end
+                && column.codes[byte..<(byte + pattern.count)].elementsEqual(pattern)
+                && flag(byte) & startMask == startMask
+                && flag(byte + lastLead) & FoldFlags.endOK != 0
+                && accept(lows[element - windowStart], limits[last - windowStart])
+            if accepted {
+                let lower = Int(lows[element - windowStart])
+                let upper = limits[last - windowStart]
+                ranges.append(lower..<max(lower, Int(upper)))
+                element = last + 1
+                byte += pattern.count
+                skippingBelow = upper
+            } else {
+                element += 1
+                byte = nextLead(after: byte)
+            }
+        }
+        return false
+    }
+
+    private func flag(_ byte: Int) -> UInt8 {
+        column.flagByte(atOffset: byte - segment.start, segmentStart: segment.start, flagPosition: flagPosition)
     }
 }

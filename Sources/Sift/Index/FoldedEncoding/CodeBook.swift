@@ -50,6 +50,17 @@ struct CodeBook {
         return code
     }
 
+    /// Forgets the elements given codes after the first `count` (an edit that failed midway
+    /// takes back the codes it gave).
+    ///
+    /// - Complexity: O(*c*) for *c* codes.
+    mutating func removeCodes(after count: Int) {
+        guard count < self.count else { return }
+        var book = CodeBook()
+        for element in elementsInCodeOrder.prefix(count) { _ = book.code(for: element) }
+        self = book
+    }
+
     private mutating func grow() {
         let old = buckets
         buckets = [Bucket](repeating: Bucket(), count: old.count * 2)

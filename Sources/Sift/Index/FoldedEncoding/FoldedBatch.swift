@@ -5,11 +5,22 @@ struct FoldedBatch {
     var flags: [UInt8] = []
     /// End (in the element buffers) of each folded text; a text starts where the previous ends.
     var ends: [Int] = []
+    /// Numbers of the texts, ascending, that were left to fold a piece at a time when they are
+    /// stored (`ICUFolder.fold(_:into:deferringDictionaryWords:streamingLongTexts:)`): they hold
+    /// no elements here.
+    var streamed: [Int] = []
 
     mutating func removeAll() {
         elements.removeAll(keepingCapacity: true)
         flags.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
+        streamed.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends an empty text marked as streamed (see `streamed`).
+    mutating func appendStreamed() {
+        streamed.append(ends.count)
+        ends.append(elements.count)
     }
 
     /// Appends a copy of a folded text.
@@ -26,7 +37,9 @@ struct FoldedBatch {
         elements.withUnsafeBufferPointer { elements in
             flags.withUnsafeBufferPointer { flags in
                 ends.withUnsafeBufferPointer { ends in
-                    body(FoldedBatchView(elements: elements, flags: flags, ends: ends))
+                    streamed.withUnsafeBufferPointer { streamed in
+                        body(FoldedBatchView(elements: elements, flags: flags, ends: ends, streamed: streamed))
+                    }
                 }
             }
         }
@@ -38,6 +51,13 @@ struct FoldedBatchView {
     let elements: UnsafeBufferPointer<Int64>
     let flags: UnsafeBufferPointer<UInt8>
     let ends: UnsafeBufferPointer<Int>
+    let streamed: UnsafeBufferPointer<Int>
+
+    /// Whether any of these texts is streamed (see `FoldedBatch.streamed`).
+    func hasStreamed(_ texts: Range<Int>) -> Bool { streamed.contains { texts.contains($0) } }
+
+    /// Whether a text is streamed (see `FoldedBatch.streamed`).
+    func isStreamed(_ text: Int) -> Bool { streamed.contains(text) }
 
     /// The folded text with this number.
     subscript(text: Int) -> FoldedSlice {

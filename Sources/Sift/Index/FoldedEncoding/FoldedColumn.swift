@@ -363,11 +363,29 @@ struct FoldedColumn {
     /// Where a segment's flag bytes start in `flags`, or nil when it is simple.
     ///
     /// - Complexity: O(1).
-    private func flagStart(ofSegment segment: Int) -> Int? {
+    func flagStart(ofSegment segment: Int) -> Int? {
         let word = segment >> 6
         let bit: UInt64 = 1 << UInt64(segment & 63)
         guard flaggedSegments[word] & bit != 0 else { return nil }
         return Int(flagStarts[Int(flaggedRanks[word]) + (flaggedSegments[word] & (bit - 1)).nonzeroBitCount])
+    }
+
+    /// The `FoldFlags` of one byte of a segment (word starts included), as `flagBytes` gives them:
+    /// `flagPosition` is the segment's `flagStart(ofSegment:)`, `offset` the byte's from its start.
+    ///
+    /// - Complexity: O(1).
+    func flagByte(atOffset offset: Int, segmentStart start: Int, flagPosition: Int?) -> UInt8 {
+        let byte = start + offset
+        var value: UInt8
+        if let flagPosition {
+            value = PackedFlags.entry(flags, flagPosition + offset)
+        } else {
+            value = CodeBook.isLead(codes[byte]) ? FoldFlags.startOK | FoldFlags.endOK : 0
+        }
+        if (byte >> 6) < wordStarts.count && wordStarts[byte >> 6] & (1 << UInt64(byte & 63)) != 0 {
+            value |= FoldFlags.wordStart
+        }
+        return value
     }
 
     /// The `FoldFlags` of every byte of a segment (word starts included), as the slow paths
@@ -418,6 +436,19 @@ struct FoldedColumn {
             }
         }
         return result
+    }
+
+    /// Whether `renumbered(slots)` holds exactly this column's buffers: slot `i` owns segment `i`
+    /// for every `i`, no segment is dead, and no word-start word trails past the last set bit.
+    /// Then a snapshot writes the column as it is (a fresh build's is), without copying it.
+    ///
+    /// - Complexity: O(*n*) for *n* slots.
+    func isRenumbered(_ slots: [Int32]) -> Bool {
+        guard slots.count == segmentCount, awayOwners.count == 0, awaySegments.count == 0,
+            deadSegments.allSatisfy({ $0 == 0 }), slots.indices.allSatisfy({ slots[$0] == Int32($0) })
+        else { return false }
+        let usedWords = (wordStarts.lastIndex { $0 != 0 } ?? 0) + 1
+        return wordStarts.count == usedWords
     }
 
     /// Copies one segment of `other` (codes, word starts, flags) to the end of this column.
@@ -657,6 +688,107 @@ struct FoldedColumn {
                 }
             }
         }
+    }
+}
+
+// MARK: - Segments written a piece at a time
+
+extension FoldedColumn {
+    /// A segment being written at the end of the column's buffers a piece at a time
+    /// (`appendPending`), for a text too long to fold whole first: the same bytes, word starts and
+    /// flag bytes `set(slot:folded:codeBook:)` writes for the whole text, but not yet in the
+    /// per-segment tables. `finishPending` enters it for a slot; `discardPending` takes its bytes
+    /// back. Between them nothing else may change the column.
+    struct PendingSegment {
+        /// Where its code bytes start in `codes` and its flag bytes in `flags`.
+        fileprivate let start: Int
+        fileprivate let flagBase: Int
+        /// The code bytes room was made for (flag bytes take a quarter of that, if any).
+        fileprivate let reserved: Int
+        /// Whether every element so far may start and end a match: then no flag bytes are
+        /// written, and the first element that may not writes those of the bytes before it.
+        fileprivate var simple = true
+        /// Flag entries not yet written (fewer than four), and the segment's number of entries.
+        fileprivate var pendingFlags: UInt8 = 0
+        fileprivate var entries = 0
+    }
+
+    /// Starts a pending segment, with room for `bytes` code bytes (more grows the buffers).
+    ///
+    /// - Complexity: O(1), and the buffers' growth.
+    mutating func beginPending(reserving bytes: Int) -> PendingSegment {
+        growGently(&codes, by: bytes + 1)
+        growGently(&wordStarts, by: (codes.count + bytes) / 64 + 1 - wordStarts.count)
+        return PendingSegment(start: codes.count, flagBase: flags.count, reserved: bytes)
+    }
+
+    /// Encodes a piece of a pending segment's text (its next elements and their flags), giving
+    /// new elements codes as `set(slot:folded:codeBook:)` does.
+    ///
+    /// - Complexity: O(*n*) amortized in the piece's number of elements.
+    mutating func appendPending(_ piece: FoldedSlice, codeBook: inout CodeBook, to pending: inout PendingSegment) {
+        let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
+        let count = piece.elements.count
+        growGently(&codes, by: 4 * count + 1)
+        for i in 0..<count {
+            let lead = codes.count
+            let length = CodeBook.append(codeBook.code(for: piece.elements[i]), to: &codes)
+            let flag = piece.flags[i]
+            if flag & FoldFlags.wordStart != 0 { setWordStart(at: lead) }
+            if pending.simple && flag & boundaryFlags != boundaryFlags {
+                // The segment is flagged after all: the entries of the simple bytes before.
+                pending.simple = false
+                growGently(&flags, by: max(codes.count - pending.start, pending.reserved) / 4 + 2)
+                for byte in pending.start..<lead {
+                    appendFlagEntry(CodeBook.isLead(codes[byte]) ? boundaryFlags : 0, to: &pending)
+                }
+            }
+            if !pending.simple {
+                appendFlagEntry(flag & boundaryFlags, to: &pending)
+                for _ in 1..<length { appendFlagEntry(0, to: &pending) }
+            }
+        }
+    }
+
+    /// Appends one packed flag entry of a pending segment (see `PackedFlags.appendSegment`).
+    private mutating func appendFlagEntry(_ value: UInt8, to pending: inout PendingSegment) {
+        pending.pendingFlags |= value << UInt8((pending.entries & 3) << 1)
+        pending.entries += 1
+        if pending.entries & 3 == 0 {
+            flags.append(pending.pendingFlags)
+            pending.pendingFlags = 0
+        }
+    }
+
+    /// Ends a pending segment and makes it `slot`'s, replacing any segment the slot had: the
+    /// column is then exactly as `set(slot:folded:codeBook:)` with the whole text leaves it.
+    ///
+    /// - Complexity: O(1) amortized.
+    mutating func finishPending(_ pending: PendingSegment, slot: Int32) {
+        var pending = pending
+        codes.append(0)
+        var flagStart: Int? = nil
+        if !pending.simple {
+            appendFlagEntry(0, to: &pending)  // the separator's
+            if pending.entries & 3 != 0 { flags.append(pending.pendingFlags) }
+            flagStart = 4 * pending.flagBase
+        }
+        remove(slot: slot)
+        appendSegmentEntry(start: pending.start, owner: slot, flagStart: flagStart)
+    }
+
+    /// Takes back everything a pending segment wrote (the column's buffers hold what they held
+    /// before `beginPending`).
+    ///
+    /// - Complexity: O(1) amortized, plus the word starts written.
+    mutating func discardPending(_ pending: PendingSegment) {
+        let start = pending.start
+        if start >> 6 < wordStarts.count {
+            wordStarts[start >> 6] &= (1 << UInt64(start & 63)) &- 1
+            for word in ((start >> 6) + 1)..<wordStarts.count { wordStarts[word] = 0 }
+        }
+        codes.removeLast(codes.count - start)
+        flags.removeLast(flags.count - pending.flagBase)
     }
 }
 

@@ -34,11 +34,28 @@ enum FileIO {
     /// lock is free (`removeStaleTemporaryFiles(of:)`), so a `kill -9` during a save leaves
     /// nothing behind once the next save to that path runs.
     static func writeAtomically(_ parts: [[UInt8]], to path: String) throws(SiftError) {
+        try writeAtomically(to: path) { output in
+            for part in parts {
+                if let failure = part.withUnsafeBytes({ output($0) }) { return ([], failure) }
+            }
+            return ([], nil)
+        }
+    }
+
+    /// Writes a file atomically as `writeAtomically(_:to:)` does, its bytes made as they are
+    /// written: `contents` hands them to `output` (which returns a failure's description, or nil)
+    /// and returns the bytes that then replace the file's first ones (a header that depends on
+    /// what follows it), and the first failure. `contents` may be called twice (see below), and
+    /// must write the same bytes each time.
+    static func writeAtomically(
+        to path: String,
+        contents: (_ output: (UnsafeRawBufferPointer) -> String?) -> (start: [UInt8], failure: String?)
+    ) throws(SiftError) {
         removeStaleTemporaryFiles(of: path)
         let temporary = "\(path)\(temporaryMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         // An unnamed file first; a named one where that cannot be had or cannot be named (no /proc).
-        if try !write(parts, to: path, through: temporary, unnamed: true) {
-            _ = try write(parts, to: path, through: temporary, unnamed: false)
+        if try !write(contents, to: path, through: temporary, unnamed: true) {
+            _ = try write(contents, to: path, through: temporary, unnamed: false)
         }
         let directoryDescriptor = open(directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
@@ -51,7 +68,7 @@ enum FileIO {
     /// With `unnamed`, returns false (having changed nothing) when the file system refuses
     /// `O_TMPFILE` or naming such a file.
     private static func write(
-        _ parts: [[UInt8]],
+        _ contents: (_ output: (UnsafeRawBufferPointer) -> String?) -> (start: [UInt8], failure: String?),
         to path: String,
         through temporary: String,
         unnamed: Bool
@@ -68,18 +85,25 @@ enum FileIO {
         // Held until the descriptor closes: tells `removeStaleTemporaryFiles` the file is in use.
         _ = flock(descriptor, LOCK_EX | LOCK_NB)
         var named = !unnamed
-        var failure: String? = nil
-        outer: for part in parts {
+        var (start, failure) = contents { part in
             var done = 0
             while done < part.count {
-                let n = part.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+                let n = Glibc.write(descriptor, part.baseAddress! + done, part.count - done)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else {
-                    failure = "cannot write (\(errorText()))"
-                    break outer
-                }
+                guard n > 0 else { return "cannot write (\(errorText()))" }
                 done += n
             }
+            return nil
+        }
+        var done = 0
+        while failure == nil && done < start.count {
+            let n = start.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                failure = "cannot write (\(errorText()))"
+                break
+            }
+            done += n
         }
         if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush to disk (\(errorText()))" }
         if failure == nil && unnamed {

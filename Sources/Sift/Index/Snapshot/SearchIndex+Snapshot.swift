@@ -66,7 +66,39 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the size of the index.
     public func save(to path: String) throws(SiftError) {
         try addDeferredWordStarts()
-        var writer = SnapshotWriter()
+        var fingerprints: [String] = []
+        for folding in foldings { fingerprints.append(try FoldingFingerprint(of: folding).text) }
+        // The payload is streamed to the file as it is encoded (never held whole), then the
+        // header, which holds its length and checksum, is written over the room left for it.
+        let headerSize = Self.header(payloadLength: 0, checksum: 0).count
+        try FileIO.writeAtomically(to: path) { output in
+            if let failure = [UInt8](repeating: 0, count: headerSize).withUnsafeBytes({ output($0) }) {
+                return ([], failure)
+            }
+            // The writer lives only inside this call, and `output` with it.
+            return withoutActuallyEscaping(output) { output in
+                var writer = SnapshotWriter(seed: SnapshotFile.checksumSeed, output: output)
+                encodePayload(into: &writer, fingerprints: fingerprints)
+                let (length, checksum) = writer.finish()
+                return (Self.header(payloadLength: length, checksum: checksum), writer.failure)
+            }
+        }
+    }
+
+    /// The snapshot header for a payload.
+    private static func header(payloadLength: Int, checksum: UInt64) -> [UInt8] {
+        var header = SnapshotWriter()
+        for byte in SnapshotFile.magic { header.write(byte) }
+        header.write(SnapshotFile.version)
+        header.write(SnapshotFile.byteOrderMark)
+        header.write(UInt64(payloadLength))
+        header.write(checksum)
+        return header.bytes
+    }
+
+    /// Writes the snapshot payload (see `SnapshotFile`). Columns are written as they are when
+    /// they are in the order of the records (a fresh build's are), else renumbered first.
+    private func encodePayload(into writer: inout SnapshotWriter, fingerprints: [String]) {
         writer.write(icuVersion)
         Self.encode(configuration, into: &writer)
         let keys = metadata.keys.sorted()
@@ -76,17 +108,17 @@ extension SearchIndex {
         let slots = order.array
         writer.write(UInt64(slots.count))
         for column in [ids] + fieldNames.indices.map({ $0 < values.count ? values[$0] : TextColumn() }) {
-            writer.write(array: column.renumbered(slots).bytes)
+            column.writeRenumbered(slots, to: &writer)
         }
         writer.write(UInt32(foldings.count))
-        for folding in foldings {
+        for (folding, fingerprint) in zip(foldings, fingerprints) {
             Self.encode(folding.collation, into: &writer)
             writer.write(folding.folder.collator.version)
-            writer.write(try FoldingFingerprint(of: folding).text)
+            writer.write(fingerprint)
             writer.write(array: folding.codeBook.elementsInCodeOrder)
             writer.write(UInt32(folding.columns.count))
             for column in folding.columns {
-                let s = column.renumbered(slots).storage
+                let s = column.isRenumbered(slots) ? column.storage : column.renumbered(slots).storage
                 writer.write(array: s.codes)
                 writer.write(array: s.wordStarts)
                 writer.write(array: s.segmentStarts)
@@ -106,14 +138,6 @@ extension SearchIndex {
             writer.write(tieBreak.numeric)
             writer.write(tieBreak.descending)
         }
-        let payload = writer.bytes
-        var header = SnapshotWriter()
-        for byte in SnapshotFile.magic { header.write(byte) }
-        header.write(SnapshotFile.version)
-        header.write(SnapshotFile.byteOrderMark)
-        header.write(UInt64(payload.count))
-        header.write(payload.withUnsafeBytes { SnapshotFile.checksum($0) })
-        try FileIO.writeAtomically([header.bytes, payload], to: path)
     }
 
     /// Loads an index saved by `save(to:)`.

@@ -1,12 +1,62 @@
+internal import CSiftKernels
+
 /// A problem found while decoding a snapshot's payload: what was inconsistent.
 struct SnapshotFormatError: Error {
     var what: String
     init(_ what: String) { self.what = what }
 }
 
-/// Appends little-endian binary values to a byte buffer (the snapshot payload).
+/// Appends little-endian binary values to a byte buffer (the snapshot payload), or streams them:
+/// with an `output`, the buffer is handed to it (and checksummed) whenever it passes
+/// `flushSize`, and large arrays go to it without being copied, so that a snapshot is never held
+/// whole in memory.
 struct SnapshotWriter {
     private(set) var bytes: [UInt8] = []
+    /// Takes the next bytes of a streamed payload; returns a failure's description, or nil.
+    private let output: ((UnsafeRawBufferPointer) -> String?)?
+    /// Bytes already given to `output`, and their checksum so far.
+    private var written = 0
+    private var checksum = sift_checksum_state()
+    /// The first failure `output` reported (later bytes are dropped).
+    private(set) var failure: String?
+    /// A streamed buffer is handed on once it holds this many bytes.
+    static let flushSize = 1 << 20
+
+    /// A writer that keeps the payload in `bytes`.
+    init() { output = nil }
+
+    /// A writer that streams the payload to `output`, checksummed with `seed` (see `finish()`).
+    init(seed: UInt64, output: @escaping (UnsafeRawBufferPointer) -> String?) {
+        self.output = output
+        sift_checksum_begin(&checksum, seed)
+    }
+
+    /// Hands `part` to the output (after what the buffer holds).
+    private mutating func emit(_ part: UnsafeRawBufferPointer) {
+        guard let output, part.count > 0 else { return }
+        written += part.count
+        sift_checksum_update(&checksum, part.baseAddress, part.count)
+        if failure == nil { failure = output(part) }
+    }
+
+    /// Streams the buffer once it is full (nothing without an output).
+    private mutating func flushIfFull(adding extra: Int = 0) {
+        guard output != nil, bytes.count + extra >= Self.flushSize else { return }
+        var buffered: [UInt8] = []
+        swap(&buffered, &bytes)
+        buffered.withUnsafeBytes { emit($0) }
+        buffered.removeAll(keepingCapacity: true)
+        swap(&buffered, &bytes)
+    }
+
+    /// A streamed payload's length and checksum, once everything is written (the rest of the
+    /// buffer is handed on first).
+    mutating func finish() -> (length: Int, checksum: UInt64) {
+        let buffered = bytes
+        bytes = []
+        buffered.withUnsafeBytes { emit($0) }
+        return (written, sift_checksum_end(&checksum))
+    }
 
     mutating func write<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
@@ -47,7 +97,17 @@ struct SnapshotWriter {
         write(UInt64(array.count))
         array.withUnsafeBufferPointer { buffer in
             // Snapshots are little-endian; so are the machines Sift runs on (checked at load).
-            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+            write(raw: UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Raw bytes: streamed without a copy when they are many.
+    mutating func write(raw part: UnsafeRawBufferPointer) {
+        flushIfFull(adding: part.count)
+        if output != nil && part.count >= Self.flushSize {
+            emit(part)
+        } else {
+            bytes.append(contentsOf: part)
         }
     }
 }
