@@ -13,14 +13,15 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     public var segmentTables = 0
     /// Per-slot tables of the index: the id table, the original order, the live set and the free
     /// slots; generations once a freed slot was reused; once sorting was used, the sorted order
-    /// and the sections too.
+    /// and the sections too; the ranking keys (a byte per search field and slot, and eight more
+    /// with a numeric tie-break).
     public var slotTables = 0
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
     public var recordText = 0
     /// Where each group of eight ids or field values starts in `recordText`, and its slack.
     public var recordTextTables = 0
-    /// Cached field results (for narrowing and backspace) and category sets.
+    /// Cached field results (for narrowing and backspace), kept ranked answers and category sets.
     public var caches = 0
 
     /// Every per-record table: `segmentTables` + `slotTables`.
@@ -67,9 +68,14 @@ extension SearchIndex {
             usage.recordText += parts.text
             usage.recordTextTables += parts.tables
         }
+        if let keys = rankingKeysStorage {
+            usage.slotTables += keys.lengths.joined().reduce(0) { $0 + $1.capacity } + 8 * keys.numbers.capacity
+        }
         let lazy = lazyMemoryParts
         usage.slotTables += lazy.tables
         usage.caches += cache.memoryFootprint + lazy.caches
+        usage.caches +=
+            8 * (rankedRows.reduce(0) { $0 + $1.rows.capacity } + rankedFuzzyRows.reduce(0) { $0 + $1.rows.capacity })
         return usage
     }
 }

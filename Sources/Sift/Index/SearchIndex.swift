@@ -196,6 +196,8 @@ public final class SearchIndex {
             scopePlans.append(ScopePlan(scope: scope, folding: folding!, fields: positions, filterField: filterField))
         }
         try insert(contentsOf: records)
+        // The ranking keys now rather than on the first ranked keystroke (35 ms at 1M records).
+        if !records.isEmpty { _ = rankingKeys }
     }
 
     // MARK: - Reading

@@ -278,6 +278,9 @@ extension SearchIndex {
             }
             try index.restore(fieldNames: fieldNames, ids: ids, values: values)
             index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
+            // The ranking keys now rather than on the first ranked keystroke.
+            index.rankingKeysStorage = nil
+            _ = index.rankingKeys
             return index
         } catch {
             throw fail("corrupted: \(error.what)")
