@@ -4,13 +4,14 @@
 /// and types its first letter again) would pay it again for the same rows.
 extension SearchIndex {
     /// Ranked answers kept: at most this many, holding at most as many rows in all as the index
-    /// has slots (eight bytes a slot).
-    static let rankedRowsCacheEntries = 4
+    /// has slots (eight bytes a slot). A query typed out and erased is a dozen answers, most of
+    /// them small; the broad first letter is the one worth keeping.
+    static let rankedRowsCacheEntries = 16
 
     /// The rows `query` was last answered with in `.ranked` order, if the index has not changed
     /// since; the entry becomes the most recent.
     ///
-    /// - Complexity: O(*e*) for *e* ≤ 4 entries.
+    /// - Complexity: O(*e*) for *e* ≤ 16 entries.
     func cachedRankedRows(_ query: Query) -> [RecordHandle]? {
         rankedRows.removeAll { $0.revision != revision }
         guard let hit = rankedRows.firstIndex(where: { $0.query == query }) else { return nil }
