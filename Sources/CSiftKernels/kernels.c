@@ -321,36 +321,93 @@ void sift_sort_by_key(uint64_t *keys, int32_t *values, uint64_t *keyScratch, int
 }
 
 size_t sift_segment_element_counts(const uint8_t *codes, size_t length, uint8_t *counts, size_t segments) {
+    const uint64_t high = 0x8080808080808080ULL, low7 = 0x7F7F7F7F7F7F7F7FULL;
     size_t segment = 0;
     size_t elements = 0;
-    for (size_t i = 1; i < length && segment < segments; i++) {
+    size_t i = 1;
+#define SIFT_EMIT_SEGMENT()                                                                                  \
+    do {                                                                                                     \
+        if (segment == segments) return segment;                                                             \
+        counts[segment++] = (uint8_t)(elements < SIFT_RANKING_LENGTH_LIMIT ? elements : SIFT_RANKING_LENGTH_LIMIT); \
+        elements = 0;                                                                                        \
+    } while (0)
+    // Eight bytes at a time: the high bit of each zero byte (exact: no carry crosses bytes) and of
+    // each continuation byte (10xxxxxx); the other bytes are lead bytes, one element each.
+    for (; i + 8 <= length; i += 8) {
+        uint64_t w;
+        memcpy(&w, codes + i, 8);
+        uint64_t zero = ~(((w & low7) + low7) | w | low7);
+        uint64_t continuation = w & ~(w << 1) & high;
+        uint64_t lead = ~(zero | continuation) & high;
+        if (zero == 0) {
+            elements += (size_t)__builtin_popcountll(lead);
+            continue;
+        }
+        uint64_t consumed = 0;
+        while (zero) {
+            int p = __builtin_ctzll(zero);
+            uint64_t below = (1ULL << p) - 1;
+            elements += (size_t)__builtin_popcountll(lead & below & ~consumed);
+            SIFT_EMIT_SEGMENT();
+            consumed = below | (1ULL << p);
+            zero &= zero - 1;
+        }
+        elements += (size_t)__builtin_popcountll(lead & ~consumed);
+    }
+    for (; i < length; i++) {
         uint8_t byte = codes[i];
         if (byte == 0) {
-            counts[segment++] = (uint8_t)(elements < SIFT_RANKING_LENGTH_LIMIT ? elements : SIFT_RANKING_LENGTH_LIMIT);
-            elements = 0;
+            SIFT_EMIT_SEGMENT();
         } else {
             elements += (byte & 0xC0) != 0x80;
         }
     }
+#undef SIFT_EMIT_SEGMENT
     return segment;
+}
+
+void sift_gather_tie_keys(const uint64_t *rows, size_t count, const uint64_t *keyOfSlot, const uint64_t *missing,
+                          int invert, uint64_t *out) {
+    uint64_t flip = invert ? UINT64_MAX : 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t slot = (uint32_t)rows[i];
+        uint64_t key = (keyOfSlot ? keyOfSlot[slot] : slot) ^ flip;
+        if (missing && (missing[slot >> 6] >> (slot & 63)) & 1) key = UINT64_MAX;
+        out[i] = key;
+    }
 }
 
 void sift_sort_rows_by_rank(uint64_t *rows, uint64_t *keys, const uint8_t *lengths, size_t count,
                             uint64_t *rowScratch, uint64_t *keyScratch) {
     if (count < 2 || (keys == NULL && lengths == NULL)) return;
-    // Digit 0..7: the key's bytes, least significant first; digit 8: the length.
-    size_t histogram[9][256];
-    memset(histogram, 0, sizeof histogram);
-    for (size_t i = 0; i < count; i++) {
-        if (keys) {
-            uint64_t key = keys[i];
-            for (int b = 0; b < 8; b++) histogram[b][(key >> (8 * b)) & 0xFF] += 1;
+    // Digit 0..7: the key's bytes, least significant first; digit 8: the length. Bytes every key
+    // shares (equal in the keys' AND and OR) need neither a histogram nor a pass.
+    int varies[9] = {0};
+    if (keys) {
+        uint64_t all = UINT64_MAX, any = 0;
+        for (size_t i = 0; i < count; i++) {
+            all &= keys[i];
+            any |= keys[i];
         }
-        if (lengths) histogram[8][lengths[(uint32_t)rows[i]]] += 1;
+        for (int b = 0; b < 8; b++) varies[b] = ((all ^ any) >> (8 * b)) & 0xFF ? 1 : 0;
     }
+    varies[8] = lengths != NULL;
+    size_t histogram[9][256];
+    for (int b = 0; b < 9; b++)
+        if (varies[b]) memset(histogram[b], 0, sizeof histogram[b]);
+    for (int b = 0; b < 8; b++) {
+        if (!varies[b]) continue;
+        for (size_t i = 0; i < count; i++) histogram[b][(keys[i] >> (8 * b)) & 0xFF] += 1;
+    }
+    if (lengths)
+        for (size_t i = 0; i < count; i++) histogram[8][lengths[(uint32_t)rows[i]]] += 1;
+    int lastKeyDigit = -1;
+    for (int b = 0; b < 8; b++)
+        if (varies[b]) lastKeyDigit = b;
     uint64_t *fromRows = rows, *toRows = rowScratch;
     uint64_t *fromKeys = keys, *toKeys = keyScratch;
-    for (int digit = keys ? 0 : 8; digit < (lengths ? 9 : 8); digit++) {
+    for (int digit = 0; digit < 9; digit++) {
+        if (!varies[digit]) continue;
         size_t *counts = histogram[digit];
         uint8_t first = digit == 8 ? lengths[(uint32_t)fromRows[0]] : (uint8_t)(fromKeys[0] >> (8 * digit));
         if (counts[first] == count) continue;  // every row shares this digit
@@ -363,7 +420,7 @@ void sift_sort_rows_by_rank(uint64_t *rows, uint64_t *keys, const uint8_t *lengt
         if (digit == 8) {
             for (size_t i = 0; i < count; i++) toRows[counts[lengths[(uint32_t)fromRows[i]]]++] = fromRows[i];
         } else {
-            int last = digit == 7;  // no key pass follows: the keys need not move
+            int last = digit == lastKeyDigit;  // no key pass follows: the keys need not move
             for (size_t i = 0; i < count; i++) {
                 size_t to = counts[(fromKeys[i] >> (8 * digit)) & 0xFF]++;
                 toRows[to] = fromRows[i];

@@ -224,6 +224,34 @@ struct RankingTieBreakTests {
         #expect(try byName.ids(byName.search(query)) == ["5", "4", "3", "2", "1", "6"])
     }
 
+    /// The column-wide count (eight bytes at a time) against the per-record one and ICU's
+    /// folding, for fields of every length around the cap, in several scripts, with updates
+    /// (segments away from their slot) and deletes (dead segments) in between.
+    @Test func fieldLengthsAreElementCountsCappedAt255() throws {
+        var generator = SeededGenerator(seed: 255)
+        let pieces = ["a", "é", "ß", "Ж", "東", "ก", "😀", " ", "-", "ch", "aa"]
+        func text() -> String {
+            let count = [0, 1, 7, 8, 9, 254, 255, 256, 300, Int.random(in: 0...40, using: &generator)]
+                .randomElement(using: &generator)!
+            return String((0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined().prefix(count))
+        }
+        let collation = Collation(locale: "da")
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: collation),
+            records: (0..<400).map { Record(id: String($0), fields: ["name": text()]) }
+        )
+        for i in stride(from: 0, to: 400, by: 7) { try index.update(Record(id: String(i), fields: ["name": text()])) }
+        for i in stride(from: 3, to: 400, by: 11) { try index.remove(id: String(i)) }
+        let folder = try ICUFolder(ICUCollator(collation))
+        let lengths = index.rankingKeys.lengths[0][0]
+        let column = index.foldings[0].columns[0]
+        for handle in index.handles() {
+            let expected = min(255, try folder.fold(try index.value(of: "name", for: handle)).elements.count)
+            #expect(Int(lengths[Int(handle.slot)]) == expected)
+            #expect(Int(column.elementCount(ofSlot: handle.slot)) == expected)
+        }
+    }
+
     /// The README's example (Ranked order).
     @Test func theReadmeExample() throws {
         let cities = try SearchIndex(

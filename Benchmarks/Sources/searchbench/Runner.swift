@@ -24,6 +24,8 @@ struct RunOptions {
     var syntax: QuerySyntax = .operators
     /// Typo tolerance of the timed queries (`--typos`).
     var typos: TypoTolerance = .off
+    /// The index's ranking tie-break (`--tie-break`).
+    var tieBreak: RankingTieBreak? = nil
     var peers: [PeerKind]
     /// Keystrokes the naive and ICU peers run on (nil: all).
     var peerSample: Int?
@@ -83,7 +85,8 @@ final class Runner {
 
     private func runConfiguration(_ collation: Collation) throws -> ConfigReport {
         let title = "\(collation.locale)/\(collation.strength.rawValue)"
-        let configuration = trace.indexConfiguration(fields: corpus.fields, collation: collation)
+        var configuration = trace.indexConfiguration(fields: corpus.fields, collation: collation)
+        configuration.rankingTieBreak = options.tieBreak
 
         // The fixed cost of an index (collators, alphabetic index, ...): an empty one.
         CPUAffinity.release()

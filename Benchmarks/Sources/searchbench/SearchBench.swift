@@ -65,6 +65,15 @@ struct SearchBench: ParsableCommand {
     )
     var typos: String = "off"
 
+    @Option(
+        name: .customLong("tie-break"),
+        help: """
+            The index's ranking tie-break (IndexConfiguration.rankingTieBreak): FIELD[:numeric][,desc], \
+            a searched field (records hold only those). Default: none.
+            """
+    )
+    var tieBreak: String?
+
     @Option(name: .customLong("field"), help: "A field to search (repeatable; file input). Default: every text column.")
     var fields: [String] = []
 
@@ -189,6 +198,9 @@ struct SearchBench: ParsableCommand {
         if ResultOrder(rawValue: order) == nil { throw ValidationError("unknown order '\(order)'") }
         if QuerySyntax(rawValue: syntax) == nil { throw ValidationError("unknown syntax '\(syntax)'") }
         if TypoTolerance(typos) == nil { throw ValidationError("unknown typo tolerance '\(typos)' (auto, off, N)") }
+        if let tieBreak, Self.rankingTieBreak(tieBreak) == nil {
+            throw ValidationError("unknown tie-break '\(tieBreak)' (FIELD[:numeric][,desc])")
+        }
         for value in list(mode) where MatchMode(rawValue: value) == nil {
             throw ValidationError("unknown mode '\(value)'")
         }
@@ -331,6 +343,7 @@ struct SearchBench: ParsableCommand {
             order: ResultOrder(rawValue: order) ?? .original,
             syntax: QuerySyntax(rawValue: syntax) ?? .operators,
             typos: TypoTolerance(typos) ?? .off,
+            tieBreak: tieBreak.flatMap(Self.rankingTieBreak),
             peers: peerKinds,
             peerSample: peerSample ?? (corpus.count > 200_000 ? 8 : nil),
             checkSample: checkSample,
@@ -407,4 +420,22 @@ struct SearchBench: ParsableCommand {
         }
         if !report.failures.isEmpty { throw ExitCode(2) }
     }
+
+    /// `FIELD[:numeric][,desc]` (also `text`, `asc`), as `sift --tie-break` reads it.
+    static func rankingTieBreak(_ text: String) -> RankingTieBreak? {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let field = parts.first, !field.isEmpty else { return nil }
+        var tieBreak = RankingTieBreak(field: field)
+        for option in parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : [] {
+            switch option {
+            case "numeric": tieBreak.numeric = true
+            case "text": tieBreak.numeric = false
+            case "desc": tieBreak.descending = true
+            case "asc": tieBreak.descending = false
+            default: return nil
+            }
+        }
+        return tieBreak
+    }
+
 }

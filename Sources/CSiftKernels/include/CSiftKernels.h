@@ -133,6 +133,12 @@ size_t sift_segment_element_counts(const uint8_t *_Nonnull codes, size_t length,
 void sift_sort_rows_by_rank(uint64_t *_Nonnull rows, uint64_t *_Nullable keys, const uint8_t *_Nullable lengths,
                             size_t count, uint64_t *_Nonnull rowScratch, uint64_t *_Nullable keyScratch);
 
+/// Writes each row's tie-break key to `out` (rows as for `sift_sort_rows_by_rank`): the
+/// slot's entry of `keyOfSlot` (the slot itself when NULL), complemented when `invert` is not 0,
+/// and UINT64_MAX for a slot whose bit is set in `missing` (when not NULL).
+void sift_gather_tie_keys(const uint64_t *_Nonnull rows, size_t count, const uint64_t *_Nullable keyOfSlot,
+                          const uint64_t *_Nullable missing, int invert, uint64_t *_Nonnull out);
+
 /// Writes the members of `bits` (ascending) to `out`. Returns how many.
 size_t sift_bits_to_slots(const uint64_t *_Nonnull bits, size_t wordCount, int32_t *_Nonnull out);
 

@@ -22,6 +22,13 @@ extension SearchIndex {
         if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {
             keys.numbers = [UInt64](repeating: RankingTieBreak.missing, count: capacity)
             live.forEachMember { slot in keys.numbers[Int(slot)] = numericTieBreakKey(slot, field: field, tieBreak) }
+        } else if configuration.rankingTieBreak != nil, let field = tieBreakFieldPosition {
+            keys.emptyTieBreak = [UInt64](repeating: 0, count: capacity / 64 + 1)
+            live.forEachMember { slot in
+                if field >= values.count || values[field].withUTF8(slot, { $0.isEmpty }) {
+                    keys.emptyTieBreak[Int(slot) >> 6] |= 1 << UInt64(slot & 63)
+                }
+            }
         }
         rankingKeysStorage = keys
         return keys
@@ -53,6 +60,18 @@ extension SearchIndex {
                 )
             }
             keys.numbers[index] = numericTieBreakKey(slot, field: field, tieBreak)
+        } else if configuration.rankingTieBreak != nil, let field = tieBreakFieldPosition {
+            if index >> 6 >= keys.emptyTieBreak.count {
+                keys.emptyTieBreak.append(
+                    contentsOf: repeatElement(0, count: capacity / 64 + 1 - keys.emptyTieBreak.count)
+                )
+            }
+            let bit: UInt64 = 1 << UInt64(index & 63)
+            if field >= values.count || values[field].withUTF8(slot, { $0.isEmpty }) {
+                keys.emptyTieBreak[index >> 6] |= bit
+            } else {
+                keys.emptyTieBreak[index >> 6] &= ~bit
+            }
         }
         rankingKeysStorage = keys
     }
@@ -107,9 +126,40 @@ extension SearchIndex {
         for run in runs {
             defer { start += run.count }
             guard run.count > 1, run.field != nil || tieBreaks else { continue }
-            if tieBreaks {
-                for i in 0..<run.count {
-                    tieKeys[i] = tieBreakKey(rows[start + i].slot, keys: keys, sequence: sequence)
+            if let tieBreak = configuration.rankingTieBreak {
+                // Numeric: the stored keys; text: the sorted order's labels, empty values last.
+                rows.withUnsafeBufferPointer { rows in
+                    UnsafeRawPointer(rows.baseAddress! + start).withMemoryRebound(to: UInt64.self, capacity: run.count)
+                    {
+                        pairs in
+                        tieKeys.withUnsafeMutableBufferPointer { tieKeys in
+                            if tieBreak.numeric {
+                                keys.numbers.withUnsafeBufferPointer { numbers in
+                                    sift_gather_tie_keys(
+                                        pairs,
+                                        run.count,
+                                        numbers.baseAddress,
+                                        nil,
+                                        0,
+                                        tieKeys.baseAddress!
+                                    )
+                                }
+                            } else {
+                                keys.emptyTieBreak.withUnsafeBufferPointer { empty in
+                                    sequence!.withOrderKeys { labels in
+                                        sift_gather_tie_keys(
+                                            pairs,
+                                            run.count,
+                                            labels,
+                                            empty.baseAddress,
+                                            tieBreak.descending ? 1 : 0,
+                                            tieKeys.baseAddress!
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
             // A run without a deciding field passes no lengths (a retain, not a copy, otherwise).

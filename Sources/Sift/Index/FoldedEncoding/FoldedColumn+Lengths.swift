@@ -17,9 +17,15 @@ extension FoldedColumn {
             }
         }
         precondition(counted == segments, "every segment ends with a separator")
-        for segment in 0..<segments {
-            guard let owner = owner(ofSegment: segment) else { continue }
-            lengths[Int(owner)] = counts[segment]
+        // A segment whose `checkedSegments` bit is clear is live and its slot's own: copied as is.
+        checkedSegments.withUnsafeBufferPointer { checked in
+            for segment in 0..<segments {
+                if checked[segment >> 6] & (1 << UInt64(segment & 63)) == 0 {
+                    lengths[segment] = counts[segment]
+                } else if let owner = owner(ofSegment: segment) {
+                    lengths[Int(owner)] = counts[segment]
+                }
+            }
         }
     }
 

@@ -11,9 +11,13 @@ struct RankingKeys {
     /// Per slot: `RankingTieBreak.key(of:descending:)` of the numeric tie-break field's value;
     /// empty without a numeric tie-break.
     var numbers: [UInt64]
+    /// One bit per slot, set when the text tie-break field's value is empty (such records come
+    /// last); empty without a text tie-break.
+    var emptyTieBreak: [UInt64] = []
 
     /// Heap bytes used.
     var memoryFootprint: Int {
         lengths.reduce(0) { $0 + $1.reduce(0) { $0 + $1.capacity } } + 8 * numbers.capacity
+            + 8 * emptyTieBreak.capacity
     }
 }

@@ -452,6 +452,13 @@ struct SlotSequence {
         isAscending ? UInt64(slot) : labelOfSlot[Int(slot)]
     }
 
+    /// Calls `body` with every slot's `orderKey(of:)` by slot (the order labels), or with nil
+    /// while the sequence is ascending (the key is then the slot itself).
+    func withOrderKeys<R>(_ body: (UnsafePointer<UInt64>?) -> R) -> R {
+        if isAscending { return body(nil) }
+        return labelOfSlot.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+
     /// The members of `bits` that are in the sequence, in sequence order. `memberCount` is the
     /// number of members of `bits`.
     ///
