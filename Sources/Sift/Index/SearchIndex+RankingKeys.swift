@@ -3,7 +3,8 @@ internal import CSiftKernels
 extension SearchIndex {
     /// The per-slot ranking keys, built on first use (one pass over every folded column, and one
     /// parse of every record's tie-break value when it is numeric), then kept current by every
-    /// commit (`updateRankingKeys(_:)`).
+    /// commit (`updateRankingKeys(_:)`). An index built from records or loaded from a snapshot
+    /// builds them at once; after a later bulk insert, the next ranked query does.
     ///
     /// - Complexity: O(*n*) in the folded size of the search fields the first time; O(1) after.
     var rankingKeys: RankingKeys {
