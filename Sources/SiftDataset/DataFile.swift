@@ -182,6 +182,9 @@ public struct DataFile: Sendable {
             return DataTable(source: source, format: format, columns: columns, rows: rows)
         }
         let columnCount = columns.count
+        // Never `unsafeUninitializedCapacity: 0`: it writes the count into the empty array
+        // singleton that every thread reads (a data race ThreadSanitizer reports).
+        guard rowCount > 0 else { return DataTable(source: source, format: format, columns: columns, rows: []) }
         let rows = withPieces { pieces in
             [DataRow](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
                 let rows = UnsafeSendable(buffer)
@@ -283,6 +286,7 @@ public struct DataFile: Sendable {
             }
             let names = kept.map(\.name)
             let keptColumns = kept.map(\.column)
+            guard rowCount > 0 else { return [] }  // see `table`: no empty unsafeUninitializedCapacity
             return [Record](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
                 let records = UnsafeSendable(buffer)
                 parallelFor(pieces.count) { p in

@@ -126,14 +126,19 @@ public struct RecordTable: Sendable {
                 sectionStarts.append(total)
                 total += counts[sectionKey]
             }
-            let grouped = [RecordHandle](unsafeUninitializedCapacity: handles.count) { buffer, initialized in
-                for handle in handles {
-                    let sectionKey = Int(key(handle))
-                    (buffer.baseAddress! + next[sectionKey]).initialize(to: handle)
-                    next[sectionKey] += 1
+            // Never `unsafeUninitializedCapacity: 0`: it writes the count into the empty array
+            // singleton that every thread reads (a data race ThreadSanitizer reports).
+            let grouped =
+                handles.isEmpty
+                ? []
+                : [RecordHandle](unsafeUninitializedCapacity: handles.count) { buffer, initialized in
+                    for handle in handles {
+                        let sectionKey = Int(key(handle))
+                        (buffer.baseAddress! + next[sectionKey]).initialize(to: handle)
+                        next[sectionKey] += 1
+                    }
+                    initialized = handles.count
                 }
-                initialized = handles.count
-            }
             self.records = ResultRows(grouped)
         }
         sectionStarts.append(self.records.count)
