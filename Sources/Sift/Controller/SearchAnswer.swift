@@ -21,7 +21,12 @@ public struct SearchAnswer: Sendable {
 
     /// An answer from its parts.
     public init(rows: [RecordHandle], scopeCounts: [String: Int] = [:], revision: UInt64? = nil) {
-        resultRows = ResultRows(rows)
+        self.init(resultRows: ResultRows(rows), scopeCounts: scopeCounts, revision: revision)
+    }
+
+    /// An answer whose rows may not be made yet.
+    init(resultRows: ResultRows, scopeCounts: [String: Int], revision: UInt64?) {
+        self.resultRows = resultRows
         self.scopeCounts = scopeCounts
         self.revision = revision
     }
@@ -30,8 +35,7 @@ public struct SearchAnswer: Sendable {
     public init(_ result: SearchResult) {
         var counts: [String: Int] = [:]
         for scope in result.scopeCounts { counts[scope.scope] = scope.count }
-        self.init(rows: [], scopeCounts: counts, revision: result.revision)
-        resultRows = result.resultRows
+        self.init(resultRows: result.resultRows, scopeCounts: counts, revision: result.revision)
     }
 
     /// An answer given as record ids, as a remote service returns them; ids the index does not

@@ -201,9 +201,7 @@ extension SearchIndex {
     func rankingKey(of handle: RecordHandle, for query: Query) throws -> RankingKey? {
         guard let group = try rankingGroup(of: handle, for: query) else { return nil }
         let slot = try resolve(handle)
-        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
-            throw SiftError.unknownScope(query.scope)
-        }
+        let plan = try scopePlan(of: query)
         let keys = rankingKeys
         let fieldCount = plan.fields.count
         var length = 0

@@ -52,18 +52,10 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the size of the record's searched fields.
     func rankingGroup(of handle: RecordHandle, for query: Query) throws -> Int? {
         let slot = try resolve(handle)
-        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
-            throw SiftError.unknownScope(query.scope)
-        }
+        let plan = try scopePlan(of: query)
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return nil }
-        let folded = try foldQuery(
-            query.text,
-            mode: query.mode,
-            syntax: query.syntax,
-            typos: query.typos,
-            folding: plan.folding
-        )
+        let folded = try foldQuery(query, folding: plan.folding)
         if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
             guard
                 let typos = typoCount(

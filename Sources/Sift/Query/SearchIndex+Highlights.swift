@@ -18,18 +18,10 @@ extension SearchIndex {
     public func matchRanges(of handle: RecordHandle, for query: Query) throws -> [String: [Range<Int>]] {
         try addDeferredWordStarts()
         let slot = try resolve(handle)
-        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
-            throw SiftError.unknownScope(query.scope)
-        }
+        let plan = try scopePlan(of: query)
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
-        let folded = try foldQuery(
-            query.text,
-            mode: query.mode,
-            syntax: query.syntax,
-            typos: query.typos,
-            folding: plan.folding
-        )
+        let folded = try foldQuery(query, folding: plan.folding)
         let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot)
         let typoAnchor =
             Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) != nil

@@ -69,13 +69,7 @@ extension SearchIndex {
         if query.order == .ranked, query.mode == .contains || query.mode == .words, length > 0,
             length >= selectedPlan.scope.minimumLength
         {
-            let folded = try foldQuery(
-                query.text,
-                mode: query.mode,
-                syntax: query.syntax,
-                typos: query.typos,
-                folding: selectedPlan.folding
-            )
+            let folded = try foldQuery(query, folding: selectedPlan.folding)
             foldedQueries[selectedPlan.folding] = folded
             if let ranking = folded.rankingPattern(mode: query.mode) {
                 try sweepRankingAnchors(
@@ -102,13 +96,7 @@ extension SearchIndex {
             case .matches:
                 let folded =
                     try foldedQueries[plan.folding]
-                    ?? foldQuery(
-                        query.text,
-                        mode: query.mode,
-                        syntax: query.syntax,
-                        typos: query.typos,
-                        folding: plan.folding
-                    )
+                    ?? foldQuery(query, folding: plan.folding)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
@@ -214,20 +202,12 @@ extension SearchIndex {
     public func matches(_ handle: RecordHandle, _ query: Query) throws -> Bool {
         try addDeferredWordStarts()
         let slot = try resolve(handle)
-        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
-            throw SiftError.unknownScope(query.scope)
-        }
+        let plan = try scopePlan(of: query)
         if !filterMembers(plan).contains(slot) { return false }
         let length = query.text.count
         if length == 0 { return true }
         if length < plan.scope.minimumLength { return false }
-        switch try foldQuery(
-            query.text,
-            mode: query.mode,
-            syntax: query.syntax,
-            typos: query.typos,
-            folding: plan.folding
-        ) {
+        switch try foldQuery(query, folding: plan.folding) {
         case .everything: return true
         case .nothing: return false
         case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
@@ -246,6 +226,23 @@ extension SearchIndex {
     }
 
     // MARK: - Folding the query
+
+    /// The plan of the query's scope.
+    ///
+    /// - Throws: `SiftError.unknownScope`.
+    /// - Complexity: O(*p*) for *p* scopes.
+    func scopePlan(of query: Query) throws(SiftError) -> ScopePlan {
+        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
+            throw .unknownScope(query.scope)
+        }
+        return plan
+    }
+
+    /// `query`'s text folded under one folding, in its mode, syntax and typo tolerance (see
+    /// `foldQuery(_:mode:syntax:typos:folding:)`).
+    func foldQuery(_ query: Query, folding index: Int) throws(SiftError) -> FoldedQuery {
+        try foldQuery(query.text, mode: query.mode, syntax: query.syntax, typos: query.typos, folding: index)
+    }
 
     /// The query folded under one folding: its patterns (one per query word in `.words` mode),
     /// `.nothing` when some element never occurs in the index, `.everything` without elements.
