@@ -75,3 +75,30 @@ func typedWithBackspaces(_ text: String) -> [String] {
     }
     return keystrokes
 }
+
+/// What the oracle tests of the matching modes share (`FuzzyOracleTests`, `TypoOracleTests`):
+/// the collations they run in, and records made from their texts.
+enum OracleCorpus {
+    /// Six locales and more, four strengths (identical included), shifted and not.
+    static let collations: [Collation] = [
+        Collation(locale: "root", strength: .primary),
+        Collation(locale: "es"),
+        Collation(locale: "da", strength: .primary),
+        Collation(locale: "de", strength: .secondary),
+        Collation(locale: "sv", strength: .tertiary),
+        Collation(locale: "cs", strength: .primary),
+        Collation(locale: "tr", strength: .secondary),
+        Collation(locale: "ja", strength: .primary),
+        Collation(locale: "th"),
+        Collation(locale: "root", strength: .primary, alternate: .shifted),
+        Collation(locale: "fr", strength: .identical),
+    ]
+
+    /// One record per text: the text as `name`, and a random one of them as `place`.
+    static func records(_ texts: [String], seed: UInt64) -> [Record] {
+        var generator = SeededGenerator(seed: seed)
+        return texts.indices.map { i in
+            Record(id: String(i), fields: ["name": texts[i], "place": texts.randomElement(using: &generator)!])
+        }
+    }
+}

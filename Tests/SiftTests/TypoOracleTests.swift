@@ -31,27 +31,9 @@ struct TypoOracleTests {
         return texts.shuffled(using: &generator)
     }()
 
-    static func records(seed: UInt64) -> [Record] {
-        var generator = SeededGenerator(seed: seed)
-        return texts.indices.map { i in
-            Record(id: String(i), fields: ["name": texts[i], "place": texts.randomElement(using: &generator)!])
-        }
-    }
+    static func records(seed: UInt64) -> [Record] { OracleCorpus.records(texts, seed: seed) }
 
-    /// Six locales and more, three strengths and more, shifted and not.
-    static let configurations: [Collation] = [
-        Collation(locale: "root", strength: .primary),
-        Collation(locale: "es"),
-        Collation(locale: "da", strength: .primary),
-        Collation(locale: "de", strength: .secondary),
-        Collation(locale: "sv", strength: .tertiary),
-        Collation(locale: "cs", strength: .primary),
-        Collation(locale: "tr", strength: .secondary),
-        Collation(locale: "ja", strength: .primary),
-        Collation(locale: "th"),
-        Collation(locale: "root", strength: .primary, alternate: .shifted),
-        Collation(locale: "fr", strength: .identical),
-    ]
+    static let configurations = OracleCorpus.collations
 
     /// Typed sequences: fixed ones for collation cases, then words of records with a typo or two.
     static func sequences(seed: UInt64) -> [String] {
