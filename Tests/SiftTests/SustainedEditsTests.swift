@@ -58,12 +58,17 @@ struct SustainedEditsTests {
         usage.foldedCodes + usage.foldedAuxiliary + usage.recordText
     }
 
-    /// 40,000 edits over 20,000 records: without its caches, the index stays within 1.4× a fresh
-    /// build of the same records (measured 1.11–1.28×; the rest is the original order in blocks,
-    /// which inserts at random positions bring), and its folded codes and text within 1.15×
-    /// (0.84–1.03×). Before rebuilds, dead bytes were reclaimed only once they outweighed the live
-    /// ones, updated records' away maps grew to an entry per updated record, and growing buffers
-    /// doubled: 1.61–1.85×, and 1.19–1.53× for codes and text.
+    /// 40,000 edits over 20,000 records: without its caches, the index stays within 1.7× a fresh
+    /// build of the same records with its spare capacity dropped (measured 1.31–1.61×: the
+    /// original order in blocks, which inserts at random positions bring, the segment maps of
+    /// updated records, and at the last checkpoint a rebuild in progress, which holds a copy of
+    /// one column), and its folded codes and text within 1.45× (1.09–1.38×). With compaction
+    /// switched off: 2.12–2.80×, and 1.77–2.20× for codes and text.
+    ///
+    /// The fresh build is trimmed because its capacities are otherwise whatever its buffers'
+    /// doubling reached, which depends on the sizes the allocator handed out (from 1.2× to 1.9×
+    /// its codes in runs of the same test): compared with that, the ratio moved by a tenth from
+    /// run to run and once passed its bound.
     @Test func memoryAfterManyEditsStaysNearAFreshBuild() throws {
         let names = SweepLayoutTests.multilingualNames()
         var random = SeededGenerator(seed: 14)
@@ -73,12 +78,13 @@ struct SustainedEditsTests {
         try Self.edit(index, &records, count: 40_000, names: names, random: &random, nextID: &nextID) { step, records in
             guard step % 10_000 == 9999 else { return }
             let fresh = try SearchIndex(configuration: Self.configuration, records: records)
+            fresh.trimCapacity()
             let edited = index.memoryUsage
             let built = fresh.memoryUsage
             let ratio = Double(edited.total - edited.caches) / Double(built.total)
-            #expect(ratio <= 1.4, "after \(step + 1) edits: \(edited) against a fresh build's \(built)")
+            #expect(ratio <= 1.7, "after \(step + 1) edits: \(edited) against a fresh build's \(built)")
             let records = Double(Self.recordBytes(edited)) / Double(Self.recordBytes(built))
-            #expect(records <= 1.15, "after \(step + 1) edits: \(edited) against a fresh build's \(built)")
+            #expect(records <= 1.45, "after \(step + 1) edits: \(edited) against a fresh build's \(built)")
         }
         #expect(index.rebuildsFinished > 0)
     }
