@@ -245,3 +245,77 @@ size_t sift_bits_rank(const uint64_t *words, size_t n, const uint32_t *ranks, si
     uint64_t below = (bit & 63) == 0 ? 0 : words[word] & (~(uint64_t)0 >> (64 - (bit & 63)));
     return rank + (size_t)__builtin_popcountll(below);
 }
+
+// Ranked groups ordered by field length without a list of rows in between: a count per length
+// over a range of a group's words, then each member written straight to its place.
+__attribute__((always_inline)) static inline void count_by_length(const uint64_t *bits, size_t from, size_t to,
+                                                                  const uint8_t *lengths, size_t *counts) {
+    for (size_t w = from; w < to; w++) {
+        uint64_t word = bits[w];
+        while (word) {
+            counts[lengths[w * 64 + (size_t)__builtin_ctzll(word)]] += 1;
+            word &= word - 1;
+        }
+    }
+}
+
+__attribute__((always_inline)) static inline void scatter_by_length(const uint64_t *bits, size_t from, size_t to,
+                                                                    const uint8_t *lengths,
+                                                                    const uint32_t *generations, uint32_t tag,
+                                                                    size_t *offsets, uint64_t *out) {
+    for (size_t w = from; w < to; w++) {
+        uint64_t word = bits[w];
+        while (word) {
+            size_t slot = w * 64 + (size_t)__builtin_ctzll(word);
+            uint64_t generation = generations != NULL ? (tag | generations[slot]) : tag;
+            out[offsets[lengths[slot]]++] = (uint64_t)slot | generation << 32;
+            word &= word - 1;
+        }
+    }
+}
+
+static void count_by_length_scalar(const uint64_t *bits, size_t from, size_t to, const uint8_t *lengths,
+                                   size_t *counts) {
+    count_by_length(bits, from, to, lengths, counts);
+}
+
+static void scatter_by_length_scalar(const uint64_t *bits, size_t from, size_t to, const uint8_t *lengths,
+                                     const uint32_t *generations, uint32_t tag, size_t *offsets, uint64_t *out) {
+    scatter_by_length(bits, from, to, lengths, generations, tag, offsets, out);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,bmi"))) static void count_by_length_avx2(const uint64_t *bits, size_t from, size_t to,
+                                                                     const uint8_t *lengths, size_t *counts) {
+    count_by_length(bits, from, to, lengths, counts);
+}
+
+__attribute__((target("avx2,bmi"))) static void scatter_by_length_avx2(const uint64_t *bits, size_t from,
+                                                                       size_t to, const uint8_t *lengths,
+                                                                       const uint32_t *generations, uint32_t tag,
+                                                                       size_t *offsets, uint64_t *out) {
+    scatter_by_length(bits, from, to, lengths, generations, tag, offsets, out);
+}
+#endif
+
+void sift_bits_count_by_length(const uint64_t *bits, size_t from, size_t to, const uint8_t *lengths,
+                               size_t *counts) {
+#if defined(__x86_64__)
+    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
+        count_by_length_avx2(bits, from, to, lengths, counts);
+        return;
+    }
+#endif
+    count_by_length_scalar(bits, from, to, lengths, counts);
+}
+
+void sift_bits_scatter_by_length(const uint64_t *bits, size_t from, size_t to, const uint8_t *lengths,
+                                 const uint32_t *generations, uint32_t tag, size_t *offsets, uint64_t *out) {
+#if defined(__x86_64__)
+    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
+        scatter_by_length_avx2(bits, from, to, lengths, generations, tag, offsets, out);
+        return;
+    }
+#endif
+    scatter_by_length_scalar(bits, from, to, lengths, generations, tag, offsets, out);
+}

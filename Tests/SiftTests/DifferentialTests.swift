@@ -158,6 +158,7 @@ struct RankedOrderTests {
             records: records
         )
         index.rankingSparseLimitOverride = sparseLimit
+        index.membersPerLengthOrderingThread = 3  // large groups split among threads, as at millions
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
             .prefix(TestScale.size(full: 30, default: 12))
         let typed = queries.flatMap { text in

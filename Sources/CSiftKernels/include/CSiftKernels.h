@@ -164,6 +164,19 @@ size_t sift_bits_count(const uint64_t *_Nonnull words, size_t n);
 size_t sift_bits_to_handles(const uint64_t *_Nonnull bits, size_t n, const uint32_t *_Nullable generations,
                             uint32_t tag, uint32_t *_Nonnull out);
 
+/// Adds to `counts[l]` (256 entries) the number of members of words `from..<to` of `bits` whose
+/// `lengths[slot]` is `l`.
+void sift_bits_count_by_length(const uint64_t *_Nonnull bits, size_t from, size_t to,
+                               const uint8_t *_Nonnull lengths, size_t *_Nonnull counts);
+
+/// Writes the handle of each member of words `from..<to` of `bits` (its slot in the low 32 bits,
+/// `tag | generations[slot]`, or `tag` alone when `generations` is NULL, in the high ones) at
+/// `out[offsets[lengths[slot]]++]`: with `offsets` from the counts of
+/// `sift_bits_count_by_length`, members ordered by length, ties ascending.
+void sift_bits_scatter_by_length(const uint64_t *_Nonnull bits, size_t from, size_t to,
+                                 const uint8_t *_Nonnull lengths, const uint32_t *_Nullable generations,
+                                 uint32_t tag, size_t *_Nonnull offsets, uint64_t *_Nonnull out);
+
 /// A rank directory of `n` words of bits: `out[b]` is the number of bits set in words
 /// `0..<8b`, for `b` in `0...(n + 7) / 8` (so the last entry is the total). `out` holds
 /// `(n + 7) / 8 + 1` entries.

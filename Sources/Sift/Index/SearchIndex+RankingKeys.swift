@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import Dispatch
 
 extension SearchIndex {
     /// The per-slot ranking keys, built on first use (one pass over every folded column, and one
@@ -187,6 +188,116 @@ extension SearchIndex {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The members of each of `groups` (ranking groups, best first) ordered as
+    /// `breakRankingTies` orders them without a tie-break field: by the length of the group's
+    /// deciding field (`fields`, search field positions), shorter first, ties in slot order (the
+    /// original order while it follows the slots). Written straight from the bitsets to their
+    /// places, with no list of rows in between: per group a count of its members per length,
+    /// then one pass that puts each member where its length's rows start; a group of millions on
+    /// up to `ParallelWork.cores` threads (`membersPerLengthOrderingThread`).
+    ///
+    /// - Complexity: O(*n* / 64 + *m*) per group for *m* members and *n* slots, two passes.
+    func rowsInSlotOrderByLength(
+        _ groups: [(bits: Bitset, count: Int)],
+        fields: [Int],
+        folding: Int,
+        isCancelled: () -> Bool
+    ) throws -> [RecordHandle] {
+        let total = groups.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
+        let keys = rankingKeys
+        let tag = handleTag
+        return try generations.withUnsafeBufferPointer { generations in
+            try [RecordHandle](unsafeUninitializedCapacity: total) { buffer, initialized in
+                // A handle is its slot and its generation, two 32-bit values: one 64-bit word.
+                try UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt64.self, capacity: total) {
+                    out in
+                    for (group, field) in zip(groups, fields) where group.count > 0 {
+                        keys.lengths[folding][field].withUnsafeBufferPointer { lengths in
+                            group.bits.words.withUnsafeBufferPointer { words in
+                                Self.scatterByLength(
+                                    words,
+                                    count: group.count,
+                                    parts: max(
+                                        1,
+                                        min(
+                                            ParallelWork.cores,
+                                            group.count / membersPerLengthOrderingThread,
+                                            words.count
+                                        )
+                                    ),
+                                    lengths: lengths.baseAddress!,
+                                    generations: generations?.baseAddress,
+                                    tag: tag,
+                                    into: out + initialized
+                                )
+                            }
+                        }
+                        initialized += group.count
+                        if isCancelled() { throw CancellationError() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the `count` members of `words` to `out` ordered by `lengths`, ties ascending (see
+    /// `rowsInSlotOrderByLength`), on `parts` threads, each over its share of the words.
+    private static func scatterByLength(
+        _ words: UnsafeBufferPointer<UInt64>,
+        count: Int,
+        parts: Int,
+        lengths: UnsafePointer<UInt8>,
+        generations: UnsafePointer<UInt32>?,
+        tag: UInt32,
+        into out: UnsafeMutablePointer<UInt64>
+    ) {
+        func bounds(_ part: Int) -> (from: Int, to: Int) {
+            (words.count * part / parts, words.count * (part + 1) / parts)
+        }
+        // Per part 256 counts, then made into the offsets where the part's rows of each length go.
+        var counts = [Int](repeating: 0, count: 256 * parts)
+        counts.withUnsafeMutableBufferPointer { counts in
+            let table = counts.baseAddress!
+            let counting = UncheckedWork { part in
+                let (from, to) = bounds(part)
+                sift_bits_count_by_length(words.baseAddress!, from, to, lengths, table + 256 * part)
+            }
+            if parts == 1 {
+                counting.run(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: parts) { counting.run($0) }
+            }
+            var offset = 0
+            for length in 0..<256 {
+                for part in 0..<parts {
+                    let members = counts[256 * part + length]
+                    counts[256 * part + length] = offset
+                    offset += members
+                }
+            }
+            precondition(offset == count, "a group's count is its bitset's")
+            let scattering = UncheckedWork { part in
+                let (from, to) = bounds(part)
+                sift_bits_scatter_by_length(
+                    words.baseAddress!,
+                    from,
+                    to,
+                    lengths,
+                    generations,
+                    tag,
+                    table + 256 * part,
+                    out
+                )
+            }
+            if parts == 1 {
+                scattering.run(0)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: parts) { scattering.run($0) }
             }
         }
     }

@@ -111,6 +111,11 @@ public final class SearchIndex {
     var rankingSparseLimitOverride: Int? = nil
     var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
 
+    /// Members of a ranking group per thread that orders it by field length
+    /// (`rowsInSlotOrderByLength`): below about a million, starting a thread costs more than it
+    /// saves. Internal: tests set a few, so that small groups split too.
+    var membersPerLengthOrderingThread = 1 << 20
+
     /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
     /// that scans run split even on one core.
     var scanWorkers = ParallelWork.cores

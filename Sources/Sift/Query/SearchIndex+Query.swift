@@ -848,6 +848,11 @@ extension SearchIndex {
             groups.append((rest, remaining))
             fields.append(plan.fields[0])
         }
+        if configuration.rankingTieBreak == nil && orderFollowsSlots {
+            return ResultRows(
+                try rowsInSlotOrderByLength(groups, fields: fields, folding: plan.folding, isCancelled: isCancelled)
+            )
+        }
         var rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
         breakRankingTies(&rows, runs: zip(groups, fields).map { ($0.count, $1) }, folding: plan.folding)
         return ResultRows(rows)
