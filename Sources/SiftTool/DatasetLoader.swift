@@ -375,15 +375,26 @@ enum DatasetLoader {
         )
         settings.syntax = request.syntax ?? description.syntax ?? .operators
         settings.typos = request.typos ?? .off
+        let sortField = sort ?? searchFields[0]
         if let tieBreak = request.tieBreak {
             try DatasetFile.requireColumn(tieBreak.field, role: "tie-break field", in: table, file: file)
-            let sortField = sort ?? searchFields[0]
             guard tieBreak.numeric || tieBreak.field == sortField else {
                 throw ToolError(
                     "--tie-break \(tieBreak.field): a text tie-break follows the sorted order, so it must be the sort field '\(sortField)' (use --sort \(tieBreak.field), or \(tieBreak.field):numeric)"
                 )
             }
             settings.tieBreak = tieBreak
+        } else if let tieBreak = description.tieBreak {
+            try requireDescribed(tieBreak.field, key: "tieBreak")
+            // A text tie-break was written for the described sort field: another --sort drops it.
+            if tieBreak.numeric || tieBreak.field == sortField {
+                settings.tieBreak = tieBreak
+            } else if describedSort {
+                throw keyError(
+                    "tieBreak",
+                    "a text tie-break follows the sorted order, so it must be the sort field '\(sortField)' (or \(tieBreak.field):numeric)"
+                )
+            }
         }
         return (settings, request.scopes.isEmpty ? nil : givenScopes.first)
     }

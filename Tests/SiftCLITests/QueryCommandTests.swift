@@ -214,6 +214,26 @@ struct QueryCommandTests {
         #expect(textOffSort.status != 0 && textOffSort.stderr.contains("sort field"))
         let badOption = try await Run.sift(["query", path, "spring", "--tie-break", "population:largest"])
         #expect(badOption.status != 0 && badOption.stderr.contains("tie-break"))
+
+        // The description file's "tieBreak" key, in the same syntax; --tie-break wins over it.
+        let description = String(path.dropLast(".tsv".count)) + ".sift.json"
+        try #"{"tieBreak": "population:numeric,desc"}"#.write(toFile: description, atomically: true, encoding: .utf8)
+        #expect(try await ids([]) == ["4", "2", "3", "1"])
+        #expect(try await ids(["--tie-break", "population:numeric"]) == ["4", "2", "1", "3"])
+        #expect(try await ids(["--no-description"]) == ["2", "4", "1", "3"])
+        for (json, message) in [
+            (
+                #"{"tieBreak": "population:largest"}"#,
+                "key 'tieBreak': expected FIELD[:numeric][,desc], got 'population:largest'"
+            ),
+            (#"{"tieBreak": "people:numeric"}"#, "key 'tieBreak': unknown column 'people'"),
+            (#"{"tieBreak": "population"}"#, "key 'tieBreak': a text tie-break follows the sorted order"),
+        ] {
+            try json.write(toFile: description, atomically: true, encoding: .utf8)
+            let run = try await Run.sift(["query", path, "spring"])
+            #expect(run.status != 0 && run.stderr.contains("springs.sift.json: " + message), "\(run.stderr)")
+        }
+        try FileManager.default.removeItem(atPath: description)
     }
 
     @Test func operatorSyntaxAndSnippets() async throws {

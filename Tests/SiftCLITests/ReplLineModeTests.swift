@@ -216,6 +216,35 @@ struct ReplLineModeTests {
         #expect(afterOff.contains("\"zurcih\" in All: 0 results"), "\(transcript)")
     }
 
+    /// :tie-break orders ranked ties (Paris and Ñuñoa: both match "a" inside a five-letter name)
+    /// by a numeric field, smallest or largest first, and :tie-break none puts file order back;
+    /// a text tie-break off the sort field and an unknown field are errors.
+    @Test func tieBreakCommandOrdersRankedTies() async throws {
+        let transcript = try await Repl.transcript(
+            [
+                ":order ranked", "a", ":tie-break population:numeric", ":tie-break population:numeric,desc",
+                ":tie-break none", ":tie-break country", ":tie-break people:numeric", ":tie-break",
+            ],
+            options: ["--page-size", "20"]
+        )
+        func parisFirst(after command: String) -> Bool? {
+            guard let part = transcript.components(separatedBy: "> " + command).dropFirst().first else { return nil }
+            let text = part.components(separatedBy: "\n> ").first ?? ""
+            guard let paris = text.range(of: "P[a]ris"), let nunoa = text.range(of: "Ñuño[a]") else { return nil }
+            return paris.lowerBound < nunoa.lowerBound
+        }
+        #expect(parisFirst(after: "a") == true, "\(transcript)")  // file order
+        #expect(parisFirst(after: ":tie-break population:numeric") == false, "\(transcript)")
+        #expect(parisFirst(after: ":tie-break population:numeric,desc") == true, "\(transcript)")
+        #expect(parisFirst(after: ":tie-break none") == true, "\(transcript)")
+        #expect(transcript.contains("tie-break population, as a number, smallest first · re-indexed 10 records"))
+        #expect(
+            transcript.contains("error: a text tie-break follows the sorted order, so it must be the sort field 'name'")
+        )
+        #expect(transcript.contains("error: unknown field 'people'"), "\(transcript)")
+        #expect(transcript.contains("error: usage: :tie-break FIELD[:numeric][,desc], or :tie-break none"))
+    }
+
     /// In words mode, `|`, `-` and quotes are operators; :syntax literal reads them as text (and re-indexes like :mode).
     @Test func syntaxCommandSwitchesOperators() async throws {
         let transcript = try await Repl.transcript(

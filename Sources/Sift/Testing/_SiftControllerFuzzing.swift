@@ -5,7 +5,8 @@
 /// waiting for answers, and then checks what it published:
 ///
 /// - four bytes of options: the collation (as `_SiftFuzzing`'s), then trigger, threshold policy
-///   and source; the layouts of the two tables; the match mode and change limit;
+///   and source; the layouts of the two tables and the ranking tie-break; the match mode and
+///   change limit;
 /// - UTF-8 text (decoded leniently): records, one a line, as `name⇥code⇥continent` (the code and
 ///   continent may be left out), then U+0001, then a script, one Unicode scalar a step:
 ///
@@ -120,7 +121,15 @@ public enum _SiftControllerFuzzing {
 
         init(_ data: [UInt8]) throws {
             let collation = _SiftFuzzing.collations[Int(data[0]) % _SiftFuzzing.collations.count]
-            configuration = _SiftControllerFuzzing.configuration(collation)
+            var configuration = _SiftControllerFuzzing.configuration(collation)
+            // Ranked ties: file order, the name descending (text: the sorted order), or the code read
+            // as a number (most codes are not numbers: those come last).
+            configuration.rankingTieBreak =
+                [
+                    nil, nil, RankingTieBreak(field: "name", descending: true),
+                    RankingTieBreak(field: "code", numeric: true),
+                ][Int(data[2] >> 5 & 0x3)]
+            self.configuration = configuration
             options = SearchController.Options(
                 trigger: data[1] & 0x7 == 0x7 ? .onSubmit : .asYouType,
                 belowThreshold: BelowThresholdPolicy.allCases[Int(data[1] >> 3 & 0x3) % 3],

@@ -12,7 +12,7 @@ import Sift
 ///   "id": "geonameid",
 ///   "locale": "root", "strength": "primary", "alternate": "non-ignorable",
 ///   "mode": "contains", "syntax": "operators", "sort": "name", "sortAlternate": "shifted", "order": "ranked",
-///   "trigger": "as-you-type",
+///   "tieBreak": "population:numeric,desc", "trigger": "as-you-type",
 ///   "minLength": 1,
 ///   "show": ["name", "country_name", "population"],
 ///   "scopes": [
@@ -39,6 +39,7 @@ struct DatasetDescription: Equatable {
     var numeric: Bool?
     var sortAlternate: Collation.Alternate?
     var order: ResultOrder?
+    var tieBreak: RankingTieBreak?
     var trigger: SearchTrigger?
     var minLength: Int?
     var show: [String]?
@@ -102,6 +103,12 @@ struct DatasetDescription: Equatable {
         numeric = try object.bool("numeric")
         sortAlternate = try object.choice("sortAlternate")
         order = try object.choice("order")
+        tieBreak = try object.string("tieBreak").map { value throws(DescriptionError) in
+            guard let tieBreak = RankingTieBreak(argument: value) else {
+                throw DescriptionError(path: "tieBreak", message: "expected FIELD[:numeric][,desc], got '\(value)'")
+            }
+            return tieBreak
+        }
         trigger = try object.string("trigger").map { value throws(DescriptionError) in
             guard let trigger = SearchTrigger(argument: value) else {
                 throw DescriptionError(path: "trigger", message: "'\(value)' is not one of as-you-type, submit")

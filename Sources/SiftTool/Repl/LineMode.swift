@@ -81,6 +81,7 @@ final class LineMode {
             let strength: Collation.Strength = try choice(argument, "strength")
             try await reconfigure("strength \(strength.rawValue)") { $0.collation.strength = strength }
         case "sort": try await setSort(argument)
+        case "tie-break": try await setTieBreak(argument)
         case "order":
             let order: ResultOrder = try choice(argument, "order")
             try await reconfigure("results order \(order.rawValue)") { $0.order = order }
@@ -229,6 +230,35 @@ final class LineMode {
             $0.sortOptions.numeric = numeric
             $0.dropTextTieBreakOffTheSortField()
         }
+    }
+
+    /// `:tie-break FIELD[:numeric][,desc]` or `:tie-break none`: ranked order's last rule before
+    /// file order, as `--tie-break` sets it.
+    private func setTieBreak(_ argument: String) async throws {
+        guard !argument.isEmpty, !argument.contains(where: \.isWhitespace) else { throw usage("tie-break") }
+        if argument == "none" {
+            try await reconfigure("no tie-break: ties stay in file order") { $0.tieBreak = nil }
+            return
+        }
+        guard let tieBreak = RankingTieBreak(argument: argument) else {
+            throw ToolError(
+                "expected FIELD[:numeric][,desc] or none, got '\(argument)' (usage: \(Self.usage["tie-break"]!))"
+            )
+        }
+        let columns = session.dataset.columns
+        guard columns.contains(tieBreak.field) else {
+            throw ToolError("unknown field '\(tieBreak.field)' (fields: \(columns.joined(separator: ", ")))")
+        }
+        let sortField = session.settings.sort ?? session.settings.searchFields[0]
+        guard tieBreak.numeric || tieBreak.field == sortField else {
+            throw ToolError(
+                "a text tie-break follows the sorted order, so it must be the sort field '\(sortField)' (use :sort \(tieBreak.field) first, or \(tieBreak.field):numeric)"
+            )
+        }
+        let described =
+            tieBreak.field + (tieBreak.numeric ? ", as a number" : ", as text")
+            + (tieBreak.descending ? ", largest first" : ", smallest first")
+        try await reconfigure("tie-break \(described)") { $0.tieBreak = tieBreak }
     }
 
     private func reconfigure(_ what: String, _ change: (inout DatasetSettings) throws -> Void) async throws {
@@ -421,6 +451,9 @@ final class LineMode {
         )
         lines.append(
             "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)"
+                + (settings.tieBreak.map {
+                    ", tie-break \($0.field)\($0.numeric ? " (numeric)" : "")\($0.descending ? " descending" : "")"
+                } ?? "")
         )
         let durations = session.indexDurations
         lines.append(
@@ -471,7 +504,8 @@ final class LineMode {
         "typos": ":typos auto|off|N", "locale": ":locale L",
         "strength": ":strength primary|secondary|tertiary|quaternary|identical",
         "sort": ":sort FIELD [ascending|descending] [numeric|text], or :sort none",
-        "order": ":order original|sorted|ranked", "trigger": ":trigger as-you-type|submit",
+        "order": ":order original|sorted|ranked", "tie-break": ":tie-break FIELD[:numeric][,desc], or :tie-break none",
+        "trigger": ":trigger as-you-type|submit",
         "insert": ":insert [ROW] field=value ...", "delete": ":delete ROW", "move": ":move FROM TO",
         "update": ":update ROW field=value ...",
     ]
@@ -499,6 +533,7 @@ final class LineMode {
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
                                    ascending|descending and numeric|text (default: as they are)
         :order original|sorted|ranked   order of the results table
+        :tie-break FIELD[:numeric][,desc]|none   ranked order's last rule before file order
         :trigger as-you-type|submit     search on every keystroke, or on :submit
         :stats                     sizes, settings and timings
         :help                      this list
