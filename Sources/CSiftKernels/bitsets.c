@@ -249,25 +249,11 @@ size_t sift_bits_rank(const uint64_t *words, size_t n, const uint32_t *ranks, si
 // Ranked groups ordered by field length without a list of rows in between: a count per length
 // over a range of a group's words, then each member written straight to its place. Both skip
 // zero words four at a time (most groups of a narrow query are sparse).
-__attribute__((always_inline)) static inline void count_by_length(const uint64_t *bits, size_t from, size_t to,
-                                                                  const uint8_t *lengths, size_t *counts) {
-    for (size_t w = from; w < to; w++) {
-        if (w + 4 <= to && (bits[w] | bits[w + 1] | bits[w + 2] | bits[w + 3]) == 0) {
-            w += 3;
-            continue;
-        }
-        uint64_t word = bits[w];
-        while (word) {
-            counts[lengths[w * 64 + (size_t)__builtin_ctzll(word)]] += 1;
-            word &= word - 1;
-        }
-    }
-}
-
-__attribute__((always_inline)) static inline void scatter_by_length(const uint64_t *bits, size_t from, size_t to,
-                                                                    const uint8_t *lengths,
-                                                                    const uint32_t *generations, uint32_t tag,
-                                                                    size_t *offsets, uint64_t *out) {
+// With `out` NULL, adds a count per length to `positions`; else writes each member's handle at
+// `out[positions[length]++]`. Inlined with a constant `out`, so each use is its own loop.
+__attribute__((always_inline)) static inline void by_length(const uint64_t *bits, size_t from, size_t to,
+                                                            const uint8_t *lengths, const uint32_t *generations,
+                                                            uint32_t tag, size_t *positions, uint64_t *out) {
     for (size_t w = from; w < to; w++) {
         if (w + 4 <= to && (bits[w] | bits[w + 1] | bits[w + 2] | bits[w + 3]) == 0) {
             w += 3;
@@ -276,11 +262,27 @@ __attribute__((always_inline)) static inline void scatter_by_length(const uint64
         uint64_t word = bits[w];
         while (word) {
             size_t slot = w * 64 + (size_t)__builtin_ctzll(word);
-            uint64_t generation = generations != NULL ? (tag | generations[slot]) : tag;
-            out[offsets[lengths[slot]]++] = (uint64_t)slot | generation << 32;
+            if (out == NULL) {
+                positions[lengths[slot]] += 1;
+            } else {
+                uint64_t generation = generations != NULL ? (tag | generations[slot]) : tag;
+                out[positions[lengths[slot]]++] = (uint64_t)slot | generation << 32;
+            }
             word &= word - 1;
         }
     }
+}
+
+__attribute__((always_inline)) static inline void count_by_length(const uint64_t *bits, size_t from, size_t to,
+                                                                  const uint8_t *lengths, size_t *counts) {
+    by_length(bits, from, to, lengths, NULL, 0, counts, NULL);
+}
+
+__attribute__((always_inline)) static inline void scatter_by_length(const uint64_t *bits, size_t from, size_t to,
+                                                                    const uint8_t *lengths,
+                                                                    const uint32_t *generations, uint32_t tag,
+                                                                    size_t *offsets, uint64_t *out) {
+    by_length(bits, from, to, lengths, generations, tag, offsets, out);
 }
 
 static void count_by_length_scalar(const uint64_t *bits, size_t from, size_t to, const uint8_t *lengths,
