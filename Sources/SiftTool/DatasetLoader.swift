@@ -386,10 +386,11 @@ enum DatasetLoader {
             settings.tieBreak = tieBreak
         } else if let tieBreak = description.tieBreak {
             try requireDescribed(tieBreak.field, key: "tieBreak")
-            // A text tie-break was written for the described sort field: another --sort drops it.
+            // A text tie-break was written for the described sort field (else the described first
+            // field): --sort or --field naming another drops it.
             if tieBreak.numeric || tieBreak.field == sortField {
                 settings.tieBreak = tieBreak
-            } else if describedSort {
+            } else if request.sort == nil && request.fields.isEmpty {
                 throw keyError(
                     "tieBreak",
                     "a text tie-break follows the sorted order, so it must be the sort field '\(sortField)' (or \(tieBreak.field):numeric)"

@@ -221,6 +221,10 @@ struct QueryCommandTests {
         #expect(try await ids([]) == ["4", "2", "3", "1"])
         #expect(try await ids(["--tie-break", "population:numeric"]) == ["4", "2", "1", "3"])
         #expect(try await ids(["--no-description"]) == ["2", "4", "1", "3"])
+        // A text tie-break written for the described sort field gives way to another --sort.
+        try #"{"sort": "name", "tieBreak": "name:desc"}"#.write(toFile: description, atomically: true, encoding: .utf8)
+        #expect(try await ids([]) == ["4", "2", "3", "1"])
+        #expect(try await ids(["--sort", "population"]) == ["2", "4", "1", "3"])
         for (json, message) in [
             (
                 #"{"tieBreak": "population:largest"}"#,
