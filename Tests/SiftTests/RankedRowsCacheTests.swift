@@ -17,11 +17,11 @@ import Testing
         let first = try index.search(query).rows
         _ = try index.search(Query("vi", mode: .contains, order: .ranked))
         #expect(try index.search(query).rows == first)
-        #expect(index.cachedRankedRows(query) == first)
+        #expect(index.cachedRankedRows(.query(query)) == first)
 
         // `r1` becomes the only whole-field match: it must lead the answer typed again.
         let moved = try index.update(Record(id: "r1", fields: ["name": "vim"]))
-        #expect(index.cachedRankedRows(query) == nil)
+        #expect(index.cachedRankedRows(.query(query)) == nil)
         let again = try index.search(query).rows
         #expect(again.first == moved)
         #expect(again.count == first.count)

@@ -77,9 +77,7 @@ public final class SearchIndex {
     /// `revision` stays `wholeFieldRevision`: typing on and erasing a query reads them again.
     var wholeFieldMatches: [MatchKey: Bitset] = [:]
     var wholeFieldRevision: UInt64 = 0
-    /// The last few ranked fuzzy answers (see `cachedFuzzyRankedRows`), most recent last.
-    var rankedFuzzyRows: [RankedFuzzyRows] = []
-    /// The last few other ranked answers (see `cachedRankedRows`), most recent last.
+    /// The last few ranked answers (see `cachedRankedRows`), most recent last.
     var rankedRows: [RankedRows] = []
     /// Per-slot keys of the ranking rules after the groups (field lengths, numeric tie-break
     /// values): nil until a ranked query first needs them, then kept current by every commit

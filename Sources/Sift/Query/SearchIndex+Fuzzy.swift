@@ -19,8 +19,8 @@ extension SearchIndex {
     }
 
     /// `fuzzyRankedRows`, or the rows computed for the same scope fields, pattern and matches
-    /// while the index has not changed since: a backspace, or a letter typed again, orders
-    /// nothing. The last four answers are kept.
+    /// while the index has not changed since (kept with the other ranked answers,
+    /// `cachedRankedRows`): a backspace, or a letter typed again, orders nothing.
     ///
     /// - Complexity: O(*n* / 64) to compare the matches on a hit; else as `fuzzyRankedRows`.
     func cachedFuzzyRankedRows(
@@ -30,27 +30,15 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
-        rankedFuzzyRows.removeAll { $0.revision != revision }
-        if let hit = rankedFuzzyRows.firstIndex(where: {
-            $0.folding == plan.folding && $0.fields == plan.fields && $0.pattern == pattern.bytes
-                && $0.matches == matches
-        }) {
-            let entry = rankedFuzzyRows.remove(at: hit)
-            rankedFuzzyRows.append(entry)
-            return entry.rows
-        }
-        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
-        if rankedFuzzyRows.count >= 4 { rankedFuzzyRows.removeFirst() }
-        rankedFuzzyRows.append(
-            RankedFuzzyRows(
-                folding: plan.folding,
-                fields: plan.fields,
-                pattern: pattern.bytes,
-                matches: matches,
-                revision: revision,
-                rows: rows
-            )
+        let key = RankedRows.Key.fuzzy(
+            folding: plan.folding,
+            fields: plan.fields,
+            pattern: pattern.bytes,
+            matches: matches
         )
+        if let kept = cachedRankedRows(key) { return kept }
+        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
+        keepRankedRows(rows, for: key)
         return rows
     }
 
@@ -209,15 +197,4 @@ extension SearchIndex {
         }
         return merged
     }
-}
-
-/// A ranked fuzzy answer kept for a keystroke that comes back to it (see
-/// `SearchIndex.cachedFuzzyRankedRows`).
-struct RankedFuzzyRows {
-    var folding: Int
-    var fields: [Int]
-    var pattern: [UInt8]
-    var matches: Bitset
-    var revision: UInt64
-    var rows: [RecordHandle]
 }

@@ -121,7 +121,7 @@ extension SearchIndex {
                 rows = ResultRows(
                     try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
                 )
-            } else if query.order == .ranked, selectedState == .matches, let kept = cachedRankedRows(query) {
+            } else if query.order == .ranked, selectedState == .matches, let kept = cachedRankedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = ResultRows(kept)
             } else if query.order == .ranked, selectedState == .matches,
@@ -163,7 +163,7 @@ extension SearchIndex {
                 breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
                 handles += typoRows
                 rows = ResultRows(handles)
-                keepRankedRows(handles, for: query)
+                keepRankedRows(handles, for: .query(query))
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -176,7 +176,7 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                keepRankedRows(rows.handles, for: query)
+                keepRankedRows(rows.handles, for: .query(query))
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],
@@ -393,7 +393,6 @@ extension SearchIndex {
     public func discardCachedResults() {
         cache.removeAll()
         wholeFieldMatches = [:]
-        rankedFuzzyRows = []
         rankedRows = []
     }
 

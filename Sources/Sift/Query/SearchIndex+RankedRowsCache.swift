@@ -8,36 +8,46 @@ extension SearchIndex {
     /// them small; the broad first letter is the one worth keeping.
     static let rankedRowsCacheEntries = 16
 
-    /// The rows `query` was last answered with in `.ranked` order, if the index has not changed
-    /// since; the entry becomes the most recent.
+    /// The rows last kept under `key` (a query answered in `.ranked` order, or a ranked fuzzy
+    /// answer), if the index has not changed since; the entry becomes the most recent.
     ///
-    /// - Complexity: O(*e*) for *e* ≤ 16 entries.
-    func cachedRankedRows(_ query: Query) -> [RecordHandle]? {
+    /// - Complexity: O(*e*) for *e* ≤ 16 entries (plus O(*n* / 64) per fuzzy entry compared).
+    func cachedRankedRows(_ key: RankedRows.Key) -> [RecordHandle]? {
         rankedRows.removeAll { $0.revision != revision }
-        guard let hit = rankedRows.firstIndex(where: { $0.query == query }) else { return nil }
+        guard let hit = rankedRows.firstIndex(where: { $0.key == key }) else { return nil }
         let entry = rankedRows.remove(at: hit)
         rankedRows.append(entry)
         return entry.rows
     }
 
-    /// Keeps `rows` as `query`'s ranked answer, dropping the oldest answers beyond the limits.
+    /// Keeps `rows` as the ranked answer under `key`, dropping the oldest answers beyond the
+    /// limits.
     ///
     /// - Complexity: O(*e*).
-    func keepRankedRows(_ rows: [RecordHandle], for query: Query) {
+    func keepRankedRows(_ rows: [RecordHandle], for key: RankedRows.Key) {
         guard rows.count > 1, rows.count <= slotCapacity else { return }
-        rankedRows.removeAll { $0.revision != revision || $0.query == query }
+        rankedRows.removeAll { $0.revision != revision || $0.key == key }
         var total = rows.count
         for entry in rankedRows { total += entry.rows.count }
         while !rankedRows.isEmpty && (rankedRows.count >= Self.rankedRowsCacheEntries || total > slotCapacity) {
             total -= rankedRows.removeFirst().rows.count
         }
-        rankedRows.append(RankedRows(query: query, revision: revision, rows: rows))
+        rankedRows.append(RankedRows(key: key, revision: revision, rows: rows))
     }
 }
 
 /// A ranked answer kept by `SearchIndex.keepRankedRows(_:for:)`.
 struct RankedRows {
-    var query: Query
+    /// What an answer is kept under.
+    enum Key: Equatable {
+        /// A query answered in `.ranked` order (groups, then field length and the tie-break).
+        case query(Query)
+        /// A ranked fuzzy answer (`SearchIndex.cachedFuzzyRankedRows`): any query text whose
+        /// pattern folds alike over the same scope fields and matches.
+        case fuzzy(folding: Int, fields: [Int], pattern: [UInt8], matches: Bitset)
+    }
+
+    var key: Key
     var revision: UInt64
     var rows: [RecordHandle]
 }
