@@ -270,7 +270,7 @@ struct TextReport {
             out.append(
                 "  settled: setText/selectScope to the return of settledUpdate(for:); reading: both tables' rowCount "
                     + "and numberOfSections, both change sets walked (the results change set is worked out on this "
-                    + "first read); p99 of fewer than 100 keystrokes is the maximum"
+                    + "first read), the results' first \(screenRows) rows made; p99 of fewer than 100 keystrokes is the maximum"
             )
             for l in config.layouts {
                 let slowest = l.slowest.map { k -> String in

@@ -110,7 +110,7 @@ public final class SearchIndex {
     var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
 
     /// Members of a ranking group per thread that orders it by field length
-    /// (`rowsInSlotOrderByLength`): below about a million, starting a thread costs more than it
+    /// (`RankedRowGroups`): below about a million, starting a thread costs more than it
     /// saves. Internal: tests set a few, so that small groups split too.
     var membersPerLengthOrderingThread = 1 << 20
 

@@ -6,17 +6,19 @@ internal import Synchronization
 ///
 /// A result in original order while that order follows slot numbers (a bulk load, appends) is a
 /// bitset (or a few, one after the other): row *i* is a member of one of them, found by a select
-/// over the bitset's words. (Ranked results are ordered by field length within their groups, so
-/// their handles are made.) Keeping it so spares a keystroke that matches most of
+/// over the bitset's words. Keeping it so spares a keystroke that matches most of
 /// the records from writing a handle per match (a 788,000-row answer was half a millisecond of
 /// handles, and as much again in page faults). The handles are made at once when generations
 /// are counted (a slot was given to a new record: a handle then needs its slot's generation as
-/// of the search), and whenever the whole list is asked for.
+/// of the search), and whenever the whole list is asked for. Ranked results in that order are
+/// their ranking groups, each ordered by field length when one of its rows is first read
+/// (`RankedRowGroups`).
 struct ResultRows: Sendable {
     private enum Storage: Sendable {
         case handles([RecordHandle])
         case groups(ResultRowGroups)
         case order(OrderRows)
+        case ranked(RankedRowGroups)
     }
 
     private var storage: Storage
@@ -29,6 +31,10 @@ struct ResultRows: Sendable {
     init(groups: [(bits: Bitset, count: Int)], tag: UInt32) {
         storage = .groups(ResultRowGroups(groups.filter { $0.count > 0 }, tag: tag))
     }
+
+    /// Ranked rows kept as their ranking groups, each put in order when one of its rows is first
+    /// read (see `RankedRowGroups`).
+    init(ranked: RankedRowGroups) { storage = .ranked(ranked) }
 
     /// Every record of an index's order (its original or sorted `SlotSequence`), read from the
     /// sequence's own storage: an original table shares the index's order instead of copying it.
@@ -46,6 +52,7 @@ struct ResultRows: Sendable {
         case .handles(let handles): return handles.count
         case .groups(let groups): return groups.count
         case .order(let order): return order.slots.count
+        case .ranked(let ranked): return ranked.count
         }
     }
 
@@ -63,8 +70,23 @@ struct ResultRows: Sendable {
 
     /// Whether `deferredRowNumber(of:)` finds a row without a map of the rows (groups of slots).
     var findsRowNumbers: Bool {
-        if case .groups = storage { return true }
-        return false
+        switch storage {
+        case .groups, .ranked: return true
+        case .handles, .order: return false
+        }
+    }
+
+    /// Heap bytes these rows hold of their own: handles made, groups' bitsets (not an index's
+    /// order or ranking keys, which they share with the index while it does not change).
+    ///
+    /// - Complexity: O(*g*) for *g* groups.
+    var memoryFootprint: Int {
+        switch storage {
+        case .handles(let handles): return 8 * handles.capacity
+        case .groups(let groups): return groups.memoryFootprint
+        case .order: return 0
+        case .ranked(let ranked): return ranked.memoryFootprint
+        }
     }
 
     /// Every row's handle, in order.
@@ -76,6 +98,7 @@ struct ResultRows: Sendable {
         case .handles(let handles): return handles
         case .groups(let groups): return groups.handles
         case .order(let order): return order.handles
+        case .ranked(let ranked): return ranked.handles
         }
     }
 
@@ -83,12 +106,14 @@ struct ResultRows: Sendable {
     ///
     /// - Precondition: `number` is in `0..<count`.
     /// - Complexity: O(1) for handles; O(log *g* + log *n*) for *g* groups, after a first read that
-    ///   makes the groups' rank directories, O(*n* / 64) per group.
+    ///   makes the groups' rank directories, O(*n* / 64) per group; O(log *g*) for ranked groups,
+    ///   after a first read in a group that orders it, O(*n* / 64 + *m*).
     func handle(at number: Int) -> RecordHandle {
         switch storage {
         case .handles(let handles): return handles[number]
         case .groups(let groups): return groups.handle(at: number)
         case .order(let order): return order.handle(at: number)
+        case .ranked(let ranked): return ranked.handle(at: number)
         }
     }
 
@@ -97,8 +122,11 @@ struct ResultRows: Sendable {
     /// - Precondition: `findsRowNumbers`.
     /// - Complexity: O(*g* + log *n*) for *g* groups, after a first read as `handle(at:)`.
     func deferredRowNumber(of handle: RecordHandle) -> Int? {
-        guard case .groups(let groups) = storage else { preconditionFailure("rows are not groups of slots") }
-        return groups.rowNumber(of: handle)
+        switch storage {
+        case .groups(let groups): return groups.rowNumber(of: handle)
+        case .ranked(let ranked): return ranked.rowNumber(of: handle)
+        case .handles, .order: preconditionFailure("rows are not groups of slots")
+        }
     }
 
     /// Calls `body` with the rows as a list of handles to change in place (made first if they were
@@ -133,6 +161,10 @@ final class ResultRowGroups: Sendable {
     }
 
     var count: Int { starts.last! }
+
+    var memoryFootprint: Int {
+        groups.reduce(0) { $0 + 8 * $1.words.capacity } + list.withLock { 8 * ($0?.capacity ?? 0) }
+    }
 
     var handles: [RecordHandle] {
         list.withLock { list in

@@ -36,9 +36,9 @@ extension SearchIndex {
             pattern: pattern.bytes,
             matches: matches
         )
-        if let kept = cachedRankedRows(key) { return kept }
+        if let kept = cachedRankedRows(key) { return kept.handles }
         let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
-        keepRankedRows(rows, for: key)
+        keepRankedRows(ResultRows(rows), for: key)
         return rows
     }
 

@@ -123,7 +123,7 @@ extension SearchIndex {
                 )
             } else if query.order == .ranked, selectedState == .matches, let kept = cachedRankedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
-                rows = ResultRows(kept)
+                rows = kept
             } else if query.order == .ranked, selectedState == .matches,
                 let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
             {
@@ -163,7 +163,7 @@ extension SearchIndex {
                 breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
                 handles += typoRows
                 rows = ResultRows(handles)
-                keepRankedRows(handles, for: .query(query))
+                keepRankedRows(rows, for: .query(query))
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -176,7 +176,7 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                keepRankedRows(rows.handles, for: .query(query))
+                keepRankedRows(rows, for: .query(query))
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],
@@ -848,8 +848,15 @@ extension SearchIndex {
             fields.append(plan.fields[0])
         }
         if configuration.rankingTieBreak == nil && orderFollowsSlots {
+            // Ordered by length where a table reads them, not on the keystroke.
+            let lengths = rankingKeys.lengths[plan.folding]
             return ResultRows(
-                try rowsInSlotOrderByLength(groups, fields: fields, folding: plan.folding, isCancelled: isCancelled)
+                ranked: RankedRowGroups(
+                    zip(groups, fields).map { .init(bits: $0.bits, count: $0.count, lengths: lengths[$1]) },
+                    generations: generations.isMaterialized ? generations : nil,
+                    tag: handleTag,
+                    membersPerThread: membersPerLengthOrderingThread
+                )
             )
         }
         var rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)

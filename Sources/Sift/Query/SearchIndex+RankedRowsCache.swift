@@ -12,7 +12,7 @@ extension SearchIndex {
     /// answer), if the index has not changed since; the entry becomes the most recent.
     ///
     /// - Complexity: O(*e*) for *e* ≤ 16 entries (plus O(*n* / 64) per fuzzy entry compared).
-    func cachedRankedRows(_ key: RankedRows.Key) -> [RecordHandle]? {
+    func cachedRankedRows(_ key: RankedRows.Key) -> ResultRows? {
         rankedRows.removeAll { $0.revision != revision }
         guard let hit = rankedRows.firstIndex(where: { $0.key == key }) else { return nil }
         let entry = rankedRows.remove(at: hit)
@@ -24,7 +24,7 @@ extension SearchIndex {
     /// limits.
     ///
     /// - Complexity: O(*e*).
-    func keepRankedRows(_ rows: [RecordHandle], for key: RankedRows.Key) {
+    func keepRankedRows(_ rows: ResultRows, for key: RankedRows.Key) {
         guard rows.count > 1, rows.count <= slotCapacity else { return }
         rankedRows.removeAll { $0.revision != revision || $0.key == key }
         var total = rows.count
@@ -49,5 +49,13 @@ struct RankedRows {
 
     var key: Key
     var revision: UInt64
-    var rows: [RecordHandle]
+    /// The answer's rows (ranked groups ordered where they are read, shared with the answer).
+    var rows: ResultRows
+
+    /// Heap bytes of the rows and of a fuzzy key's matches.
+    var memoryFootprint: Int {
+        var bytes = rows.memoryFootprint
+        if case .fuzzy(_, _, let pattern, let matches) = key { bytes += pattern.capacity + 8 * matches.words.capacity }
+        return bytes
+    }
 }
