@@ -274,6 +274,30 @@ size_t sift_select_in_order(const int32_t *order, size_t count, const uint64_t *
     return n;
 }
 
+size_t sift_positions_in_order(const int32_t *order, size_t count, const uint64_t *bits, size_t wordCount,
+                               uint64_t *out, size_t firstPosition) {
+    // A word of positions gathered in a register, branch-free per entry, stored once it is full.
+    size_t found = 0;
+    size_t i = 0;
+    while (i < count) {
+        size_t position = firstPosition + i;
+        size_t shift = position & 63;
+        size_t take = 64 - shift;
+        if (take > count - i) take = count - i;
+        uint64_t word = 0;
+        for (size_t k = 0; k < take; k++) {
+            uint32_t slot = (uint32_t)order[i + k];
+            size_t w = slot >> 6;
+            uint64_t bitsWord = w < wordCount ? bits[w] : 0;
+            word |= ((bitsWord >> (slot & 63)) & 1) << (shift + k);
+        }
+        out[position >> 6] |= word;
+        found += (size_t)__builtin_popcountll(word);
+        i += take;
+    }
+    return found;
+}
+
 void sift_sort_by_key(uint64_t *keys, int32_t *values, uint64_t *keyScratch, int32_t *valueScratch, size_t count) {
     if (count < 2) return;
     int sorted = 1;

@@ -36,9 +36,11 @@ struct ControllerStressTests {
             originalTable: TableLayout(order: .sorted, isSectioned: setup.immediate),
             resultsTable: TableLayout(order: setup.immediate ? .ranked : .sorted, isSectioned: true)
         )
+        let index = try SearchIndex(configuration: configuration, records: model)
+        // Broad sorted answers kept as positions in the sorted order, as at millions of rows.
+        index.orderSubsetMinimumRows = 0
         let controller = try SearchController(
-            configuration: configuration,
-            records: model,
+            index: index,
             options: options,
             source: setup.immediate ? LocalIndexSource() : YieldingLocalSource(),
             clock: clock

@@ -107,6 +107,12 @@ size_t sift_keep_segments_of_length(const sift_column_view *_Nonnull column, uin
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);
 
+/// Sets bit `firstPosition + i` of `out` for each entry `i` of `order` whose bit is set in `bits`
+/// (the positions, in an order, of a set's members). Returns how many. `out` holds the bits of
+/// every position the entries reach; bits outside them are kept.
+size_t sift_positions_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
+                               size_t wordCount, uint64_t *_Nonnull out, size_t firstPosition);
+
 /// Sorts `values` by `keys` (ascending; keys distinct or not, the sort is stable), both `count`
 /// long, with an LSD radix sort over the keys' bytes that skips bytes every key shares; the
 /// scratch buffers hold `count` entries each. For ordering a sparse result by order labels.

@@ -114,6 +114,12 @@ public final class SearchIndex {
     /// saves. Internal: tests set a few, so that small groups split too.
     var membersPerLengthOrderingThread = 1 << 20
 
+    /// Rows from which a broad answer in an order held in blocks is kept as its positions in
+    /// that order (`OrderSubsetRows`) instead of a list of handles. Both cost a pass over the
+    /// order; below about a million rows the list is about a millisecond and reads faster (a
+    /// select per row read otherwise). Internal: tests set 0, so that small answers take it too.
+    var orderSubsetMinimumRows = 1 << 20
+
     /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
     /// that scans run split even on one core.
     var scanWorkers = ParallelWork.cores

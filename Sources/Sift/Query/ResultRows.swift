@@ -19,6 +19,7 @@ struct ResultRows: Sendable {
         case groups(ResultRowGroups)
         case order(OrderRows)
         case ranked(RankedRowGroups)
+        case orderSubset(OrderSubsetRows)
     }
 
     private var storage: Storage
@@ -35,6 +36,12 @@ struct ResultRows: Sendable {
     /// Ranked rows kept as their ranking groups, each put in order when one of its rows is first
     /// read (see `RankedRowGroups`).
     init(ranked: RankedRowGroups) { storage = .ranked(ranked) }
+
+    /// The members of `bits` in an index's order (in blocks: its sorted order), kept as their
+    /// positions in it (`SlotsInOrder.positions(of:)`): row *i* is a select over the positions.
+    init(subsetOf order: SlotsInOrder, members bits: Bitset, generations: SlotGenerations?, tag: UInt32) {
+        storage = .orderSubset(OrderSubsetRows(order, members: bits, generations: generations, tag: tag))
+    }
 
     /// Every record of an index's order (its original or sorted `SlotSequence`), read from the
     /// sequence's own storage: an original table shares the index's order instead of copying it.
@@ -53,6 +60,7 @@ struct ResultRows: Sendable {
         case .groups(let groups): return groups.count
         case .order(let order): return order.slots.count
         case .ranked(let ranked): return ranked.count
+        case .orderSubset(let subset): return subset.count
         }
     }
 
@@ -72,7 +80,7 @@ struct ResultRows: Sendable {
     var findsRowNumbers: Bool {
         switch storage {
         case .groups, .ranked: return true
-        case .handles, .order: return false
+        case .handles, .order, .orderSubset: return false
         }
     }
 
@@ -86,6 +94,7 @@ struct ResultRows: Sendable {
         case .groups(let groups): return groups.memoryFootprint
         case .order: return 0
         case .ranked(let ranked): return ranked.memoryFootprint
+        case .orderSubset(let subset): return subset.memoryFootprint
         }
     }
 
@@ -99,6 +108,7 @@ struct ResultRows: Sendable {
         case .groups(let groups): return groups.handles
         case .order(let order): return order.handles
         case .ranked(let ranked): return ranked.handles
+        case .orderSubset(let subset): return subset.handles
         }
     }
 
@@ -114,6 +124,7 @@ struct ResultRows: Sendable {
         case .groups(let groups): return groups.handle(at: number)
         case .order(let order): return order.handle(at: number)
         case .ranked(let ranked): return ranked.handle(at: number)
+        case .orderSubset(let subset): return subset.handle(at: number)
         }
     }
 
@@ -125,7 +136,7 @@ struct ResultRows: Sendable {
         switch storage {
         case .groups(let groups): return groups.rowNumber(of: handle)
         case .ranked(let ranked): return ranked.rowNumber(of: handle)
-        case .handles, .order: preconditionFailure("rows are not groups of slots")
+        case .handles, .order, .orderSubset: preconditionFailure("rows are not groups of slots")
         }
     }
 
@@ -271,6 +282,71 @@ final class OrderRows: Sendable {
             if let list { return list }
             let (tag, generations) = (self.tag, self.generations)
             let made = slots.slots.map { RecordHandle(slot: $0, generation: tag | (generations?[$0] ?? 0)) }
+            list = made
+            return made
+        }
+    }
+}
+
+/// The members of a set in an index's order behind a `ResultRows`, kept as their positions in
+/// that order: a sorted answer that matches millions is one pass over the order writing a bit
+/// per entry, not a list of millions of handles before a table shows its first screen. The rank
+/// directory and the handle list are made on first use and shared by every copy.
+final class OrderSubsetRows: Sendable {
+    private let order: SlotsInOrder
+    private let members: Bitset
+    private let positions: Bitset
+    let count: Int
+    private let generations: SlotGenerations?
+    private let tag: UInt32
+    private let ranks = Mutex<[UInt32]?>(nil)
+    private let list = Mutex<[RecordHandle]?>(nil)
+
+    /// - Complexity: O(*n*) for *n* slots in the order (`SlotsInOrder.positions(of:)`).
+    init(_ order: SlotsInOrder, members: Bitset, generations: SlotGenerations?, tag: UInt32) {
+        self.order = order
+        self.members = members
+        (positions, count) = order.positions(of: members)
+        self.generations = generations
+        self.tag = tag
+    }
+
+    var memoryFootprint: Int {
+        8 * (members.words.capacity + positions.words.capacity) + 4 * (ranks.withLock { $0?.capacity ?? 0 })
+            + 8 * (list.withLock { $0?.capacity ?? 0 })
+    }
+
+    /// - Complexity: O(log *b*) for *b* blocks of the order, after a first read that makes the
+    ///   rank directory, O(*n* / 64).
+    func handle(at number: Int) -> RecordHandle {
+        precondition(number >= 0 && number < count, "row \(number) of \(count)")
+        let position = ranks.withLock { ranks in
+            if ranks == nil {
+                ranks = positions.words.withUnsafeBufferPointer { words in
+                    [UInt32](unsafeUninitializedCapacity: (words.count + 7) / 8 + 1) { out, initialized in
+                        sift_bits_block_ranks(words.baseAddress!, words.count, out.baseAddress!)
+                        initialized = (words.count + 7) / 8 + 1
+                    }
+                }
+            }
+            return positions.words.withUnsafeBufferPointer { words in
+                ranks!.withUnsafeBufferPointer { ranks in
+                    sift_bits_select(words.baseAddress!, words.count, ranks.baseAddress!, number)
+                }
+            }
+        }
+        let slot = order[position]
+        return RecordHandle(slot: slot, generation: tag | (generations?[slot] ?? 0))
+    }
+
+    /// - Complexity: O(*n*) the first time for *n* slots in the order; O(1) after.
+    var handles: [RecordHandle] {
+        list.withLock { list in
+            if let list { return list }
+            let (tag, generations) = (self.tag, self.generations)
+            let made = order.members(of: members, count: count).map {
+                RecordHandle(slot: $0, generation: tag | (generations?[$0] ?? 0))
+            }
             list = made
             return made
         }

@@ -676,9 +676,12 @@ extension SearchIndex {
     /// The members of `groups` in `order`, one group after the other, as `orderedRows` lists
     /// them; kept as the groups' bitsets, to be made when read (`ResultRows`), where that order
     /// is slot order (original order while it follows the slots, not `.sorted`), no generation
-    /// is counted yet, and the rows would take more memory than the bitsets.
+    /// is counted yet, and the rows would take more memory than the bitsets; kept as positions
+    /// in the order (`OrderSubsetRows`) for one group of at least an eighth of an order held in
+    /// blocks and at least `orderSubsetMinimumRows`.
     ///
-    /// - Complexity: O(*g*) for *g* groups when kept as bitsets; else as `orderedRows`.
+    /// - Complexity: O(*g*) for *g* groups when kept as bitsets; O(*n*) for *n* slots when kept
+    ///   as positions; else as `orderedRows`.
     func resultRows(
         _ groups: [(bits: Bitset, count: Int)],
         order: ResultOrder,
@@ -688,6 +691,19 @@ extension SearchIndex {
         let bitsetWords = groups.reduce(0) { $0 + $1.bits.words.count }
         if order != .sorted, orderFollowsSlots, !generations.isMaterialized, total > bitsetWords {
             return ResultRows(groups: groups, tag: handleTag)
+        }
+        // A broad answer in an order held in blocks (sorted, or an original order that edits
+        // moved): its positions in that order, one bit each, where the list would be millions.
+        let sequence = order == .sorted ? sorted : self.order
+        if groups.count == 1, !sequence.isAscending, total >= orderSubsetMinimumRows, total * 8 >= sequence.count,
+            total > bitsetWords
+        {
+            return ResultRows(
+                subsetOf: sequence.slotsInOrder,
+                members: groups[0].bits,
+                generations: generations.isMaterialized ? generations : nil,
+                tag: handleTag
+            )
         }
         return ResultRows(try orderedRows(groups, order: order, isCancelled: isCancelled))
     }

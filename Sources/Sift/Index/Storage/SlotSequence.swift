@@ -565,6 +565,63 @@ struct SlotsInOrder: @unchecked Sendable {
         return blocks[block][offset]
     }
 
+    /// Whether the slots are held in blocks (not ascending).
+    var isInBlocks: Bool { ascending == nil }
+
+    /// The positions of `bits`' members in this order, as a set of positions (`0..<count`), and
+    /// how many. In blocks only.
+    ///
+    /// - Complexity: O(*n*) for *n* slots, one branch-free pass.
+    func positions(of bits: Bitset) -> (positions: Bitset, count: Int) {
+        precondition(ascending == nil, "positions of an ascending order are its members' ranks")
+        var positions = Bitset(capacity: count)
+        var found = 0
+        var start = 0
+        bits.words.withUnsafeBufferPointer { words in
+            positions.withUnsafeMutableWords { out in
+                for block in blocks where !block.isEmpty {
+                    block.withUnsafeBufferPointer { slots in
+                        found += sift_positions_in_order(
+                            slots.baseAddress!,
+                            slots.count,
+                            words.baseAddress ?? UnsafePointer(out),
+                            words.count,
+                            out,
+                            start
+                        )
+                    }
+                    start += block.count
+                }
+            }
+        }
+        return (positions, found)
+    }
+
+    /// The members of `bits` (`found` of them) in this order. In blocks only.
+    ///
+    /// - Complexity: O(*n*) for *n* slots, one branch-free pass.
+    func members(of bits: Bitset, count found: Int) -> [Int32] {
+        precondition(ascending == nil, "in blocks only")
+        guard found > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
+        // One entry of room more than the members: the kernel writes each entry it reads.
+        return bits.words.withUnsafeBufferPointer { words in
+            [Int32](unsafeUninitializedCapacity: found + 1) { out, written in
+                for block in blocks where !block.isEmpty {
+                    block.withUnsafeBufferPointer { slots in
+                        written += sift_select_in_order(
+                            slots.baseAddress!,
+                            slots.count,
+                            words.baseAddress!,
+                            words.count,
+                            out.baseAddress! + written
+                        )
+                    }
+                }
+                precondition(written == found, "every member is in the order")
+            }
+        }
+    }
+
     /// Every slot, in order.
     ///
     /// - Complexity: O(*n*).
