@@ -274,6 +274,34 @@ size_t sift_select_in_order(const int32_t *order, size_t count, const uint64_t *
     return n;
 }
 
+size_t sift_select_handles_in_order(const int32_t *order, size_t count, const uint64_t *bits, size_t wordCount,
+                                    const uint32_t *generations, uint32_t tag, uint64_t *out) {
+    // Branch-free as `sift_select_in_order`; the generations' branch is one per call.
+    size_t n = 0;
+    uint64_t high = (uint64_t)tag << 32;
+    if (generations) {
+        for (size_t i = 0; i < count; i++) {
+            uint32_t slot = (uint32_t)order[i];
+            size_t word = slot >> 6;
+            uint64_t bitsWord = word < wordCount ? bits[word] : 0;
+            uint64_t keep = (bitsWord >> (slot & 63)) & 1;
+            // Read only for a kept entry's slot (the order may hold slots past the generations).
+            uint32_t generation = keep ? generations[slot] : 0;
+            out[n] = (uint64_t)slot | high | ((uint64_t)generation << 32);
+            n += (size_t)keep;
+        }
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            uint32_t slot = (uint32_t)order[i];
+            size_t word = slot >> 6;
+            uint64_t bitsWord = word < wordCount ? bits[word] : 0;
+            out[n] = (uint64_t)slot | high;
+            n += (size_t)((bitsWord >> (slot & 63)) & 1);
+        }
+    }
+    return n;
+}
+
 size_t sift_positions_in_order(const int32_t *order, size_t count, const uint64_t *bits, size_t wordCount,
                                uint64_t *out, size_t firstPosition) {
     // A word of positions gathered in a register, branch-free per entry, stored once it is full.

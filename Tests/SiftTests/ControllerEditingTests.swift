@@ -216,9 +216,13 @@ struct ControllerEditingTests {
         if seed >= Self.layouts.count { configuration.rankingTieBreak = Self.tieBreaks[seed - Self.layouts.count] }
         let policy = BelowThresholdPolicy.allCases[seed % 3]
         var model = (0..<30).map { Self.randomRecord(id: "r\($0)", &generator) }
+        let index = try SearchIndex(configuration: configuration, records: model)
+        // Dense answers in a sorted or moved order: even seeds keep them as positions in it, odd
+        // ones list them on two threads; both as they would at millions of rows.
+        index.orderSubsetMinimumRows = seed.isMultiple(of: 2) ? 0 : Int.max
+        index.entriesPerOrderSelectionThread = 2
         let controller = try SearchController(
-            configuration: configuration,
-            records: model,
+            index: index,
             options: .init(belowThreshold: policy, originalTable: original, resultsTable: results)
         )
         let recorder = await UpdateRecorder(controller)

@@ -107,6 +107,13 @@ size_t sift_keep_segments_of_length(const sift_column_view *_Nonnull column, uin
 size_t sift_select_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
                             size_t wordCount, int32_t *_Nonnull out);
 
+/// As `sift_select_in_order`, writing each kept entry as a handle: the slot in the low 32 bits,
+/// `tag | generations[slot]` (`tag` alone when `generations` is NULL) in the high ones. `out`
+/// needs room for one entry more than it keeps.
+size_t sift_select_handles_in_order(const int32_t *_Nonnull order, size_t count, const uint64_t *_Nonnull bits,
+                                    size_t wordCount, const uint32_t *_Nullable generations, uint32_t tag,
+                                    uint64_t *_Nonnull out);
+
 /// Sets bit `firstPosition + i` of `out` for each entry `i` of `order` whose bit is set in `bits`
 /// (the positions, in an order, of a set's members). Returns how many. `out` holds the bits of
 /// every position the entries reach; bits outside them are kept.

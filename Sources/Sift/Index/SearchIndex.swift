@@ -120,6 +120,11 @@ public final class SearchIndex {
     /// select per row read otherwise). Internal: tests set 0, so that small answers take it too.
     var orderSubsetMinimumRows = 1 << 20
 
+    /// Slots of an order in blocks from which a dense answer's pass over it (writing its rows in
+    /// sorted or moved order) runs on two threads (`SlotSequence.handles(of:...)`). Internal:
+    /// tests set a few, so that small orders split too.
+    var entriesPerOrderSelectionThread = 1 << 18
+
     /// Workers a full scan may use: the machine's cores (at most 8). Internal: tests set more, so
     /// that scans run split even on one core.
     var scanWorkers = ParallelWork.cores

@@ -716,6 +716,10 @@ extension SearchIndex {
         isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
         if order != .sorted && orderFollowsSlots { return try rowsInSlotOrder(groups, isCancelled: isCancelled) }
+        let sequence = order == .sorted ? sorted : self.order
+        if groups.contains(where: { sequence.writesHandles(ofMembers: $0.count) }) {
+            return try rowsInSequenceOrder(groups, sequence, isCancelled: isCancelled)
+        }
         var slots: [Int32] = []
         for (bits, count) in groups {
             let members = (order == .sorted ? sorted : self.order).members(of: bits, count: count)
@@ -749,6 +753,49 @@ extension SearchIndex {
                         }
                     }
                     initialized = slots.count
+                }
+            }
+        }
+    }
+
+    /// The members of each of `groups` in `sequence`'s order, one group after the other, written
+    /// as handles into one array: a dense group in one pass over the sequence's blocks with no
+    /// list of slots in between (`SlotSequence.handles(of:generations:tag:into:)`), a sparse one
+    /// from its members' sorted labels.
+    ///
+    /// - Complexity: O(*n*) per dense group for *n* slots; O(*m* log *m*) per sparse group of *m*.
+    private func rowsInSequenceOrder(
+        _ groups: [(bits: Bitset, count: Int)],
+        _ sequence: SlotSequence,
+        isCancelled: () -> Bool
+    ) throws -> [RecordHandle] {
+        let total = groups.reduce(0) { $0 + $1.count }
+        let tag = handleTag
+        return try generations.withUnsafeBufferPointer { generations in
+            // One entry of room more than the rows: the kernel writes each entry it reads.
+            try [RecordHandle](unsafeUninitializedCapacity: total + 1) { buffer, initialized in
+                try UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt64.self, capacity: total + 1)
+                {
+                    out in
+                    for (bits, count) in groups where count > 0 {
+                        if sequence.writesHandles(ofMembers: count) {
+                            let written = sequence.handles(
+                                of: bits,
+                                generations: generations?.baseAddress,
+                                tag: tag,
+                                entriesPerThread: entriesPerOrderSelectionThread,
+                                into: out + initialized
+                            )
+                            precondition(written == count, "a group's members are in the order")
+                        } else {
+                            for (i, slot) in sequence.members(of: bits, count: count).enumerated() {
+                                let generation = tag | (generations.map { $0[Int(slot)] } ?? 0)
+                                out[initialized + i] = UInt64(UInt32(bitPattern: slot)) | UInt64(generation) << 32
+                            }
+                        }
+                        initialized += count
+                        if isCancelled() { throw CancellationError() }
+                    }
                 }
             }
         }

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import Dispatch
 
 /// An ordered sequence of record slots (the original list, or the list in collation order)
 /// that supports insert, remove and position lookups in time independent of the list's length
@@ -504,6 +505,79 @@ struct SlotSequence {
                     }
                 }
             }
+        }
+    }
+
+    /// Whether `handles(of:count:generations:tag:into:)` writes a set of `memberCount` members
+    /// straight as handles: held in blocks, and the set dense enough that a pass over the order
+    /// beats sorting the members' labels.
+    func writesHandles(ofMembers memberCount: Int) -> Bool { !isAscending && memberCount * 8 >= count }
+
+    /// Writes the members of `bits` in this order to `out` as handles (the slot, then
+    /// `tag | generations[slot]`), with room for one more than there are, and returns how many.
+    /// An order of `entriesPerThread` slots or more is split between two threads (below about a
+    /// quarter of a million, starting one costs about what it saves).
+    ///
+    /// - Precondition: `writesHandles(ofMembers:)`.
+    /// - Complexity: O(*n*) for *n* slots, one branch-free pass, halved on two cores.
+    func handles(
+        of bits: Bitset,
+        generations: UnsafePointer<UInt32>?,
+        tag: UInt32,
+        entriesPerThread: Int = 1 << 18,
+        into out: UnsafeMutablePointer<UInt64>
+    ) -> Int {
+        precondition(!isAscending, "in blocks only")
+        return bits.words.withUnsafeBufferPointer { words in
+            guard let base = words.baseAddress else { return 0 }
+            // The entries at positions `range` of the order, across the blocks they span.
+            func write(_ range: Range<Int>, into out: UnsafeMutablePointer<UInt64>) -> Int {
+                var written = 0
+                var start = 0
+                for block in blocks {
+                    defer { start += block.count }
+                    let from = max(range.lowerBound, start) - start
+                    let to = min(range.upperBound, start + block.count) - start
+                    guard from < to else { continue }
+                    block.withUnsafeBufferPointer { slots in
+                        written += sift_select_handles_in_order(
+                            slots.baseAddress! + from,
+                            to - from,
+                            base,
+                            words.count,
+                            generations,
+                            tag,
+                            out + written
+                        )
+                    }
+                }
+                return written
+            }
+            guard ParallelWork.cores > 1, count >= entriesPerThread else {
+                return write(0..<count, into: out)
+            }
+            // Two halves of the order at once: the first writes in place, the second to a
+            // scratch list copied after it (its start is known only once the first is done).
+            let half = count / 2
+            var scratch = [UInt64](unsafeUninitializedCapacity: count - half + 1) { _, initialized in
+                initialized = count - half + 1
+            }
+            var written = (0, 0)
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                let scratchBase = scratch.baseAddress!
+                withUnsafeMutablePointer(to: &written) { written in
+                    let halves = UncheckedWork { part in
+                        if part == 0 {
+                            written.pointee.0 = write(0..<half, into: out)
+                        } else {
+                            written.pointee.1 = write(half..<count, into: scratchBase)
+                        }
+                    }
+                    DispatchQueue.concurrentPerform(iterations: 2) { halves.run($0) }
+                }
+                (out + written.0).update(from: scratchBase, count: written.1)
+            }
+            return written.0 + written.1
         }
     }
 
