@@ -74,7 +74,7 @@ extension SearchIndex {
         let lazy = lazyMemoryParts
         usage.slotTables += lazy.tables
         usage.caches += cache.memoryFootprint + lazy.caches
-        usage.caches += rankedRows.reduce(0) { $0 + $1.memoryFootprint }
+        usage.caches += keptRows.reduce(0) { $0 + $1.memoryFootprint }
         return usage
     }
 }

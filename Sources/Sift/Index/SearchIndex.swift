@@ -77,8 +77,8 @@ public final class SearchIndex {
     /// `revision` stays `wholeFieldRevision`: typing on and erasing a query reads them again.
     var wholeFieldMatches: [MatchKey: Bitset] = [:]
     var wholeFieldRevision: UInt64 = 0
-    /// The last few ranked answers (see `cachedRankedRows`), most recent last.
-    var rankedRows: [RankedRows] = []
+    /// The last few ranked and sorted answers (see `cachedOrderedRows`), most recent last.
+    var keptRows: [KeptRows] = []
     /// Per-slot keys of the ranking rules after the groups (field lengths, numeric tie-break
     /// values): nil until a ranked query first needs them, then kept current by every commit
     /// (see `SearchIndex+RankingKeys.swift`); a bulk insert drops them.

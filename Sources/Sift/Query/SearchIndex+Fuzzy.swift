@@ -20,7 +20,7 @@ extension SearchIndex {
 
     /// `fuzzyRankedRows`, or the rows computed for the same scope fields, pattern and matches
     /// while the index has not changed since (kept with the other ranked answers,
-    /// `cachedRankedRows`): a backspace, or a letter typed again, orders nothing.
+    /// `cachedOrderedRows`): a backspace, or a letter typed again, orders nothing.
     ///
     /// - Complexity: O(*n* / 64) to compare the matches on a hit; else as `fuzzyRankedRows`.
     func cachedFuzzyRankedRows(
@@ -30,15 +30,15 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
-        let key = RankedRows.Key.fuzzy(
+        let key = KeptRows.Key.fuzzy(
             folding: plan.folding,
             fields: plan.fields,
             pattern: pattern.bytes,
             matches: matches
         )
-        if let kept = cachedRankedRows(key) { return kept.handles }
+        if let kept = cachedOrderedRows(key) { return kept.handles }
         let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
-        keepRankedRows(ResultRows(rows), for: key)
+        keepOrderedRows(ResultRows(rows), for: key)
         return rows
     }
 

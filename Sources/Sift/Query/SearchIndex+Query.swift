@@ -121,7 +121,7 @@ extension SearchIndex {
                 rows = ResultRows(
                     try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
                 )
-            } else if query.order == .ranked, selectedState == .matches, let kept = cachedRankedRows(.query(query)) {
+            } else if query.order != .original, selectedState == .matches, let kept = cachedOrderedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = kept
             } else if query.order == .ranked, selectedState == .matches,
@@ -163,7 +163,7 @@ extension SearchIndex {
                 breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
                 handles += typoRows
                 rows = ResultRows(handles)
-                keepRankedRows(rows, for: .query(query))
+                keepOrderedRows(rows, for: .query(query))
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -176,13 +176,14 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                keepRankedRows(rows, for: .query(query))
+                keepOrderedRows(rows, for: .query(query))
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],
                     order: query.order == .ranked ? .original : query.order,
                     isCancelled: isCancelled
                 )
+                if query.order == .sorted, selectedState == .matches { keepOrderedRows(rows, for: .query(query)) }
             }
         }
         return SearchResult(
@@ -393,7 +394,7 @@ extension SearchIndex {
     public func discardCachedResults() {
         cache.removeAll()
         wholeFieldMatches = [:]
-        rankedRows = []
+        keptRows = []
     }
 
     /// Candidate and match status of one slot for a field pattern.

@@ -1,0 +1,64 @@
+/// The last few ranked and sorted answers, kept while the index does not change: ranked rows are
+/// put in order by the ranking rules (groups, then field length and the tie-break within each),
+/// sorted ones picked out of the sorted order, each a pass over every row (or every slot), and a
+/// backspace or a query typed again (the user clears the box and types its first letter again)
+/// would pay it again for the same rows. Answers in original order need no cache: their rows are
+/// the matches' bitset.
+extension SearchIndex {
+    /// Answers kept: at most this many, holding at most as many rows in all as the index
+    /// has slots (eight bytes a slot). A query typed out and erased is a dozen answers, most of
+    /// them small; the broad first letter is the one worth keeping.
+    static let keptRowsCacheEntries = 16
+
+    /// The rows last kept under `key` (a query answered in `.ranked` or `.sorted` order, or a
+    /// ranked fuzzy answer), if the index has not changed since; the entry becomes the most recent.
+    ///
+    /// - Complexity: O(*e*) for *e* ≤ 16 entries (plus O(*n* / 64) per fuzzy entry compared).
+    func cachedOrderedRows(_ key: KeptRows.Key) -> ResultRows? {
+        keptRows.removeAll { $0.revision != revision }
+        guard let hit = keptRows.firstIndex(where: { $0.key == key }) else { return nil }
+        let entry = keptRows.remove(at: hit)
+        keptRows.append(entry)
+        return entry.rows
+    }
+
+    /// Keeps `rows` as the answer under `key`, dropping the oldest answers beyond the
+    /// limits.
+    ///
+    /// - Complexity: O(*e*).
+    func keepOrderedRows(_ rows: ResultRows, for key: KeptRows.Key) {
+        guard rows.count > 1, rows.count <= slotCapacity else { return }
+        keptRows.removeAll { $0.revision != revision || $0.key == key }
+        var total = rows.count
+        for entry in keptRows { total += entry.rows.count }
+        while !keptRows.isEmpty && (keptRows.count >= Self.keptRowsCacheEntries || total > slotCapacity) {
+            total -= keptRows.removeFirst().rows.count
+        }
+        keptRows.append(KeptRows(key: key, revision: revision, rows: rows))
+    }
+}
+
+/// A ranked or sorted answer kept by `SearchIndex.keepOrderedRows(_:for:)`.
+struct KeptRows {
+    /// What an answer is kept under.
+    enum Key: Equatable {
+        /// A query answered in `.ranked` order (groups, then field length and the tie-break) or
+        /// in `.sorted` order.
+        case query(Query)
+        /// A ranked fuzzy answer (`SearchIndex.cachedFuzzyRankedRows`): any query text whose
+        /// pattern folds alike over the same scope fields and matches.
+        case fuzzy(folding: Int, fields: [Int], pattern: [UInt8], matches: Bitset)
+    }
+
+    var key: Key
+    var revision: UInt64
+    /// The answer's rows (ranked groups ordered where they are read, shared with the answer).
+    var rows: ResultRows
+
+    /// Heap bytes of the rows and of a fuzzy key's matches.
+    var memoryFootprint: Int {
+        var bytes = rows.memoryFootprint
+        if case .fuzzy(_, _, let pattern, let matches) = key { bytes += pattern.capacity + 8 * matches.words.capacity }
+        return bytes
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+
+@testable import Sift
+
+/// Ranked and sorted answers kept for the same query (`SearchIndex.cachedOrderedRows`): typing a
+/// query again gives the kept rows only while the index has not changed.
+@Suite struct KeptRowsTests {
+    @Test func aKeptRankedAnswerIsDroppedByAnEdit() throws {
+        let records = (0..<300).map { number in
+            Record(id: "r\(number)", fields: ["name": number % 3 == 0 ? "vim \(number)" : "gvim build \(number)"])
+        }
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"]),
+            records: records
+        )
+        let query = Query("vim", mode: .contains, order: .ranked)
+        let first = try index.search(query).rows
+        _ = try index.search(Query("vi", mode: .contains, order: .ranked))
+        #expect(try index.search(query).rows == first)
+        #expect(index.cachedOrderedRows(.query(query))?.handles == first)
+
+        // `r1` becomes the only whole-field match: it must lead the answer typed again.
+        let moved = try index.update(Record(id: "r1", fields: ["name": "vim"]))
+        #expect(index.cachedOrderedRows(.query(query)) == nil)
+        let again = try index.search(query).rows
+        #expect(again.first == moved)
+        #expect(again.count == first.count)
+    }
+
+    @Test func aKeptSortedAnswerIsDroppedByAnEdit() throws {
+        let names = ["Zürich", "Ávila", "Bern", "Ñandú", "Oslo", "Lyon", "Évora", "Quito"]
+        let records = (0..<400).map { Record(id: "r\($0)", fields: ["name": "\(names[$0 % 8]) \($0)"]) }
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),
+            records: records
+        )
+        let query = Query("o", mode: .contains, order: .sorted)
+        let first = try index.search(query).rows
+        _ = try index.search(Query("ov", mode: .contains, order: .sorted))
+        #expect(index.cachedOrderedRows(.query(query))?.handles == first)
+        #expect(try index.search(query).rows == first)
+
+        // `r1` now sorts first among the matches: the answer typed again must show it there.
+        let moved = try index.update(Record(id: "r1", fields: ["name": "Aarhus o"]))
+        #expect(index.cachedOrderedRows(.query(query)) == nil)
+        let again = try index.search(query).rows
+        #expect(again.first == moved)
+        #expect(again.count == first.count + 1)
+    }
+}
