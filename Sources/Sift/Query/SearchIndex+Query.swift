@@ -787,14 +787,18 @@ extension SearchIndex {
                                 entriesPerThread: entriesPerOrderSelectionThread,
                                 into: out + initialized
                             )
-                            precondition(written == count, "a group's members are in the order")
+                            // No more than counted (as `members(of:count:)`: members outside the
+                            // order, if any, are left out).
+                            precondition(written <= count, "no more members than counted")
+                            initialized += written
                         } else {
-                            for (i, slot) in sequence.members(of: bits, count: count).enumerated() {
+                            let members = sequence.members(of: bits, count: count)
+                            for (i, slot) in members.enumerated() {
                                 let generation = tag | (generations.map { $0[Int(slot)] } ?? 0)
                                 out[initialized + i] = UInt64(UInt32(bitPattern: slot)) | UInt64(generation) << 32
                             }
+                            initialized += members.count
                         }
-                        initialized += count
                         if isCancelled() { throw CancellationError() }
                     }
                 }

@@ -584,24 +584,8 @@ struct SlotSequence {
     func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
         if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
-        if memberCount * 8 >= count {
-            // One entry of room more than the members: the kernel writes each entry it reads.
-            return bits.words.withUnsafeBufferPointer { words in
-                [Int32](unsafeUninitializedCapacity: memberCount + 1) { out, written in
-                    for block in blocks {
-                        block.withUnsafeBufferPointer { slots in
-                            written += sift_select_in_order(
-                                slots.baseAddress!,
-                                slots.count,
-                                words.baseAddress!,
-                                words.count,
-                                out.baseAddress! + written
-                            )
-                        }
-                    }
-                }
-            }
-        }
+        // Dense: one pass over the blocks.
+        if memberCount * 8 >= count { return slotsInOrder.members(of: bits, count: memberCount) }
         result.reserveCapacity(memberCount)
         // Sparse: the members' labels, sorted.
         var labels: [UInt64] = []
@@ -691,7 +675,7 @@ struct SlotsInOrder: @unchecked Sendable {
                         )
                     }
                 }
-                precondition(written == found, "every member is in the order")
+                precondition(written <= found, "no more members than counted (those outside the order are left out)")
             }
         }
     }
