@@ -93,10 +93,10 @@ final class RankedRowGroups: Sendable {
                     let out = buffer.baseAddress! + starts[g]
                     if let handles = state.ordered[g]?.handles {
                         _ = UnsafeMutableBufferPointer(start: out, count: group.count).initialize(from: handles)
+                        state.ordered[g]!.handles = nil  // the list holds them now
                     } else {
                         state.ordered[g] = Ordered(handles: nil, starts: order(g, into: out))
                     }
-                    state.ordered[g]!.handles = nil
                 }
                 initialized = total
             }
@@ -111,7 +111,7 @@ final class RankedRowGroups: Sendable {
     /// - Complexity: O(log *g*), after the row's group is ordered (see `handles`) the first time.
     func handle(at number: Int) -> RecordHandle {
         precondition(number >= 0 && number < count, "row \(number) of \(count)")
-        let g = group(ofRow: number)
+        let g = groupIndex(ofRow: number, starts: starts)
         return withOrdered(g) { handles, _ in handles[number - starts[g]] }
     }
 
@@ -138,17 +138,6 @@ final class RankedRowGroups: Sendable {
             )
             return starts[g] + low
         }
-    }
-
-    /// The group holding row `number`.
-    private func group(ofRow number: Int) -> Int {
-        var low = 0
-        var high = groups.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= number { low = middle } else { high = middle - 1 }
-        }
-        return low
     }
 
     /// Calls `body` with group `g`'s rows in order and where each length's rows start, ordering

@@ -206,18 +206,7 @@ final class ResultRowGroups: Sendable {
     private func withDirectories<R>(_ body: ([[UInt32]]) -> R) -> R {
         let directories = self.directories.withLock { directories in
             if let directories { return directories }
-            let made = groups.map { group in
-                group.words.withUnsafeBufferPointer { words in
-                    [UInt32](unsafeUninitializedCapacity: (words.count + 7) / 8 + 1) { out, initialized in
-                        if let base = words.baseAddress {
-                            sift_bits_block_ranks(base, words.count, out.baseAddress!)
-                        } else {
-                            out[0] = 0
-                        }
-                        initialized = (words.count + 7) / 8 + 1
-                    }
-                }
-            }
+            let made = groups.map { $0.blockRanks() }
             directories = made
             return made
         }
@@ -226,20 +215,8 @@ final class ResultRowGroups: Sendable {
 
     func handle(at number: Int) -> RecordHandle {
         precondition(number >= 0 && number < count, "row \(number) of \(count)")
-        var low = 0
-        var high = groups.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[middle] <= number { low = middle } else { high = middle - 1 }
-        }
-        let group = low
-        let slot = withDirectories { directories in
-            groups[group].words.withUnsafeBufferPointer { words in
-                directories[group].withUnsafeBufferPointer { ranks in
-                    sift_bits_select(words.baseAddress!, words.count, ranks.baseAddress!, number - starts[group])
-                }
-            }
-        }
+        let group = groupIndex(ofRow: number, starts: starts)
+        let slot = withDirectories { groups[group].select(number - starts[group], ranks: $0[group]) }
         return RecordHandle(slot: Int32(slot), generation: tag)
     }
 
@@ -321,19 +298,8 @@ final class OrderSubsetRows: Sendable {
     func handle(at number: Int) -> RecordHandle {
         precondition(number >= 0 && number < count, "row \(number) of \(count)")
         let position = ranks.withLock { ranks in
-            if ranks == nil {
-                ranks = positions.words.withUnsafeBufferPointer { words in
-                    [UInt32](unsafeUninitializedCapacity: (words.count + 7) / 8 + 1) { out, initialized in
-                        sift_bits_block_ranks(words.baseAddress!, words.count, out.baseAddress!)
-                        initialized = (words.count + 7) / 8 + 1
-                    }
-                }
-            }
-            return positions.words.withUnsafeBufferPointer { words in
-                ranks!.withUnsafeBufferPointer { ranks in
-                    sift_bits_select(words.baseAddress!, words.count, ranks.baseAddress!, number)
-                }
-            }
+            if ranks == nil { ranks = positions.blockRanks() }
+            return positions.select(number, ranks: ranks!)
         }
         let slot = order[position]
         return RecordHandle(slot: slot, generation: tag | (generations?[slot] ?? 0))
@@ -349,6 +315,49 @@ final class OrderSubsetRows: Sendable {
             }
             list = made
             return made
+        }
+    }
+}
+
+/// The group holding row `number`, for groups whose first rows are `starts` (ascending, then the
+/// row count).
+///
+/// - Complexity: O(log *g*) for *g* groups.
+func groupIndex(ofRow number: Int, starts: [Int]) -> Int {
+    var low = 0
+    var high = starts.count - 2
+    while low < high {
+        let middle = (low + high + 1) / 2
+        if starts[middle] <= number { low = middle } else { high = middle - 1 }
+    }
+    return low
+}
+
+extension Bitset {
+    /// The words' rank directory (`sift_bits_block_ranks`), which `select(_:ranks:)` reads.
+    ///
+    /// - Complexity: O(*n* / 64).
+    func blockRanks() -> [UInt32] {
+        words.withUnsafeBufferPointer { words in
+            [UInt32](unsafeUninitializedCapacity: (words.count + 7) / 8 + 1) { out, initialized in
+                if let base = words.baseAddress {
+                    sift_bits_block_ranks(base, words.count, out.baseAddress!)
+                } else {
+                    out[0] = 0
+                }
+                initialized = (words.count + 7) / 8 + 1
+            }
+        }
+    }
+
+    /// The member numbered `k` (from 0, ascending), given the rank directory `blockRanks()`.
+    ///
+    /// - Complexity: O(log *n*).
+    func select(_ k: Int, ranks: [UInt32]) -> Int {
+        words.withUnsafeBufferPointer { words in
+            ranks.withUnsafeBufferPointer { ranks in
+                sift_bits_select(words.baseAddress!, words.count, ranks.baseAddress!, k)
+            }
         }
     }
 }

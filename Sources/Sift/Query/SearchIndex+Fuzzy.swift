@@ -29,16 +29,16 @@ extension SearchIndex {
         pattern: (bytes: [UInt8], text: String),
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> [RecordHandle] {
+    ) throws -> ResultRows {
         let key = KeptRows.Key.fuzzy(
             folding: plan.folding,
             fields: plan.fields,
             pattern: pattern.bytes,
             matches: matches
         )
-        if let kept = cachedOrderedRows(key) { return kept.handles }
-        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
-        keepOrderedRows(ResultRows(rows), for: key)
+        if let kept = cachedOrderedRows(key) { return kept }
+        let rows = ResultRows(try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled))
+        keepOrderedRows(rows, for: key)
         return rows
     }
 

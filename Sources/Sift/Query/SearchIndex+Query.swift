@@ -118,9 +118,7 @@ extension SearchIndex {
             if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
-                rows = ResultRows(
-                    try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
-                )
+                rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
             } else if query.order != .original, selectedState == .matches, let kept = cachedOrderedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = kept
@@ -717,51 +715,12 @@ extension SearchIndex {
         isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
         if order != .sorted && orderFollowsSlots { return try rowsInSlotOrder(groups, isCancelled: isCancelled) }
-        let sequence = order == .sorted ? sorted : self.order
-        if groups.contains(where: { sequence.writesHandles(ofMembers: $0.count) }) {
-            return try rowsInSequenceOrder(groups, sequence, isCancelled: isCancelled)
-        }
-        var slots: [Int32] = []
-        for (bits, count) in groups {
-            let members = (order == .sorted ? sorted : self.order).members(of: bits, count: count)
-            if slots.isEmpty {
-                slots = members
-                // Ranked groups: one allocation for all of them, not a regrowth per group.
-                if groups.count > 1 { slots.reserveCapacity(groups.reduce(0) { $0 + $1.count }) }
-            } else {
-                slots += members
-            }
-            if isCancelled() { throw CancellationError() }
-        }
-        // One pass over a local buffer: per-element access to the class's property would pay an
-        // exclusivity check each time, noticeable for results of hundreds of thousands of rows.
-        guard !slots.isEmpty else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
-        // Until a slot is reused every generation is 0: then no per-result lookup, only the tag.
-        let tag = handleTag
-        return generations.withUnsafeBufferPointer { generations in
-            slots.withUnsafeBufferPointer { slots in
-                [RecordHandle](unsafeUninitializedCapacity: slots.count) { buffer, initialized in
-                    if let generations {
-                        for i in 0..<slots.count {
-                            let slot = slots[i]
-                            (buffer.baseAddress! + i).initialize(
-                                to: RecordHandle(slot: slot, generation: tag | generations[Int(slot)])
-                            )
-                        }
-                    } else {
-                        for i in 0..<slots.count {
-                            (buffer.baseAddress! + i).initialize(to: RecordHandle(slot: slots[i], generation: tag))
-                        }
-                    }
-                    initialized = slots.count
-                }
-            }
-        }
+        return try rowsInSequenceOrder(groups, order == .sorted ? sorted : self.order, isCancelled: isCancelled)
     }
 
     /// The members of each of `groups` in `sequence`'s order, one group after the other, written
     /// as handles into one array: a dense group in one pass over the sequence's blocks with no
-    /// list of slots in between (`SlotSequence.handles(of:generations:tag:into:)`), a sparse one
+    /// list of slots in between (`SlotSequence.handles(of:generations:tag:entriesPerThread:into:)`), a sparse one
     /// from its members' sorted labels.
     ///
     /// - Complexity: O(*n*) per dense group for *n* slots; O(*m* log *m*) per sparse group of *m*.

@@ -508,7 +508,7 @@ struct SlotSequence {
         }
     }
 
-    /// Whether `handles(of:count:generations:tag:into:)` writes a set of `memberCount` members
+    /// Whether `handles(of:generations:tag:entriesPerThread:into:)` writes a set of `memberCount` members
     /// straight as handles: held in blocks, and the set dense enough that a pass over the order
     /// beats sorting the members' labels.
     func writesHandles(ofMembers memberCount: Int) -> Bool { !isAscending && memberCount * 8 >= count }
@@ -623,9 +623,6 @@ struct SlotsInOrder: @unchecked Sendable {
         return blocks[block][offset]
     }
 
-    /// Whether the slots are held in blocks (not ascending).
-    var isInBlocks: Bool { ascending == nil }
-
     /// The positions of `bits`' members in this order, as a set of positions (`0..<count`), and
     /// how many. In blocks only.
     ///
@@ -636,13 +633,14 @@ struct SlotsInOrder: @unchecked Sendable {
         var found = 0
         var start = 0
         bits.words.withUnsafeBufferPointer { words in
+            guard let base = words.baseAddress else { return }
             positions.withUnsafeMutableWords { out in
                 for block in blocks where !block.isEmpty {
                     block.withUnsafeBufferPointer { slots in
                         found += sift_positions_in_order(
                             slots.baseAddress!,
                             slots.count,
-                            words.baseAddress ?? UnsafePointer(out),
+                            base,
                             words.count,
                             out,
                             start
