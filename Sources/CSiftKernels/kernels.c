@@ -196,19 +196,91 @@ __attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_c
 }
 #endif
 
-size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
-                            int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
-    // Candidates are scattered over the column, and every one needs its segment's start (a table
-    // lookup), then its bytes: a three-stage software pipeline prefetches the table entry of the
-    // candidate 2·AHEAD places on and the bytes of the one AHEAD places on, so the cache misses
-    // of many candidates overlap. A slot whose segment is unchecked is its own segment.
-    enum { BATCH = 512, AHEAD = 8 };
-    int32_t slots[BATCH];
+// A batch of candidates of a narrowed scan: `results[k]` gets the scan of `segments[k]` (1
+// candidate, 3 match). Candidates are scattered over the column, and every one needs its
+// segment's start (a table lookup), then its bytes: a three-stage software pipeline prefetches
+// the table entry of the candidate 2·AHEAD places on and the bytes of the one AHEAD places on, so
+// the cache misses of many candidates overlap.
+static void scan_candidate_batch(const sift_column_view *c, const sift_scan_pattern *p, const size_t *segments, size_t n,
+                                 int anchoredAtStart, int vector, uint8_t *results) {
+    enum { AHEAD = 8 };
+    (void)vector;
+    for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->startOffsets + segments[k]);
+    for (size_t k = 0; k < n; k++) {
+        if (k + 2 * AHEAD < n) {
+            __builtin_prefetch(c->startOffsets + segments[k + 2 * AHEAD]);
+            __builtin_prefetch(c->blockStarts + (segments[k + 2 * AHEAD] >> 6));
+        }
+        if (k + AHEAD < n) {
+            size_t ahead = segments[k + AHEAD];
+            __builtin_prefetch(c->codes + segment_start(c, ahead));
+        }
+        size_t segment = segments[k];
+        size_t start = segment_start(c, segment), end = segment_end(c, segment);
+#if defined(__x86_64__)
+        results[k] = (uint8_t)(vector ? scan_segment_avx2(c, p, segment, start, end, anchoredAtStart)
+                                      : scan_segment(c, p, segment, start, end, anchoredAtStart));
+#else
+        results[k] = (uint8_t)scan_segment(c, p, segment, start, end, anchoredAtStart);
+#endif
+    }
+}
+
+// The segment of a candidate slot, or -1 for none (a slot whose segment is unchecked is its own).
+static inline int64_t candidate_segment(const sift_column_view *c, size_t slot) {
+    int unchecked = slot < c->segmentCount && !((c->checkedSegments[slot >> 6] >> (slot & 63)) & 1);
+    if (unchecked) return (int64_t)slot;
+    return segment_of_slot(c, slot);
+}
+
+size_t sift_scan_slots(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount, const int32_t *slots, size_t count,
+                       int anchoredAtStart, int32_t *matched, size_t *matchedCount, int32_t *candidates,
+                       size_t *candidateCount) {
+    enum { BATCH = 512 };
+    int32_t batch[BATCH];
     size_t segments[BATCH];
-    size_t examined = 0;
+    uint8_t results[BATCH];
 #if defined(__x86_64__)
     const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+#else
+    const int vector = 0;
 #endif
+    size_t next = 0, examined = 0, nMatched = 0, nCandidates = 0;
+    while (next < count) {
+        size_t n = 0;
+        while (n < BATCH && next < count) {
+            size_t slot = (size_t)slots[next++];
+            if (slot >= slotCount) continue;
+            int64_t segment = candidate_segment(c, slot);
+            if (segment < 0) continue;
+            batch[n] = (int32_t)slot;
+            segments[n] = (size_t)segment;
+            n++;
+        }
+        scan_candidate_batch(c, p, segments, n, anchoredAtStart, vector, results);
+        for (size_t k = 0; k < n; k++) {
+            if (results[k] & 1) candidates[nCandidates++] = batch[k];
+            if (results[k] & 2) matched[nMatched++] = batch[k];
+        }
+        examined += n;
+    }
+    *matchedCount = nMatched;
+    *candidateCount = nCandidates;
+    return examined;
+}
+
+size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount, const uint64_t *base, size_t firstWord, size_t lastWord,
+                            int anchoredAtStart, uint64_t *matched, uint64_t *candidates) {
+    enum { BATCH = 512 };
+    int32_t slots[BATCH];
+    size_t segments[BATCH];
+    uint8_t results[BATCH];
+#if defined(__x86_64__)
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+#else
+    const int vector = 0;
+#endif
+    size_t examined = 0;
     size_t w = firstWord;
     uint64_t bits = w < lastWord ? base[w] : 0;
     for (;;) {
@@ -222,38 +294,17 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);
             bits &= bits - 1;
             if (slot >= slotCount) continue;
+            int64_t segment = candidate_segment(c, slot);
+            if (segment < 0) continue;
             slots[n] = (int32_t)slot;
-            int unchecked = slot < c->segmentCount && !((c->checkedSegments[slot >> 6] >> (slot & 63)) & 1);
-            if (unchecked) {
-                segments[n] = slot;
-            } else {
-                int32_t segment = segment_of_slot(c, slot);
-                if (segment < 0) continue;
-                segments[n] = (size_t)segment;
-            }
+            segments[n] = (size_t)segment;
             n++;
         }
         if (n == 0) break;
-        for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->startOffsets + segments[k]);
+        scan_candidate_batch(c, p, segments, n, anchoredAtStart, vector, results);
         for (size_t k = 0; k < n; k++) {
-            if (k + 2 * AHEAD < n) {
-                __builtin_prefetch(c->startOffsets + segments[k + 2 * AHEAD]);
-                __builtin_prefetch(c->blockStarts + (segments[k + 2 * AHEAD] >> 6));
-            }
-            if (k + AHEAD < n) {
-                size_t ahead = segments[k + AHEAD];
-                __builtin_prefetch(c->codes + segment_start(c, ahead));
-            }
-            size_t segment = segments[k];
-            size_t start = segment_start(c, segment), end = segment_end(c, segment);
-#if defined(__x86_64__)
-            int r = vector ? scan_segment_avx2(c, p, segment, start, end, anchoredAtStart)
-                           : scan_segment(c, p, segment, start, end, anchoredAtStart);
-#else
-            int r = scan_segment(c, p, segment, start, end, anchoredAtStart);
-#endif
-            if (r & 1) set_bit(candidates, slots[k]);
-            if (r & 2) set_bit(matched, slots[k]);
+            if (results[k] & 1) set_bit(candidates, slots[k]);
+            if (results[k] & 2) set_bit(matched, slots[k]);
         }
         examined += n;
     }

@@ -3,8 +3,8 @@ import Testing
 @testable import Sift
 
 /// `Bitset`'s one-pass combinations and counts (a C kernel with a scalar and an AVX2 variant)
-/// against sets of slots, on operands of different lengths, dense and sparse, at every kernel
-/// level this CPU has.
+/// against sets of slots, on operands of different lengths, of few and many members, each held
+/// as bits or as a list (`Bitset(sparse:capacity:)`), at every kernel level this CPU has.
 @Suite struct BitsetTests {
     /// A random set of slots below `limit`, about `density` of them.
     static func randomSlots(below limit: Int, density: Double, _ generator: inout SeededGenerator) -> Set<Int32> {
@@ -13,7 +13,8 @@ import Testing
         return slots
     }
 
-    static func bitset(_ slots: Set<Int32>, capacity: Int) -> Bitset {
+    static func bitset(_ slots: Set<Int32>, capacity: Int, sparse: Bool = false) -> Bitset {
+        if sparse { return Bitset(sparse: slots.sorted(), capacity: capacity) }
         var bits = Bitset(capacity: capacity)
         for slot in slots { bits.insert(slot) }
         return bits
@@ -33,7 +34,10 @@ import Testing
                 let sets = limits.map { limit in
                     Self.randomSlots(below: limit, density: densities[round % 4], &generator)
                 }
-                let bits = zip(sets, limits).map { Self.bitset($0, capacity: $1) }
+                // Each operand as bits or as a list, so that every mix of forms meets.
+                let bits = zip(sets, limits).map {
+                    Self.bitset($0, capacity: $1, sparse: Bool.random(using: &generator))
+                }
                 let (x, y, m, s, t) = (sets[0], sets[1], sets[2], sets[3], sets[4])
                 let choice = round % 16
                 let useY = choice & 1 != 0
@@ -55,6 +59,8 @@ import Testing
                 #expect(count == expected.count, "level \(level), round \(round)")
                 #expect(result.count == expected.count, "level \(level), round \(round)")
                 #expect(result.capacity >= max(bits[0].capacity, useY ? bits[1].capacity : 0))
+                #expect(result.words.count == result.wordCount && Set(Bitset(capacity: 0).members).isEmpty)
+                #expect(expected.allSatisfy { result.contains($0) } && !result.contains(Int32(result.capacity)))
 
                 var inPlace = bits[0]
                 inPlace.formUnion(bits[1])
@@ -67,6 +73,25 @@ import Testing
                 let inside = rest.split(by: bits[1])
                 #expect(Set(inside.bits.members) == x.intersection(y) && inside.count == x.intersection(y).count)
                 #expect(Set(rest.members) == x.subtracting(y))
+
+                // Inserts and removes keep either form exact (a list that grows past half the
+                // bits' bytes becomes bits).
+                var edited = bits[2]
+                var model = m
+                for _ in 0..<40 {
+                    let slot = Int32.random(in: 0..<Int32(max(1, limits[2] + 70)), using: &generator)
+                    if Bool.random(using: &generator) {
+                        edited.insert(slot)
+                        model.insert(slot)
+                    } else {
+                        edited.remove(slot)
+                        model.remove(slot)
+                    }
+                }
+                #expect(Set(edited.members) == model && edited.count == model.count)
+                var denseCopy = edited
+                denseCopy.makeDense()
+                #expect(denseCopy == edited && !denseCopy.isSparse)
 
                 // The operands are values: combining never changed them.
                 #expect(Set(bits[0].members) == x && Set(bits[1].members) == y)

@@ -221,6 +221,8 @@ struct ControllerEditingTests {
         // ones list them on two threads; both as they would at millions of rows.
         index.orderSubsetMinimumRows = seed.isMultiple(of: 2) ? 0 : Int.max
         index.entriesPerOrderSelectionThread = 2
+        // Narrowed results as lists (which edits then change) on seeds 0, 1, 4, 5, …, as bits on the others.
+        index.sparseSlotLimitOverride = (seed / 2).isMultiple(of: 2) ? Int.max : 0
         let controller = try SearchController(
             index: index,
             options: .init(belowThreshold: policy, originalTable: original, resultsTable: results)

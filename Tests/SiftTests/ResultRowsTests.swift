@@ -61,7 +61,12 @@ import Testing
                 remaining.subtract(members)
                 let lengths = lengthColumns[Int.random(in: 0..<2, using: &generator)]
                 groups.append(
-                    .init(bits: BitsetTests.bitset(members, capacity: limit), count: members.count, lengths: lengths)
+                    .init(
+                        // Groups as bits or as lists (a narrow answer's), each ordered its way.
+                        bits: BitsetTests.bitset(members, capacity: limit, sparse: Bool.random(using: &generator)),
+                        count: members.count,
+                        lengths: lengths
+                    )
                 )
                 expected += members.sorted { (lengths[Int($0)], $0) < (lengths[Int($1)], $1) }.map {
                     RecordHandle(slot: $0, generation: tag | generations[$0])

@@ -309,6 +309,8 @@ struct ControllerKeystrokeReport: Codable {
     /// the input's processing to the update.
     var searchedNanoseconds: UInt64?
     var controllerTotalNanoseconds: UInt64?
+    /// Minor page faults of the whole process from the input to the end of the reading.
+    var minorPageFaults: Int
     var resultRows: Int
     var resultSections: Int
     var originalRows: Int

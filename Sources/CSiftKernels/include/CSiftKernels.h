@@ -92,6 +92,15 @@ size_t sift_scan_candidates(const sift_column_view *_Nonnull column, const sift_
                             size_t firstWord, size_t lastWord, int anchoredAtStart, uint64_t *_Nonnull matched,
                             uint64_t *_Nonnull candidates);
 
+/// Narrowed scan of a list: for every slot of `slots` (`count` of them, ascending) below
+/// `slotCount` that has a segment, scans that segment, and appends the slot to `matched` or
+/// `candidates` (each with room for `count`) as `sift_scan_candidates` sets its bits. Sets the
+/// two counts; returns the number of slots examined.
+size_t sift_scan_slots(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                       size_t slotCount, const int32_t *_Nonnull slots, size_t count, int anchoredAtStart,
+                       int32_t *_Nonnull matched, size_t *_Nonnull matchedCount, int32_t *_Nonnull candidates,
+                       size_t *_Nonnull candidateCount);
+
 /// One segment: 0 nothing, 1 candidate, 3 match (for re-evaluating a single record).
 int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                           size_t segment, int anchoredAtStart);

@@ -109,6 +109,14 @@ public final class SearchIndex {
     var rankingSparseLimitOverride: Int? = nil
     var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
 
+    /// Members up to which a field result is kept as a list (a sparse `Bitset`), and candidates up
+    /// to which a narrowed scan reads them as one: a 256th of the slots (about 3,900 at a million
+    /// records, a list of an eighth of a bitset's bytes at most) unless set. Past that, passes
+    /// over bitsets' words (SIMD, sequential) beat member-by-member work on lists. Internal:
+    /// tests set `Int.max` and 0 to check both ways.
+    var sparseSlotLimitOverride: Int? = nil
+    var sparseSlotLimit: Int { sparseSlotLimitOverride ?? slotCapacity >> 8 }
+
     /// Members of a ranking group per thread that orders it by field length
     /// (`RankedRowGroups`): below about a million, starting a thread costs more than it
     /// saves. Internal: tests set a few, so that small groups split too.
@@ -362,7 +370,7 @@ public final class SearchIndex {
     /// - Complexity: O(*b* + *c*) for *b* blocks of the sorted order and *c* category values.
     var lazyMemoryParts: (tables: Int, caches: Int) {
         let categories = categoryMembers.values.reduce(0) { total, members in
-            members.values.reduce(total) { $0 + 8 * $1.words.capacity }
+            members.values.reduce(total) { $0 + $1.memoryFootprint }
         }
         return ((sortedStorage?.memoryFootprint ?? 0) + 2 * sectionOfSlot.capacity, categories)
     }

@@ -185,7 +185,7 @@ struct MatchCache {
 
     /// Heap bytes held by cached bitsets and the edits not yet applied to them.
     var memoryFootprint: Int {
-        entries.reduce(0) { $0 + 8 * ($1.match.matched.words.capacity + $1.match.candidates.words.capacity) }
+        entries.reduce(0) { $0 + $1.match.matched.memoryFootprint + $1.match.candidates.memoryFootprint }
             + 4 * editedSlots.capacity
     }
 }

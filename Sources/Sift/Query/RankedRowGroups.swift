@@ -70,7 +70,7 @@ final class RankedRowGroups: Sendable {
     /// Heap bytes of the groups' bitsets and the handles made (not the lengths, shared with the
     /// index while it does not change).
     var memoryFootprint: Int {
-        groups.reduce(0) { $0 + 8 * $1.bits.words.capacity }
+        groups.reduce(0) { $0 + $1.bits.memoryFootprint }
             + state.withLock { state in
                 state.ordered.reduce(8 * (state.list?.capacity ?? 0)) {
                     $0 + 8 * ($1?.handles?.capacity ?? 0) + 8 * ($1?.starts.capacity ?? 0)
@@ -166,6 +166,9 @@ final class RankedRowGroups: Sendable {
     /// length's rows start (257 entries, the last the count).
     private func order(_ g: Int, into out: UnsafeMutablePointer<RecordHandle>) -> [Int] {
         let group = groups[g]
+        if let members = group.bits.sparseMembers {
+            return Self.scatterByLength(members, lengths: group.lengths, generations: generations, tag: tag, into: out)
+        }
         return group.lengths.withUnsafeBufferPointer { lengths in
             group.bits.words.withUnsafeBufferPointer { words in
                 (generations ?? SlotGenerations()).withUnsafeBufferPointer { generations in
@@ -184,6 +187,30 @@ final class RankedRowGroups: Sendable {
                 }
             }
         }
+    }
+
+    /// Writes `members` (ascending) to `out` as handles ordered by `lengths`, ties ascending;
+    /// returns where each length's rows start (257 entries, the last the count): a counting sort
+    /// of the list, for a group kept sparse.
+    ///
+    /// - Complexity: O(*m*) for *m* members.
+    static func scatterByLength(
+        _ members: [Int32],
+        lengths: [UInt8],
+        generations: SlotGenerations?,
+        tag: UInt32,
+        into out: UnsafeMutablePointer<RecordHandle>
+    ) -> [Int] {
+        var lengthStarts = [Int](repeating: 0, count: 257)
+        for slot in members { lengthStarts[Int(lengths[Int(slot)]) + 1] += 1 }
+        for length in 0..<256 { lengthStarts[length + 1] += lengthStarts[length] }
+        var next = lengthStarts
+        for slot in members {
+            let length = Int(lengths[Int(slot)])
+            out[next[length]] = RecordHandle(slot: slot, generation: tag | (generations?[slot] ?? 0))
+            next[length] += 1
+        }
+        return lengthStarts
     }
 
     /// Writes the `count` members of `words` to `out` ordered by `lengths`, ties ascending, on

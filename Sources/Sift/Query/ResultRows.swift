@@ -164,7 +164,12 @@ final class ResultRowGroups: Sendable {
     private let list = Mutex<[RecordHandle]?>(nil)
 
     init(_ groups: [(bits: Bitset, count: Int)], tag: UInt32) {
-        self.groups = groups.map(\.bits)
+        // Rows are read from the words (a sparse group, rare this broad, becomes dense once).
+        self.groups = groups.map {
+            var bits = $0.bits
+            bits.makeDense()
+            return bits
+        }
         var starts = [0]
         for group in groups { starts.append(starts.last! + group.count) }
         self.starts = starts
@@ -174,7 +179,7 @@ final class ResultRowGroups: Sendable {
     var count: Int { starts.last! }
 
     var memoryFootprint: Int {
-        groups.reduce(0) { $0 + 8 * $1.words.capacity } + list.withLock { 8 * ($0?.capacity ?? 0) }
+        groups.reduce(0) { $0 + $1.memoryFootprint } + list.withLock { 8 * ($0?.capacity ?? 0) }
     }
 
     var handles: [RecordHandle] {
@@ -282,6 +287,8 @@ final class OrderSubsetRows: Sendable {
     /// - Complexity: O(*n*) for *n* slots in the order (`SlotsInOrder.positions(of:)`).
     init(_ order: SlotsInOrder, members: Bitset, generations: SlotGenerations?, tag: UInt32) {
         self.order = order
+        var members = members
+        members.makeDense()
         self.members = members
         (positions, count) = order.positions(of: members)
         self.generations = generations
@@ -289,7 +296,7 @@ final class OrderSubsetRows: Sendable {
     }
 
     var memoryFootprint: Int {
-        8 * (members.words.capacity + positions.words.capacity) + 4 * (ranks.withLock { $0?.capacity ?? 0 })
+        members.memoryFootprint + positions.memoryFootprint + 4 * (ranks.withLock { $0?.capacity ?? 0 })
             + 8 * (list.withLock { $0?.capacity ?? 0 })
     }
 

@@ -58,7 +58,7 @@ struct KeptRows {
     /// Heap bytes of the rows and of a fuzzy key's matches.
     var memoryFootprint: Int {
         var bytes = rows.memoryFootprint
-        if case .fuzzy(_, _, let pattern, let matches) = key { bytes += pattern.capacity + 8 * matches.words.capacity }
+        if case .fuzzy(_, _, let pattern, let matches) = key { bytes += pattern.capacity + matches.memoryFootprint }
         return bytes
     }
 }

@@ -152,7 +152,7 @@ extension SearchIndex {
                     breakRankingTies(&handles, runs: [(handles.count, nil)], folding: plan.folding)
                 }
                 var typoGroups: [(bits: Bitset, count: Int)] = []
-                for members in totals.dropFirst() where !members.words.isEmpty {
+                for members in totals.dropFirst() where members.wordCount > 0 {
                     let group = Bitset.combining(members)
                     if group.count > 0 { typoGroups.append(group) }
                 }
@@ -341,7 +341,23 @@ extension SearchIndex {
     {
         if let match = try cachedOrNarrowed(key, &statistics, isCancelled) { return match }
         statistics.fullScans += 1
-        let result = try fullScan(key, isCancelled)
+        let result = store(try fullScan(key, isCancelled), for: key)
+        return result
+    }
+
+    /// Stores a scan's result in the cache and returns it as stored: an exact key's sets of at
+    /// most `sparseSlotLimit` members as lists, so that the keystrokes that narrow, combine and
+    /// rank from them cost what their members cost (fuzzy and typo results stay bits, which
+    /// their kernels read).
+    ///
+    /// - Complexity: O(*n* / 64 + *k*) to count and list *k* members of a dense set.
+    @discardableResult
+    private func store(_ result: FieldMatch, for key: MatchKey) -> FieldMatch {
+        var result = result
+        if key.typos == 0 && key.anchor != .fuzzy {
+            result.matched.makeSparse(ifAtMost: sparseSlotLimit)
+            result.candidates.makeSparse(ifAtMost: sparseSlotLimit)
+        }
         cache.store(result, for: key)
         return result
     }
@@ -365,9 +381,7 @@ extension SearchIndex {
         }
         guard let candidates = narrowingCandidates(for: key) else { return nil }
         statistics.narrowedScans += 1
-        let result = try narrowedScan(key, candidates: candidates, &statistics, isCancelled)
-        cache.store(result, for: key)
-        return result
+        return store(try narrowedScan(key, candidates: candidates, &statistics, isCancelled), for: key)
     }
 
     /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
@@ -378,9 +392,9 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
-        guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }),
-            key.anchor == .fuzzy || key.typos > 0 || order.count < 4096 || base.candidates.count * 20 < order.count
-        else { return nil }
+        guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }) else { return nil }
+        if key.anchor == .fuzzy || key.typos > 0 { return base.candidates }
+        guard order.count < 4096 || base.candidates.count * 20 < order.count else { return nil }
         return base.candidates
     }
 
@@ -508,7 +522,7 @@ extension SearchIndex {
             }
             let results = try rankedFullScan(own, isCancelled)
             statistics.fullScans += 1
-            for (key, result) in zip(keys, results) { cache.store(result, for: key) }
+            for (key, result) in zip(keys, results) { store(result, for: key) }
         }
     }
 
@@ -554,6 +568,9 @@ extension SearchIndex {
                 sift_fuzzy_scan_candidates(&$0, &$1, $2, $3, $4, $5, $6)
             }
         }
+        if key.identicalText == nil, base.isSparse || base.count <= sparseSlotLimit {
+            return try narrowedScanOfList(key, candidates: base.members, &statistics, isCancelled)
+        }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
@@ -595,6 +612,61 @@ extension SearchIndex {
         }
         statistics.candidatesExamined += examined
         return FieldMatch(matched: matched, candidates: candidates)
+    }
+
+    /// A narrowed scan of a few candidates (`slots`, ascending), read as a list, with sparse
+    /// results: what `narrowedScan` finds, in time and memory for the candidates, not for every
+    /// slot (a narrow keystroke over a million records would otherwise write and page in two
+    /// fresh 125 KB bitsets per field and anchor).
+    ///
+    /// - Complexity: O(*k*) in the size of the *k* candidate records.
+    private func narrowedScanOfList(
+        _ key: MatchKey,
+        candidates slots: [Int32],
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> FieldMatch {
+        guard !slots.isEmpty else {
+            let none = Bitset(sparse: [], capacity: slotCapacity)
+            return FieldMatch(matched: none, candidates: none)
+        }
+        let column = foldings[key.folding].columns[key.field]
+        var matchedCount = 0
+        var candidateCount = 0
+        var examined = 0
+        var candidates: [Int32] = []
+        let matched = column.withKernelView { view in
+            withKernelPattern(key) { pattern in
+                slots.withUnsafeBufferPointer { slots in
+                    [Int32](unsafeUninitializedCapacity: slots.count) { matched, written in
+                        candidates = [Int32](unsafeUninitializedCapacity: slots.count) { candidates, found in
+                            var view = view
+                            var pattern = pattern
+                            examined = sift_scan_slots(
+                                &view,
+                                &pattern,
+                                column.slotCount,
+                                slots.baseAddress!,
+                                slots.count,
+                                key.anchor == .fieldStart ? 1 : 0,
+                                matched.baseAddress!,
+                                &matchedCount,
+                                candidates.baseAddress!,
+                                &candidateCount
+                            )
+                            found = candidateCount
+                        }
+                        written = matchedCount
+                    }
+                }
+            }
+        }
+        statistics.candidatesExamined += examined
+        if isCancelled() { throw CancellationError() }
+        return FieldMatch(
+            matched: Bitset(sparse: matched, capacity: slotCapacity),
+            candidates: Bitset(sparse: candidates, capacity: slotCapacity)
+        )
     }
 
     /// A narrowed scan whose kernel sets only matches (fuzzy and typo keys: their candidates are
@@ -687,7 +759,7 @@ extension SearchIndex {
         isCancelled: () -> Bool
     ) throws -> ResultRows {
         let total = groups.reduce(0) { $0 + $1.count }
-        let bitsetWords = groups.reduce(0) { $0 + $1.bits.words.count }
+        let bitsetWords = groups.reduce(0) { $0 + $1.bits.wordCount }
         if order != .sorted, orderFollowsSlots, !generations.isMaterialized, total > bitsetWords {
             return ResultRows(groups: groups, tag: handleTag)
         }
@@ -785,6 +857,15 @@ extension SearchIndex {
                 {
                     pairs in
                     for (bits, count) in groups where count > 0 {
+                        if let members = bits.sparseMembers {
+                            for (i, slot) in members.enumerated() {
+                                pairs[2 * (initialized + i)] = UInt32(bitPattern: slot)
+                                pairs[2 * (initialized + i) + 1] = tag | (generations.map { $0[Int(slot)] } ?? 0)
+                            }
+                            precondition(members.count == count, "a group's count is its bitset's")
+                            initialized += members.count
+                            continue
+                        }
                         let written = bits.words.withUnsafeBufferPointer { words in
                             sift_bits_to_handles(
                                 words.baseAddress!,

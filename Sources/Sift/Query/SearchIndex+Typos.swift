@@ -131,7 +131,7 @@ extension SearchIndex {
                 within[level] = set
             }
             var next = [Bitset](repeating: Bitset(), count: totals.count + edits)
-            for (total, members) in totals.enumerated() where !members.words.isEmpty {
+            for (total, members) in totals.enumerated() where members.wordCount > 0 {
                 for level in 0...edits {
                     var part = members
                     part.formIntersection(within[level])

@@ -282,9 +282,19 @@ struct FoldedColumn {
     /// Clears the members of `slots` whose field in this column is not `length` code bytes long
     /// (a field-start match of a pattern that long is then the whole field). Returns how many stay.
     ///
-    /// - Complexity: O(*n* / 64 + *m*) for *m* members of a universe of *n* slots.
+    /// - Complexity: O(*n* / 64 + *m*) for *m* members of a universe of *n* slots; O(*m*) for a
+    ///   sparse set.
     func keepSegments(ofLength length: Int, in slots: inout Bitset) -> Int {
-        withKernelView { view in
+        if let members = slots.sparseMembers {
+            let kept = members.filter { slot in
+                guard let segment = segment(ofSlot: slot) else { return false }
+                let (start, end) = bounds(ofSegment: segment)
+                return end - start == length
+            }
+            slots = Bitset(sparse: kept, capacity: slots.capacity)
+            return kept.count
+        }
+        return withKernelView { view in
             var view = view
             let wordCount = slots.capacity >> 6
             return slots.withUnsafeMutableWords { words in

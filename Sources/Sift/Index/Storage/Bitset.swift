@@ -1,42 +1,113 @@
 internal import CSiftKernels
 
-/// A fixed-universe set of record slots, one bit per slot.
+/// A fixed-universe set of record slots: one bit per slot, or, for a few members in a large
+/// universe, the members themselves.
 ///
 /// Query results, narrowing candidates and category members are bitsets, so combining scopes and
-/// counting badge numbers are word-wide operations.
+/// counting badge numbers are word-wide operations. A narrow keystroke's results (a few hundred
+/// records of a million) are kept *sparse* instead: their members, ascending (see
+/// `init(sparse:capacity:)`). Then the keystroke costs what its matches cost, not a pass over
+/// (and a fresh page-faulting allocation of) 125 KB per field result: every operation here takes
+/// either form, and a sparse operand is read member by member.
 struct Bitset: Equatable, Sendable {
-    private(set) var words: [UInt64]
+    /// The dense form: one bit per slot. Empty while the set is sparse.
+    private var dense: [UInt64]
+    /// The sparse form: the members, ascending; nil while the set is dense.
+    private(set) var sparseMembers: [Int32]?
+    /// The dense form's word count (the capacity) while the set is sparse.
+    private var sparseWordCount = 0
 
-    init(capacity: Int = 0) { words = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
+    init(capacity: Int = 0) { dense = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
+
+    /// The set of `members` (ascending, each below `capacity`), kept sparse: O(1) to count, O(log
+    /// *k*) to test, O(*k*) to read or combine, for *k* members.
+    init(sparse members: [Int32], capacity: Int) {
+        dense = []
+        sparseMembers = members
+        sparseWordCount = max((capacity + 63) >> 6, members.last.map { Int($0) >> 6 + 1 } ?? 0)
+    }
+
+    private init(words: [UInt64]) { dense = words }
 
     /// The set of slots `0..<count`.
     static func all(_ count: Int) -> Bitset {
         var result = Bitset(capacity: count)
-        for i in 0..<(count >> 6) { result.words[i] = ~0 }
-        if count & 63 != 0 { result.words[count >> 6] = (1 << UInt64(count & 63)) - 1 }
+        for i in 0..<(count >> 6) { result.dense[i] = ~0 }
+        if count & 63 != 0 { result.dense[count >> 6] = (1 << UInt64(count & 63)) - 1 }
         return result
     }
 
+    /// Whether the set holds its members as a list (see `init(sparse:capacity:)`).
+    var isSparse: Bool { sparseMembers != nil }
+
+    /// The dense form's words: the set's own for a dense set, made from the members for a sparse
+    /// one (O(*n* / 64); read it once, not in a loop).
+    var words: [UInt64] {
+        guard let sparseMembers else { return dense }
+        var words = [UInt64](repeating: 0, count: sparseWordCount)
+        for slot in sparseMembers { words[Int(slot) >> 6] |= 1 << UInt64(slot & 63) }
+        return words
+    }
+
+    /// The number of words of the dense form (the capacity in words), whichever form the set is in.
+    var wordCount: Int { sparseMembers == nil ? dense.count : sparseWordCount }
+
     /// Number of slots the set can hold without growing.
-    var capacity: Int { words.count << 6 }
+    var capacity: Int { wordCount << 6 }
+
+    /// Heap bytes the set holds.
+    var memoryFootprint: Int { 8 * dense.capacity + 4 * (sparseMembers?.capacity ?? 0) }
+
+    /// The dense form in place (a no-op for a dense set).
+    ///
+    /// - Complexity: O(*n* / 64 + *k*) for a sparse set of *k* members.
+    mutating func makeDense() {
+        guard sparseMembers != nil else { return }
+        dense = words
+        sparseMembers = nil
+        sparseWordCount = 0
+    }
+
+    /// The sparse form in place when the set has at most `limit` members (a no-op otherwise, and
+    /// for a sparse set).
+    ///
+    /// - Complexity: O(*n* / 64 + *k*) for *k* members.
+    mutating func makeSparse(ifAtMost limit: Int) {
+        guard sparseMembers == nil, limit > 0, count <= limit else { return }
+        self = Bitset(sparse: members, capacity: capacity)
+    }
 
     @inline(__always)  // bit arithmetic in the scan loops
     func contains(_ slot: Int32) -> Bool {
+        if let sparseMembers { return Self.position(of: slot, in: sparseMembers).found }
         let word = Int(slot) >> 6
-        return word < words.count && words[word] & (1 << UInt64(slot & 63)) != 0
+        return word < dense.count && dense[word] & (1 << UInt64(slot & 63)) != 0
     }
 
     @inline(__always)  // bit arithmetic in the scan loops
     mutating func insert(_ slot: Int32) {
+        if sparseMembers != nil {
+            let (index, found) = Self.position(of: slot, in: sparseMembers!)
+            guard !found else { return }
+            sparseMembers!.insert(slot, at: index)
+            sparseWordCount = max(sparseWordCount, Int(slot) >> 6 + 1)
+            if sparseMembers!.count > 2 * sparseWordCount { makeDense() }
+            return
+        }
         let word = Int(slot) >> 6
-        if word >= words.count { words.append(contentsOf: repeatElement(0, count: word + 1 - words.count)) }
-        words[word] |= 1 << UInt64(slot & 63)
+        if word >= dense.count { dense.append(contentsOf: repeatElement(0, count: word + 1 - dense.count)) }
+        dense[word] |= 1 << UInt64(slot & 63)
     }
 
     @inline(__always)  // bit arithmetic
     mutating func remove(_ slot: Int32) {
+        if sparseMembers != nil {
+            let (index, found) = Self.position(of: slot, in: sparseMembers!)
+            if found { sparseMembers!.remove(at: index) }
+            return
+        }
         let word = Int(slot) >> 6
-        if word < words.count { words[word] &= ~(1 << UInt64(slot & 63)) }
+        if word < dense.count { dense[word] &= ~(1 << UInt64(slot & 63)) }
     }
 
     mutating func set(_ slot: Int32, to member: Bool) {
@@ -45,46 +116,75 @@ struct Bitset: Equatable, Sendable {
 
     /// Number of members.
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(1) for a sparse set.
     var count: Int {
-        words.withUnsafeBufferPointer { words in
+        if let sparseMembers { return sparseMembers.count }
+        return dense.withUnsafeBufferPointer { words in
             words.isEmpty ? 0 : sift_bits_count(words.baseAddress!, words.count)
         }
     }
 
     /// Adds the members of `other`.
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(1) when this set has no words yet
-    ///   (it then shares `other`'s).
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k*) for the *k* members of a
+    ///   sparse `other` (and O(*k* + *j*) when this set is sparse too, with *j* members); O(1)
+    ///   when this set has no words yet (it then shares `other`'s).
     mutating func formUnion(_ other: Bitset) {
-        if words.isEmpty {
+        if wordCount == 0 && !isSparse {
             self = other
             return
         }
-        if other.words.count > words.count {
-            words.append(contentsOf: repeatElement(0, count: other.words.count - words.count))
+        if let mine = sparseMembers, let theirs = other.sparseMembers {
+            self = Bitset(sparse: Self.merged(mine, theirs), capacity: max(capacity, other.capacity))
+            if sparseMembers!.count > 2 * sparseWordCount { makeDense() }
+            return
+        }
+        if let theirs = other.sparseMembers {
+            for slot in theirs { insert(slot) }
+            return
+        }
+        makeDense()
+        if other.dense.count > dense.count {
+            dense.append(contentsOf: repeatElement(0, count: other.dense.count - dense.count))
         }
         combineInPlace(or: other)
     }
 
     /// Keeps only the members of `other`.
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
+    ///   sparse (*k* members of it, *j* of the other if that one is sparse too).
     mutating func formIntersection(_ other: Bitset) {
-        combineInPlace(and: other)
+        if let mine = sparseMembers {
+            var other = AscendingMembership(other)
+            sparseMembers = mine.filter { other.contains($0) }
+        } else if let theirs = other.sparseMembers {
+            let kept = theirs.filter { contains($0) }  // dense here: a bit test each
+            self = Bitset(sparse: kept, capacity: capacity)
+        } else {
+            combineInPlace(and: other)
+        }
     }
 
     /// Removes the members of `other`.
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
+    ///   sparse.
     mutating func formSubtraction(_ other: Bitset) {
-        combineInPlace(minus: other)
+        if let mine = sparseMembers {
+            var other = AscendingMembership(other)
+            sparseMembers = mine.filter { !other.contains($0) }
+        } else if let theirs = other.sparseMembers {
+            for slot in theirs { remove(slot) }
+        } else {
+            combineInPlace(minus: other)
+        }
     }
 
-    /// `self = (self ∪ y) ∩ mask − s`, in place, one pass.
+    /// `self = (self ∪ y) ∩ mask − s`, in place, one pass (all three dense).
     private mutating func combineInPlace(or y: Bitset? = nil, and mask: Bitset? = nil, minus s: Bitset? = nil) {
-        guard !words.isEmpty else { return }
-        words.withUnsafeMutableBufferPointer { destination in
+        guard !dense.isEmpty else { return }
+        dense.withUnsafeMutableBufferPointer { destination in
             let x = UnsafePointer(destination.baseAddress!)
             Self.withWords(y) { y, yn in
                 Self.withWords(mask) { m, mn in
@@ -115,9 +215,13 @@ struct Bitset: Equatable, Sendable {
     ///
     /// A keystroke combines bitsets of one bit per slot several times (fields of a scope, its
     /// category filter, ranking groups) and counts each result (badges, the rows to make): one
-    /// pass that also counts reads each word once.
+    /// pass that also counts reads each word once. When the members the result can have come
+    /// from sparse sets (a sparse `mask`, or `x` and `y` both sparse), the result is sparse, made
+    /// member by member; a sparse `y`, `s` or `t` beside dense sets is applied member by member
+    /// after the pass.
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) for a sparse result
+    ///   from *k* sparse members, each tested against the other sets.
     static func combining(
         _ x: Bitset,
         or y: Bitset? = nil,
@@ -125,15 +229,40 @@ struct Bitset: Equatable, Sendable {
         minus s: Bitset? = nil,
         _ t: Bitset? = nil
     ) -> (bits: Bitset, count: Int) {
-        let n = max(x.words.count, y?.words.count ?? 0)
+        let n = max(x.wordCount, y?.wordCount ?? 0)
         guard n > 0 else { return (Bitset(), 0) }
+        // Sparse: every member of the result is a member of a sparse list.
+        let fromMembers: [Int32]?
+        if let maskMembers = mask?.sparseMembers {
+            var (inX, inY) = (AscendingMembership(x), y.map(AscendingMembership.init))
+            fromMembers = maskMembers.filter { inX.contains($0) || inY?.contains($0) == true }
+        } else if let xMembers = x.sparseMembers, y == nil || y!.isSparse {
+            fromMembers = y.map { merged(xMembers, $0.sparseMembers!) } ?? xMembers
+        } else {
+            fromMembers = nil
+        }
+        if let fromMembers {
+            var inMask = mask.map(AscendingMembership.init)
+            var (inS, inT) = (s.map(AscendingMembership.init), t.map(AscendingMembership.init))
+            let kept = fromMembers.filter {
+                inMask?.contains($0) != false && inS?.contains($0) != true && inT?.contains($0) != true
+            }
+            return (Bitset(sparse: kept, capacity: n << 6), kept.count)
+        }
+        // Dense: one pass over the dense operands (x dense here, or y dense with x sparse),
+        // then the sparse ones member by member.
+        let (first, second) = x.isSparse ? (y!, x) : (x, y)
+        let sparseUnion = second?.isSparse == true ? second : nil
+        let denseUnion = sparseUnion == nil ? second : nil
+        let denseS = s?.isSparse == true ? nil : s
+        let denseT = t?.isSparse == true ? nil : t
         var count = 0
         let words = [UInt64](unsafeUninitializedCapacity: n) { destination, initialized in
-            x.words.withUnsafeBufferPointer { x in
-                withWords(y) { y, yn in
+            first.dense.withUnsafeBufferPointer { x in
+                withWords(denseUnion) { y, yn in
                     withWords(mask) { m, mn in
-                        withWords(s) { s, sn in
-                            withWords(t) { t, tn in
+                        withWords(denseS) { s, sn in
+                            withWords(denseT) { t, tn in
                                 count = sift_bits_combine(
                                     destination.baseAddress!,
                                     n,
@@ -155,19 +284,55 @@ struct Bitset: Equatable, Sendable {
             }
             initialized = n
         }
-        return (Bitset(words: words), count)
+        var result = Bitset(words: words)
+        if let added = sparseUnion?.sparseMembers {
+            var inMask = mask.map(AscendingMembership.init)
+            var (inS, inT) = (s.map(AscendingMembership.init), t.map(AscendingMembership.init))
+            for slot in added
+            where !result.contains(slot) && inMask?.contains(slot) != false && inS?.contains(slot) != true
+                && inT?.contains(slot) != true
+            {
+                result.insert(slot)
+                count += 1
+            }
+        }
+        for removed in [s, t] {
+            guard let members = removed?.sparseMembers else { continue }
+            for slot in members where result.contains(slot) {
+                result.remove(slot)
+                count -= 1
+            }
+        }
+        return (result, count)
     }
 
     /// Removes the members of `x` from this set and returns them (`x ∩ self`, as a new set with
-    /// this set's capacity) with their count: one pass over the words.
+    /// this set's capacity) with their count: one pass over the words, or member by member when
+    /// either set is sparse (the returned set is then sparse).
     ///
-    /// - Complexity: O(*n* / 64) for a universe of *n* slots.
+    /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
+    ///   sparse.
     mutating func split(by x: Bitset) -> (bits: Bitset, count: Int) {
-        let n = words.count
+        if let mine = sparseMembers {
+            var inside: [Int32] = []
+            var rest: [Int32] = []
+            var x = AscendingMembership(x)
+            for slot in mine {
+                if x.contains(slot) { inside.append(slot) } else { rest.append(slot) }
+            }
+            sparseMembers = rest
+            return (Bitset(sparse: inside, capacity: capacity), inside.count)
+        }
+        if let theirs = x.sparseMembers {
+            let inside = theirs.filter { contains($0) }
+            for slot in inside { remove(slot) }
+            return (Bitset(sparse: inside, capacity: capacity), inside.count)
+        }
+        let n = dense.count
         guard n > 0 else { return (Bitset(), 0) }
         var count = 0
         let inside = [UInt64](unsafeUninitializedCapacity: n) { inside, initialized in
-            words.withUnsafeMutableBufferPointer { rest in
+            dense.withUnsafeMutableBufferPointer { rest in
                 Self.withWords(x) { x, xn in
                     count = sift_bits_split(rest.baseAddress!, n, x!, xn, inside.baseAddress!)
                 }
@@ -177,22 +342,25 @@ struct Bitset: Equatable, Sendable {
         return (Bitset(words: inside), count)
     }
 
-    private init(words: [UInt64]) { self.words = words }
-
     /// Calls `body` with a set's words and their count, or with nil and 0 for no set (an empty
     /// set gives a valid pointer to no words, which the kernels read as zeros past the count).
     private static func withWords<R>(_ set: Bitset?, _ body: (UnsafePointer<UInt64>?, Int) -> R) -> R {
         guard let set else { return body(nil, 0) }
-        guard !set.words.isEmpty else { return withUnsafePointer(to: UInt64(0)) { body($0, 0) } }
-        return set.words.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        let words = set.words
+        guard !words.isEmpty else { return withUnsafePointer(to: UInt64(0)) { body($0, 0) } }
+        return words.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
 
     /// Calls `body` with each member in ascending slot order.
     ///
-    /// - Complexity: O(*n* / 64 + *k*) for *k* members.
+    /// - Complexity: O(*n* / 64 + *k*) for *k* members; O(*k*) for a sparse set.
     @inline(__always)  // lets the caller's closure inline into the word loop
     func forEachMember(_ body: (Int32) throws -> Void) rethrows {
-        for (index, word) in words.enumerated() where word != 0 {
+        if let sparseMembers {
+            for slot in sparseMembers { try body(slot) }
+            return
+        }
+        for (index, word) in dense.enumerated() where word != 0 {
             var bits = word
             while bits != 0 {
                 let bit = bits.trailingZeroBitCount
@@ -202,22 +370,100 @@ struct Bitset: Equatable, Sendable {
         }
     }
 
-    /// Calls `body` with the words, for kernels that set bits (the capacity does not change).
+    /// Calls `body` with the words, for kernels that set bits (the capacity does not change; a
+    /// sparse set becomes dense first).
     mutating func withUnsafeMutableWords<R>(_ body: (UnsafeMutablePointer<UInt64>) throws -> R) rethrows -> R {
-        if words.isEmpty { words.append(0) }
-        return try words.withUnsafeMutableBufferPointer { try body($0.baseAddress!) }
+        makeDense()
+        if dense.isEmpty { dense.append(0) }
+        return try dense.withUnsafeMutableBufferPointer { try body($0.baseAddress!) }
     }
 
     /// Members in ascending slot order.
     ///
-    /// - Complexity: O(*n* / 64 + *k*) for *k* members.
+    /// - Complexity: O(*n* / 64 + *k*) for *k* members; O(1) for a sparse set.
     var members: [Int32] {
+        if let sparseMembers { return sparseMembers }
         let count = self.count
         guard count > 0 else { return [] }
         return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
-            words.withUnsafeBufferPointer { words in
+            dense.withUnsafeBufferPointer { words in
                 initialized = sift_bits_to_slots(words.baseAddress!, words.count, buffer.baseAddress!)
             }
         }
+    }
+
+    /// Equal members and capacity, whichever form each set is in.
+    static func == (lhs: Bitset, rhs: Bitset) -> Bool {
+        if !lhs.isSparse && !rhs.isSparse { return lhs.dense == rhs.dense }
+        return lhs.wordCount == rhs.wordCount && lhs.members == rhs.members
+    }
+
+    /// Where `slot` is or would go in ascending `members`.
+    @inline(__always)
+    private static func position(of slot: Int32, in members: [Int32]) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = members.count
+        while low < high {
+            let middle = (low + high) >> 1
+            if members[middle] < slot { low = middle + 1 } else { high = middle }
+        }
+        return (low, low < members.count && members[low] == slot)
+    }
+
+    /// The union of two ascending lists, ascending.
+    private static func merged(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            if a[i] < b[j] {
+                result.append(a[i])
+                i += 1
+            } else if b[j] < a[i] {
+                result.append(b[j])
+                j += 1
+            } else {
+                result.append(a[i])
+                i += 1
+                j += 1
+            }
+        }
+        result.append(contentsOf: a[i...])
+        result.append(contentsOf: b[j...])
+        return result
+    }
+}
+
+/// Membership of ascending slots in a set: a bit test for a dense set; for a sparse one a cursor
+/// that only moves forward, galloping, so that testing *k* ascending slots against *j* members
+/// costs O(*k* log(*j* / *k*)) rather than a binary search each.
+struct AscendingMembership {
+    private let set: Bitset
+    private let members: [Int32]?
+    private var cursor = 0
+
+    init(_ set: Bitset) {
+        self.set = set
+        members = set.sparseMembers
+    }
+
+    /// Whether `slot` is a member; each call's slot is above the previous call's.
+    mutating func contains(_ slot: Int32) -> Bool {
+        guard let members else { return set.contains(slot) }
+        guard cursor < members.count, members[cursor] < slot else {
+            return cursor < members.count && members[cursor] == slot
+        }
+        // members[cursor] < slot: gallop to a step past it, then search the last step.
+        var step = 1
+        while cursor + step < members.count && members[cursor + step] < slot { step <<= 1 }
+        var low = cursor + (step >> 1) + 1
+        var high = min(cursor + step, members.count)
+        while low < high {
+            let middle = (low + high) >> 1
+            if members[middle] < slot { low = middle + 1 } else { high = middle }
+        }
+        cursor = low
+        return cursor < members.count && members[cursor] == slot
     }
 }

@@ -151,14 +151,17 @@ struct RankedBitset {
 
     /// The members that are also members of `bits`, ascending.
     ///
-    /// - Complexity: O(*w* + *m*) for *w* words and *m* common members.
+    /// - Complexity: O(*w* + *m*) for *w* words and *m* common members; O(*k*) for a sparse
+    ///   `bits` of *k* members.
     func members(of bits: Bitset) -> [Int32] {
-        let wordCount = min(words.count, bits.words.count)
+        if let sparse = bits.sparseMembers { return sparse.filter { contains($0) } }
+        let bitsWords = bits.words
+        let wordCount = min(words.count, bitsWords.count)
         guard wordCount > 0 else { return [] }
         var common = 0
         let both = [UInt64](unsafeUninitializedCapacity: wordCount) { buffer, initialized in
             for index in 0..<wordCount {
-                let word = words[index] & bits.words[index]
+                let word = words[index] & bitsWords[index]
                 buffer[index] = word
                 common += word.nonzeroBitCount
             }
