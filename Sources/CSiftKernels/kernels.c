@@ -202,9 +202,11 @@ __attribute__((target("avx2"))) static inline int scan_segment_avx2(const sift_c
 // the table entry of the candidate 2·AHEAD places on and the bytes of the one AHEAD places on, so
 // the cache misses of many candidates overlap.
 static void scan_candidate_batch(const sift_column_view *c, const sift_scan_pattern *p, const size_t *segments, size_t n,
-                                 int anchoredAtStart, int vector, uint8_t *results) {
+                                 int anchoredAtStart, uint8_t *results) {
     enum { AHEAD = 8 };
-    (void)vector;
+#if defined(__x86_64__)
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+#endif
     for (size_t k = 0; k < n && k < 2 * AHEAD; k++) __builtin_prefetch(c->startOffsets + segments[k]);
     for (size_t k = 0; k < n; k++) {
         if (k + 2 * AHEAD < n) {
@@ -240,11 +242,6 @@ size_t sift_scan_slots(const sift_column_view *c, const sift_scan_pattern *p, si
     int32_t batch[BATCH];
     size_t segments[BATCH];
     uint8_t results[BATCH];
-#if defined(__x86_64__)
-    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
-#else
-    const int vector = 0;
-#endif
     size_t next = 0, examined = 0, nMatched = 0, nCandidates = 0;
     while (next < count) {
         size_t n = 0;
@@ -257,7 +254,7 @@ size_t sift_scan_slots(const sift_column_view *c, const sift_scan_pattern *p, si
             segments[n] = (size_t)segment;
             n++;
         }
-        scan_candidate_batch(c, p, segments, n, anchoredAtStart, vector, results);
+        scan_candidate_batch(c, p, segments, n, anchoredAtStart, results);
         for (size_t k = 0; k < n; k++) {
             if (results[k] & 1) candidates[nCandidates++] = batch[k];
             if (results[k] & 2) matched[nMatched++] = batch[k];
@@ -275,11 +272,6 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
     int32_t slots[BATCH];
     size_t segments[BATCH];
     uint8_t results[BATCH];
-#if defined(__x86_64__)
-    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
-#else
-    const int vector = 0;
-#endif
     size_t examined = 0;
     size_t w = firstWord;
     uint64_t bits = w < lastWord ? base[w] : 0;
@@ -301,7 +293,7 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             n++;
         }
         if (n == 0) break;
-        scan_candidate_batch(c, p, segments, n, anchoredAtStart, vector, results);
+        scan_candidate_batch(c, p, segments, n, anchoredAtStart, results);
         for (size_t k = 0; k < n; k++) {
             if (results[k] & 1) set_bit(candidates, slots[k]);
             if (results[k] & 2) set_bit(matched, slots[k]);
