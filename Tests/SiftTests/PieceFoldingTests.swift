@@ -180,6 +180,48 @@ struct StreamedFieldTests {
         #expect(index.foldings[0].codeBook.elementsInCodeOrder == whole.foldings[0].codeBook.elementsInCodeOrder)
     }
 
+    @Test("a bulk insert streams its long texts and equals a fold of the whole")
+    func bulkInsertStreamsLongTexts() throws {
+        // 9,000 records (the bulk path), a few of them long: first, in the middle, last, and two
+        // in a row; with 64-byte pieces a 300-byte text is long.
+        let long: Set<Int> = [0, 4_000, 4_001, 8_999]
+        let records = (0..<9_000).map { i in
+            Record(
+                id: String(i),
+                fields: [
+                    "name": "n\(i)", "body": long.contains(i) ? Self.longText(bytes: 300) + "\(i)" : "b \(i % 97)",
+                ]
+            )
+        }
+        let configuration = IndexConfiguration(searchFields: ["name", "body"], collation: Collation(locale: "da"))
+        let index = try SearchIndex(configuration: configuration, records: [])
+        index.foldings[0].folder.pieceLength = 64
+        try index.insert(contentsOf: records)
+        #expect(index.streamedTextCount == long.count, "each long text folded straight into its column")
+        let whole = try SearchIndex(configuration: configuration, records: [])
+        whole.foldings[0].folder.pieceLength = Int.max
+        try whole.insert(contentsOf: records)
+        #expect(whole.streamedTextCount == 0)
+        #expect(try index.handles().map { try index.id(of: $0) } == records.map(\.id))
+        for field in 0..<2 {
+            #expect(index.foldings[0].columns[field].codes == whole.foldings[0].columns[field].codes)
+            #expect(index.foldings[0].columns[field].flags == whole.foldings[0].columns[field].flags)
+            #expect(index.foldings[0].columns[field].wordStarts == whole.foldings[0].columns[field].wordStarts)
+        }
+        #expect(index.foldings[0].codeBook.elementsInCodeOrder == whole.foldings[0].codeBook.elementsInCodeOrder)
+        for query in ["københavn 4000", "straße", "b 5", "8999"] {
+            #expect(try index.ids(index.search(Query(query))) == whole.ids(whole.search(Query(query))), "\(query)")
+        }
+        // A duplicate id after a long text: the records before it stay, as one by one.
+        let more =
+            [Record(id: "x", fields: ["body": Self.longText(bytes: 300)])]
+            + (0..<8_200).map {
+                Record(id: $0 == 5 ? "3" : "y\($0)", fields: ["body": "c"])
+            }
+        #expect(throws: SiftError.duplicateID("3")) { try index.insert(contentsOf: more) }
+        #expect(index.count == 9_000 + 1 + 5)
+    }
+
     @Test("updates and single inserts of long texts equal a fold of the whole", arguments: PieceFoldingTests.collations)
     func editsEqualWhole(_ collation: Collation) throws {
         let texts = PieceFoldingTests.texts

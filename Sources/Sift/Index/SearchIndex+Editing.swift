@@ -25,7 +25,10 @@ extension SearchIndex {
     ///
     /// From 8,192 records on, the bulk path (`bulkInsert`) folds and encodes the records on all
     /// cores and commits every column, the values, the ids and the id table in parallel; smaller
-    /// batches are folded first, then committed record by record.
+    /// batches are folded first, then committed record by record. A record with a text long
+    /// enough to fold in pieces (`ICUFolder.pieceLength`, 256 KiB) is inserted on its own between
+    /// runs of the others, its text folded straight into its column, so that no batch holds its
+    /// collation elements.
     ///
     /// - Throws: on the first record that cannot be inserted (a duplicate id, including one
     ///   repeated within `records`, or an ICU failure); the records before it stay inserted, that
@@ -35,10 +38,46 @@ extension SearchIndex {
     public func insert(contentsOf records: [Record]) throws(SiftError) {
         if records.count >= 8192 {
             reserveCapacity(forAdditional: records.count)
-            let workers = ParallelWork.cores
-            try bulkInsert(records, workers: workers, trim: records.count >= 65_536)
+            let trim = records.count >= 65_536
+            // A record with a text long enough to fold in pieces is inserted on its own, which
+            // folds that text a piece at a time straight into its column: the bulk path holds a
+            // batch's collation elements (8 bytes each), 20 times a long text's size and more.
+            let long = records.indices.filter { hasTextFoldedInPieces(records[$0]) }
+            guard !long.isEmpty else {
+                try bulkInsert(records, workers: ParallelWork.cores, trim: trim)
+                return
+            }
+            var start = 0
+            for end in long + [records.count] {
+                let run = Array(records[start..<end])
+                if run.count >= 8192 {
+                    try bulkInsert(run, workers: ParallelWork.cores, trim: false)
+                } else {
+                    try insertFoldingFirst(run)
+                }
+                if end < records.count { try insert(records[end]) }
+                start = end + 1
+            }
+            if trim { trimCapacity() }
             return
         }
+        try insertFoldingFirst(records)
+    }
+
+    /// Whether a search field of `record` is long enough to fold in pieces (see
+    /// `ICUFolder.foldsInPieces(_:)`) under some folding.
+    ///
+    /// - Complexity: O(*f*) for *f* search fields and foldings.
+    private func hasTextFoldedInPieces(_ record: Record) -> Bool {
+        configuration.searchFields.contains { field in
+            guard let text = record.fields[field] else { return false }
+            return foldings.contains { $0.folder.foldsInPieces(text) }
+        }
+    }
+
+    /// Appends records in order, folding them all first, then committing them one by one (the
+    /// path of fewer than 8,192 records).
+    private func insertFoldingFirst(_ records: [Record]) throws(SiftError) {
         registerFields(of: records)
         reserveCapacity(forAdditional: records.count)
         guard !records.isEmpty else { return }

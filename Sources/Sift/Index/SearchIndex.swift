@@ -103,6 +103,10 @@ public final class SearchIndex {
     /// in parallel.
     var parallelScanSegments = 1 << 16
 
+    /// Texts folded a piece at a time straight into their columns so far (`writePending`): how
+    /// tests see that a long text took that road. Internal.
+    var streamedTextCount = 0
+
     /// Matches up to which a ranked query groups its results record by record rather than with
     /// passes over bitsets of every slot: a 256th of the slots (about 4,000 at a million records)
     /// unless set. Internal: tests set 0 and `Int.max` to check both ways.
@@ -589,6 +593,7 @@ public final class SearchIndex {
                         throw error
                     }
                     pending.append(segment)
+                    streamedTextCount += 1
                 } else {
                     var segment = folding.columns[position].beginPending(reserving: 4 * folded[text].elements.count)
                     folding.columns[position].appendPending(folded[text], codeBook: &folding.codeBook, to: &segment)
