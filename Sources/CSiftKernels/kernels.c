@@ -1596,6 +1596,136 @@ static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, 
     typo_sweep_one_edit_body(c, q, p, firstSegment, lastSegment, matched);
 }
 
+// The two-edit filter, necessary for a distance of at most 2 from a pattern of 8 or more
+// elements (so also exact): split the pattern's first eight into the blocks (q0 q1), (q3 q4),
+// (q6 q7), one element apart. An edit breaks at most one block (a substitution, deletion or swap
+// touches the elements of one block at most, since a swap across a gap moves one block element;
+// an insertion breaks a block only between its two elements), so with two edits one block is
+// matched whole, its two elements side by side in the record word, shifted by the insertions
+// minus the deletions before it. Where: (q0 q1) at word element 0, or, after insertions before
+// it, one of the later blocks is whole too; else (q3 q4) at 2 to 4 (one edit before it, which
+// broke (q0 q1); a second edit before it would leave (q6 q7) whole); else (q6 q7) at 4 to 8.
+// Element offsets are byte offsets where the word's first ten bytes are one-byte codes; a word
+// start with a longer code there goes to the distance unfiltered.
+typedef struct typo_pair_masks {
+    uint64_t lead[6];
+    uint64_t high;
+    uint64_t zero;
+} typo_pair_masks;
+
+static inline void typo_pair_block_masks(const uint8_t *codes, size_t pos, size_t limit, const uint8_t lead[6],
+                                         typo_pair_masks *m) {
+#if defined(__x86_64__)
+    if (pos + 64 <= limit) {
+        __m128i vz = _mm_setzero_si128();
+        typo_pair_masks r = {{0, 0, 0, 0, 0, 0}, 0, 0};
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(codes + pos + 16 * i));
+            int shift = 16 * i;
+            for (int k = 0; k < 6; k++) {
+                __m128i e = _mm_cmpeq_epi8(v, _mm_set1_epi8((char)lead[k]));
+                r.lead[k] |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << shift;
+            }
+            r.high |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << shift;
+            r.zero |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vz)) << shift;
+        }
+        *m = r;
+        return;
+    }
+#endif
+    typo_pair_masks r = {{0, 0, 0, 0, 0, 0}, 0, 0};
+    for (size_t i = 0; i < 64 && pos + i < limit; i++) {
+        uint8_t byte = codes[pos + i];
+        for (int k = 0; k < 6; k++) r.lead[k] |= (uint64_t)(byte == lead[k]) << i;
+        r.high |= (uint64_t)(byte >> 7) << i;
+        r.zero |= (uint64_t)(byte == 0) << i;
+    }
+    *m = r;
+}
+
+// `typo_ahead` for any shift 0 ... 63.
+static inline uint64_t typo_ahead_by(uint64_t x, uint64_t after, int d) {
+    return d == 0 ? x : (x >> d) | (after << (64 - d));
+}
+
+static inline __attribute__((always_inline)) void
+typo_sweep_two_edits_body(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
+                          size_t firstSegment, size_t lastSegment, uint64_t *matched) {
+    // Lead bytes of q0, q1, q3, q4, q6, q7.
+    uint8_t lead[6];
+    {
+        uint8_t all[8];
+        for (int i = 0, at = 0; i < 8; i++) {
+            all[i] = p->bytes[at];
+            at += (int)fuzzy_code_length(p->bytes[at]);
+        }
+        const int blocks[6] = {0, 1, 3, 4, 6, 7};
+        for (int k = 0; k < 6; k++) lead[k] = all[blocks[k]];
+    }
+    size_t first = segment_start(c, firstSegment), stop = segment_end(c, lastSegment - 1) + 1;
+    size_t segment = firstSegment;
+    size_t lastMatched = SIZE_MAX;
+    typo_pair_masks here, after;
+    typo_pair_block_masks(c->codes, (first >> 6) << 6, c->length, lead, &here);
+    for (size_t w = first >> 6; (w << 6) < stop; w++) {
+        size_t pos = w << 6;
+        uint64_t inRange = ~0ull;
+        if (pos < first) inRange &= ~0ull << (first - pos);
+        if (stop - pos < 64) inRange &= (1ull << (stop - pos)) - 1;
+        typo_pair_block_masks(c->codes, pos + 64, c->length, lead, &after);
+        uint64_t starts = w < c->wordCount ? c->wordStarts[w] & inRange : 0;
+        uint64_t zero = here.zero & inRange;
+        if (starts) {
+            uint64_t pass = 0, longer = 0;
+            for (int d = 0; d <= 9; d++) longer |= typo_ahead_by(here.high, after.high, d);
+            // Block b (0, 1, 2) at element offsets lowest[b] ... highest[b].
+            static const int lowest[3] = {0, 2, 4}, highest[3] = {0, 4, 8};
+            for (int b = 0; b < 3; b++) {
+                for (int d = lowest[b]; d <= highest[b]; d++) {
+                    pass |= typo_ahead_by(here.lead[2 * b], after.lead[2 * b], d) &
+                            typo_ahead_by(here.lead[2 * b + 1], after.lead[2 * b + 1], d + 1);
+                }
+            }
+            uint64_t look = starts & (pass | longer);
+            while (look) {
+                size_t bit = (size_t)__builtin_ctzll(look);
+                look &= look - 1;
+                size_t s = segment + (size_t)__builtin_popcountll(zero & ((1ull << bit) - 1));
+                if (s == lastMatched) continue;
+                size_t at = pos + bit;
+                size_t next = typo_next_word_start(c, at + 1, stop);
+                if (typo_word_distance(q, c->codes, at, next, 2, NULL) > 2) continue;
+                int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
+                if (owner >= 0) set_bit(matched, owner);
+                lastMatched = s;
+            }
+        }
+        segment += (size_t)__builtin_popcountll(zero);
+        here = after;
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("popcnt"))) static void typo_sweep_two_edits_popcnt(const sift_column_view *c,
+                                                                           const typo_query *q,
+                                                                           const sift_scan_pattern *p,
+                                                                           size_t firstSegment, size_t lastSegment,
+                                                                           uint64_t *matched) {
+    typo_sweep_two_edits_body(c, q, p, firstSegment, lastSegment, matched);
+}
+#endif
+
+static void typo_sweep_two_edits(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
+                                 size_t firstSegment, size_t lastSegment, uint64_t *matched) {
+#if defined(__x86_64__)
+    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
+        typo_sweep_two_edits_popcnt(c, q, p, firstSegment, lastSegment, matched);
+        return;
+    }
+#endif
+    typo_sweep_two_edits_body(c, q, p, firstSegment, lastSegment, matched);
+}
+
 void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
                      int maxEdits, uint64_t *matched) {
     if (firstSegment >= lastSegment) return;
@@ -1604,6 +1734,10 @@ void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size
     typo_prepare(p, k, &q);
     if (k == 1 && q.count >= 5 && p->requireWordStart) {
         typo_sweep_one_edit(c, &q, p, firstSegment, lastSegment, matched);
+        return;
+    }
+    if (k == 2 && q.count >= 8 && p->requireWordStart) {
+        typo_sweep_two_edits(c, &q, p, firstSegment, lastSegment, matched);
         return;
     }
     size_t start = segment_start(c, firstSegment);

@@ -271,4 +271,43 @@ struct TypoOracleTests {
             try index.highlights(of: ripgrepAll, for: Query("ripgrpe", mode: .words, typos: .auto))["name"]?.count == 1
         )
     }
+
+    /// The two-edit sweep's filter (`typo_sweep_two_edits` in `kernels.c`) lets a word through
+    /// when one of the pattern's blocks (q0 q1), (q3 q4), (q6 q7) stands whole at an offset two
+    /// edits can move it to. Each record here is two edits from `abcdefghij` that leave one block
+    /// whole, at every offset it can then have; the last two have a multi-byte code before a block,
+    /// where byte offsets are not element offsets and the filter must not judge.
+    @Test func twoEditWordsPassTheSweepFilterAtEveryOffset() throws {
+        let words = [
+            "abcxefyhij",  // d and g substituted: (a b) alone whole, at element 0
+            "acdefgxij",  // b deleted, h substituted: (d e) alone, at 2
+            "axbcdefyhij",  // insertion in (a b), g substituted: (d e) alone, at 4
+            "acdfghij",  // b and e deleted: (g h) alone, at 4
+            "acxefghij",  // b deleted, d substituted: (g h) alone, at 5
+            "xbcyefghij",  // a and d substituted: (g h) alone, at 6
+            "axbcyefghij",  // insertion in (a b), d substituted: (g h) alone, at 7
+            "axbcdyefghij",  // insertions in (a b) and (d e): (g h) alone, at 8
+            "bacdefhgij",  // (a b) and (g h) swapped: (d e) alone, at 3
+            // Hebrew letters, of one word with Latin ones (ICU's word rules), have multi-byte codes:
+            "ששabcdefghij",  // two insertions before (a b): at element 2, byte 4 or more
+            "axbcdשefghij",  // insertions in (a b) and (d e): (g h) at element 8, byte 9 or more
+        ]
+        // The letters first (one-byte codes), then 150 other letters, so that ש gets a longer code.
+        let ranges: [ClosedRange<UInt32>] = [
+            0x430...0x44F, 0x3B1...0x3C9, 0x561...0x586, 0x10D0...0x10FA, 0x5D0...0x5EA,
+        ]
+        let filler = String(ranges.joined().map { Character(Unicode.Scalar($0)!) })
+        let records =
+            [
+                Record(id: "letters", fields: ["name": "abcdefghijklmnopqrstuvwxyz"]),
+                Record(id: "cjk", fields: ["name": filler]),
+            ]
+            + words.enumerated().map { Record(id: "w\($0.offset)", fields: ["name": "zz " + $0.element]) }
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
+        #expect(index.foldings[0].codeBook.count > 150)  // beyond the 127 one-byte codes
+        let found = Set(try index.ids(index.search(Query("abcdefghij", mode: .words, typos: .auto))))
+        for (i, word) in words.enumerated() {
+            #expect(found.contains("w\(i)"), "\(word): two edits from abcdefghij")
+        }
+    }
 }
