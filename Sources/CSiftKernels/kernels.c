@@ -1475,125 +1475,48 @@ int sift_typo_one_segment(const sift_column_view *c, const sift_scan_pattern *p,
 // and r1 = q2 [q0 deleted]; r1 = q0 and r2 = q1 [an element inserted first]; r0 = q1 and r1 = q0
 // [q0 and q1 swapped]. Compared by lead bytes (equal codes have equal leads).
 
-// The masks of the bytes at [pos, pos + 64): equal to each of three lead bytes, 0x80 or more (a
-// code longer than a byte), and 0 (a separator); bytes at `limit` or later are in none.
+// The masks of the bytes at [pos, pos + 64): equal to each of `leads` lead bytes (at most six),
+// 0x80 or more (a code longer than a byte), and 0 (a separator); bytes at `limit` or later are in
+// none.
 typedef struct typo_masks {
-    uint64_t lead[3];
+    uint64_t lead[6];
     uint64_t high;
     uint64_t zero;
 } typo_masks;
 
-static inline void typo_block_masks(const uint8_t *codes, size_t pos, size_t limit, const uint8_t lead[3],
-                                    typo_masks *m) {
+static inline __attribute__((always_inline)) void typo_block_masks(const uint8_t *codes, size_t pos, size_t limit,
+                                                                   const uint8_t *lead, int leads, typo_masks *m) {
+    typo_masks r = {{0, 0, 0, 0, 0, 0}, 0, 0};
 #if defined(__x86_64__)
     if (pos + 64 <= limit) {
-        __m128i v0 = _mm_set1_epi8((char)lead[0]), v1 = _mm_set1_epi8((char)lead[1]);
-        __m128i v2 = _mm_set1_epi8((char)lead[2]), vz = _mm_setzero_si128();
-        uint64_t e0 = 0, e1 = 0, e2 = 0, h = 0, z = 0;
+        __m128i vz = _mm_setzero_si128();
         for (int i = 0; i < 4; i++) {
             __m128i v = _mm_loadu_si128((const __m128i *)(codes + pos + 16 * i));
             int shift = 16 * i;
-            e0 |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, v0)) << shift;
-            e1 |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, v1)) << shift;
-            e2 |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, v2)) << shift;
-            h |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << shift;
-            z |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vz)) << shift;
+            for (int k = 0; k < leads; k++) {
+                __m128i e = _mm_cmpeq_epi8(v, _mm_set1_epi8((char)lead[k]));
+                r.lead[k] |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << shift;
+            }
+            r.high |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << shift;
+            r.zero |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vz)) << shift;
         }
-        *m = (typo_masks){{e0, e1, e2}, h, z};
+        *m = r;
         return;
     }
 #endif
-    typo_masks r = {{0, 0, 0}, 0, 0};
     for (size_t i = 0; i < 64 && pos + i < limit; i++) {
         uint8_t byte = codes[pos + i];
-        for (int k = 0; k < 3; k++) r.lead[k] |= (uint64_t)(byte == lead[k]) << i;
+        for (int k = 0; k < leads; k++) r.lead[k] |= (uint64_t)(byte == lead[k]) << i;
         r.high |= (uint64_t)(byte >> 7) << i;
         r.zero |= (uint64_t)(byte == 0) << i;
     }
     *m = r;
 }
 
-// Bits of `x` moved down by `d` (1 or 2) with the low bits of the next block's `after` on top:
+// Bits of `x` moved down by `d` (0 to 63) with the low bits of the next block's `after` on top:
 // bit i tells about byte i + d.
-static inline uint64_t typo_ahead(uint64_t x, uint64_t after, int d) { return (x >> d) | (after << (64 - d)); }
-
-// The sweep of a pattern of 5 or more elements with one edit at word starts, 64 code bytes at a
-// time and without a branch per word start: the one-edit filter above, on whole blocks of masks
-// (its every case needs r0 and r1 to be one-byte codes, so that r1 and r2 are the bytes after r0;
-// where a longer code stands at r0 or r1 the word start goes to the distance unfiltered), then
-// the distance. Bytes past a word's end only ever let more word starts through.
-static inline __attribute__((always_inline)) void
-typo_sweep_one_edit_body(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
-                         size_t firstSegment, size_t lastSegment, uint64_t *matched) {
-    uint8_t lead[3];
-    for (int i = 0, at = 0; i < 3; i++) {
-        lead[i] = p->bytes[at];
-        at += (int)fuzzy_code_length(p->bytes[at]);
-    }
-    size_t first = segment_start(c, firstSegment), stop = segment_end(c, lastSegment - 1) + 1;
-    size_t segment = firstSegment;  // the segment at the current block's first byte (or `first`)
-    size_t lastMatched = SIZE_MAX;
-    // Each block's masks are computed once: the next block's (for the bytes after this block's
-    // last) are kept for the next iteration.
-    typo_masks here, after;
-    typo_block_masks(c->codes, (first >> 6) << 6, c->length, lead, &here);
-    for (size_t w = first >> 6; (w << 6) < stop; w++) {
-        size_t pos = w << 6;
-        uint64_t inRange = ~0ull;
-        if (pos < first) inRange &= ~0ull << (first - pos);
-        if (stop - pos < 64) inRange &= (1ull << (stop - pos)) - 1;
-        typo_block_masks(c->codes, pos + 64, c->length, lead, &after);
-        uint64_t starts = w < c->wordCount ? c->wordStarts[w] & inRange : 0;
-        uint64_t zero = here.zero & inRange;
-        if (starts) {
-            uint64_t r0q0 = here.lead[0], r0q1 = here.lead[1];
-            uint64_t r1q0 = typo_ahead(here.lead[0], after.lead[0], 1);
-            uint64_t r1q1 = typo_ahead(here.lead[1], after.lead[1], 1);
-            uint64_t r1q2 = typo_ahead(here.lead[2], after.lead[2], 1);
-            uint64_t r2q1 = typo_ahead(here.lead[1], after.lead[1], 2);
-            uint64_t r2q2 = typo_ahead(here.lead[2], after.lead[2], 2);
-            uint64_t pass = (r0q0 & (r1q1 | r2q2 | r2q1 | r1q2)) | (r1q1 & r2q2) | (r0q1 & r1q2) | (r1q0 & r2q1) |
-                            (r0q1 & r1q0);
-            uint64_t longer = here.high | typo_ahead(here.high, after.high, 1);
-            uint64_t look = starts & (pass | longer);
-            while (look) {
-                size_t bit = (size_t)__builtin_ctzll(look);
-                look &= look - 1;
-                size_t s = segment + (size_t)__builtin_popcountll(zero & ((1ull << bit) - 1));
-                if (s == lastMatched) continue;
-                size_t at = pos + bit;
-                size_t next = typo_next_word_start(c, at + 1, stop);
-                if (typo_word_distance(q, c->codes, at, next, 1, NULL) > 1) continue;
-                int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
-                if (owner >= 0) set_bit(matched, owner);
-                lastMatched = s;
-            }
-        }
-        segment += (size_t)__builtin_popcountll(zero);
-        here = after;
-    }
-}
-
-#if defined(__x86_64__)
-// The same, with the CPU's popcount instruction (every CPU with AVX2 has it).
-__attribute__((target("popcnt"))) static void typo_sweep_one_edit_popcnt(const sift_column_view *c,
-                                                                          const typo_query *q,
-                                                                          const sift_scan_pattern *p,
-                                                                          size_t firstSegment, size_t lastSegment,
-                                                                          uint64_t *matched) {
-    typo_sweep_one_edit_body(c, q, p, firstSegment, lastSegment, matched);
-}
-#endif
-
-static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
-                                size_t firstSegment, size_t lastSegment, uint64_t *matched) {
-#if defined(__x86_64__)
-    if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
-        typo_sweep_one_edit_popcnt(c, q, p, firstSegment, lastSegment, matched);
-        return;
-    }
-#endif
-    typo_sweep_one_edit_body(c, q, p, firstSegment, lastSegment, matched);
+static inline uint64_t typo_ahead(uint64_t x, uint64_t after, int d) {
+    return d == 0 ? x : (x >> d) | (after << (64 - d));
 }
 
 // The two-edit filter, necessary for a distance of at most 2 from a pattern of 8 or more
@@ -1607,86 +1530,75 @@ static void typo_sweep_one_edit(const sift_column_view *c, const typo_query *q, 
 // broke (q0 q1); a second edit before it would leave (q6 q7) whole); else (q6 q7) at 4 to 8.
 // Element offsets are byte offsets where the word's first ten bytes are one-byte codes; a word
 // start with a longer code there goes to the distance unfiltered.
-typedef struct typo_pair_masks {
-    uint64_t lead[6];
-    uint64_t high;
-    uint64_t zero;
-} typo_pair_masks;
 
-static inline void typo_pair_block_masks(const uint8_t *codes, size_t pos, size_t limit, const uint8_t lead[6],
-                                         typo_pair_masks *m) {
-#if defined(__x86_64__)
-    if (pos + 64 <= limit) {
-        __m128i vz = _mm_setzero_si128();
-        typo_pair_masks r = {{0, 0, 0, 0, 0, 0}, 0, 0};
-        for (int i = 0; i < 4; i++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(codes + pos + 16 * i));
-            int shift = 16 * i;
-            for (int k = 0; k < 6; k++) {
-                __m128i e = _mm_cmpeq_epi8(v, _mm_set1_epi8((char)lead[k]));
-                r.lead[k] |= (uint64_t)(uint32_t)_mm_movemask_epi8(e) << shift;
-            }
-            r.high |= (uint64_t)(uint32_t)_mm_movemask_epi8(v) << shift;
-            r.zero |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vz)) << shift;
+// The word starts of a block that a filter lets through: for one edit (leads q0 q1 q2) the
+// one-edit filter above, where the word's first two bytes are one-byte codes (r1 and r2 are then
+// the bytes after r0); for two edits (leads q0 q1 q3 q4 q6 q7) the two-edit filter. Both also let
+// through every word start whose bytes they cannot read as elements.
+static inline __attribute__((always_inline)) uint64_t typo_filter(const typo_masks *here, const typo_masks *after,
+                                                                  int k) {
+    if (k == 1) {
+        uint64_t r0q0 = here->lead[0], r0q1 = here->lead[1];
+        uint64_t r1q0 = typo_ahead(here->lead[0], after->lead[0], 1);
+        uint64_t r1q1 = typo_ahead(here->lead[1], after->lead[1], 1);
+        uint64_t r1q2 = typo_ahead(here->lead[2], after->lead[2], 1);
+        uint64_t r2q1 = typo_ahead(here->lead[1], after->lead[1], 2);
+        uint64_t r2q2 = typo_ahead(here->lead[2], after->lead[2], 2);
+        uint64_t pass =
+            (r0q0 & (r1q1 | r2q2 | r2q1 | r1q2)) | (r1q1 & r2q2) | (r0q1 & r1q2) | (r1q0 & r2q1) | (r0q1 & r1q0);
+        return pass | here->high | typo_ahead(here->high, after->high, 1);
+    }
+    uint64_t pass = 0, longer = 0;
+    for (int d = 0; d <= 9; d++) longer |= typo_ahead(here->high, after->high, d);
+    // Block b (0, 1, 2) at element offsets lowest[b] ... highest[b].
+    static const int lowest[3] = {0, 2, 4}, highest[3] = {0, 4, 8};
+    for (int b = 0; b < 3; b++) {
+        for (int d = lowest[b]; d <= highest[b]; d++) {
+            pass |= typo_ahead(here->lead[2 * b], after->lead[2 * b], d) &
+                    typo_ahead(here->lead[2 * b + 1], after->lead[2 * b + 1], d + 1);
         }
-        *m = r;
-        return;
     }
-#endif
-    typo_pair_masks r = {{0, 0, 0, 0, 0, 0}, 0, 0};
-    for (size_t i = 0; i < 64 && pos + i < limit; i++) {
-        uint8_t byte = codes[pos + i];
-        for (int k = 0; k < 6; k++) r.lead[k] |= (uint64_t)(byte == lead[k]) << i;
-        r.high |= (uint64_t)(byte >> 7) << i;
-        r.zero |= (uint64_t)(byte == 0) << i;
-    }
-    *m = r;
+    return pass | longer;
 }
 
-// `typo_ahead` for any shift 0 ... 63.
-static inline uint64_t typo_ahead_by(uint64_t x, uint64_t after, int d) {
-    return d == 0 ? x : (x >> d) | (after << (64 - d));
-}
-
-static inline __attribute__((always_inline)) void
-typo_sweep_two_edits_body(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
-                          size_t firstSegment, size_t lastSegment, uint64_t *matched) {
-    // Lead bytes of q0, q1, q3, q4, q6, q7.
-    uint8_t lead[6];
+// The sweep at word starts with k (1 or 2) edits of a pattern of 5 (one edit) or 8 (two) or more
+// elements, 64 code bytes at a time and without a branch per word start: `typo_filter` on whole
+// blocks of masks, then the distance. Bytes past a word's end only ever let more word starts
+// through.
+static inline __attribute__((always_inline)) void typo_sweep_masked_body(const sift_column_view *c,
+                                                                         const typo_query *q,
+                                                                         const sift_scan_pattern *p,
+                                                                         size_t firstSegment, size_t lastSegment,
+                                                                         uint64_t *matched, int k) {
+    // The filter's elements: q0 q1 q2 for one edit, q0 q1 q3 q4 q6 q7 for two.
+    static const int elements[2][6] = {{0, 1, 2}, {0, 1, 3, 4, 6, 7}};
+    const int leads = k == 1 ? 3 : 6;
+    uint8_t lead[6] = {0, 0, 0, 0, 0, 0};
     {
         uint8_t all[8];
-        for (int i = 0, at = 0; i < 8; i++) {
+        for (int i = 0, at = 0; i < (k == 1 ? 3 : 8); i++) {
             all[i] = p->bytes[at];
             at += (int)fuzzy_code_length(p->bytes[at]);
         }
-        const int blocks[6] = {0, 1, 3, 4, 6, 7};
-        for (int k = 0; k < 6; k++) lead[k] = all[blocks[k]];
+        for (int i = 0; i < leads; i++) lead[i] = all[elements[k - 1][i]];
     }
     size_t first = segment_start(c, firstSegment), stop = segment_end(c, lastSegment - 1) + 1;
-    size_t segment = firstSegment;
+    size_t segment = firstSegment;  // the segment at the current block's first byte (or `first`)
     size_t lastMatched = SIZE_MAX;
-    typo_pair_masks here, after;
-    typo_pair_block_masks(c->codes, (first >> 6) << 6, c->length, lead, &here);
+    // Each block's masks are computed once: the next block's (for the bytes after this block's
+    // last) are kept for the next iteration.
+    typo_masks here, after;
+    typo_block_masks(c->codes, (first >> 6) << 6, c->length, lead, leads, &here);
     for (size_t w = first >> 6; (w << 6) < stop; w++) {
         size_t pos = w << 6;
         uint64_t inRange = ~0ull;
         if (pos < first) inRange &= ~0ull << (first - pos);
         if (stop - pos < 64) inRange &= (1ull << (stop - pos)) - 1;
-        typo_pair_block_masks(c->codes, pos + 64, c->length, lead, &after);
+        typo_block_masks(c->codes, pos + 64, c->length, lead, leads, &after);
         uint64_t starts = w < c->wordCount ? c->wordStarts[w] & inRange : 0;
         uint64_t zero = here.zero & inRange;
         if (starts) {
-            uint64_t pass = 0, longer = 0;
-            for (int d = 0; d <= 9; d++) longer |= typo_ahead_by(here.high, after.high, d);
-            // Block b (0, 1, 2) at element offsets lowest[b] ... highest[b].
-            static const int lowest[3] = {0, 2, 4}, highest[3] = {0, 4, 8};
-            for (int b = 0; b < 3; b++) {
-                for (int d = lowest[b]; d <= highest[b]; d++) {
-                    pass |= typo_ahead_by(here.lead[2 * b], after.lead[2 * b], d) &
-                            typo_ahead_by(here.lead[2 * b + 1], after.lead[2 * b + 1], d + 1);
-                }
-            }
-            uint64_t look = starts & (pass | longer);
+            uint64_t look = starts & typo_filter(&here, &after, k);
             while (look) {
                 size_t bit = (size_t)__builtin_ctzll(look);
                 look &= look - 1;
@@ -1694,7 +1606,7 @@ typo_sweep_two_edits_body(const sift_column_view *c, const typo_query *q, const 
                 if (s == lastMatched) continue;
                 size_t at = pos + bit;
                 size_t next = typo_next_word_start(c, at + 1, stop);
-                if (typo_word_distance(q, c->codes, at, next, 2, NULL) > 2) continue;
+                if (typo_word_distance(q, c->codes, at, next, k, NULL) > k) continue;
                 int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
                 if (owner >= 0) set_bit(matched, owner);
                 lastMatched = s;
@@ -1705,25 +1617,40 @@ typo_sweep_two_edits_body(const sift_column_view *c, const typo_query *q, const 
     }
 }
 
+static void typo_sweep_masked_portable(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
+                                       size_t firstSegment, size_t lastSegment, uint64_t *matched, int k) {
+    if (k == 1) {
+        typo_sweep_masked_body(c, q, p, firstSegment, lastSegment, matched, 1);
+    } else {
+        typo_sweep_masked_body(c, q, p, firstSegment, lastSegment, matched, 2);
+    }
+}
+
 #if defined(__x86_64__)
-__attribute__((target("popcnt"))) static void typo_sweep_two_edits_popcnt(const sift_column_view *c,
-                                                                           const typo_query *q,
-                                                                           const sift_scan_pattern *p,
-                                                                           size_t firstSegment, size_t lastSegment,
-                                                                           uint64_t *matched) {
-    typo_sweep_two_edits_body(c, q, p, firstSegment, lastSegment, matched);
+// The same, with the CPU's popcount instruction (every CPU with AVX2 has it).
+__attribute__((target("popcnt"))) static void typo_sweep_masked_popcnt(const sift_column_view *c,
+                                                                       const typo_query *q,
+                                                                       const sift_scan_pattern *p,
+                                                                       size_t firstSegment, size_t lastSegment,
+                                                                       uint64_t *matched, int k) {
+    if (k == 1) {
+        typo_sweep_masked_body(c, q, p, firstSegment, lastSegment, matched, 1);
+    } else {
+        typo_sweep_masked_body(c, q, p, firstSegment, lastSegment, matched, 2);
+    }
 }
 #endif
 
-static void typo_sweep_two_edits(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
-                                 size_t firstSegment, size_t lastSegment, uint64_t *matched) {
+// `typo_sweep_masked_body` for k = 1 or 2, with popcount where the CPU has it.
+static void typo_sweep_masked(const sift_column_view *c, const typo_query *q, const sift_scan_pattern *p,
+                              size_t firstSegment, size_t lastSegment, uint64_t *matched, int k) {
 #if defined(__x86_64__)
     if (sift_kernel_level() >= SIFT_KERNEL_AVX2) {
-        typo_sweep_two_edits_popcnt(c, q, p, firstSegment, lastSegment, matched);
+        typo_sweep_masked_popcnt(c, q, p, firstSegment, lastSegment, matched, k);
         return;
     }
 #endif
-    typo_sweep_two_edits_body(c, q, p, firstSegment, lastSegment, matched);
+    typo_sweep_masked_portable(c, q, p, firstSegment, lastSegment, matched, k);
 }
 
 void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
@@ -1732,12 +1659,8 @@ void sift_typo_sweep(const sift_column_view *c, const sift_scan_pattern *p, size
     int k = typo_edits(maxEdits);
     typo_query q;
     typo_prepare(p, k, &q);
-    if (k == 1 && q.count >= 5 && p->requireWordStart) {
-        typo_sweep_one_edit(c, &q, p, firstSegment, lastSegment, matched);
-        return;
-    }
-    if (k == 2 && q.count >= 8 && p->requireWordStart) {
-        typo_sweep_two_edits(c, &q, p, firstSegment, lastSegment, matched);
+    if (p->requireWordStart && ((k == 1 && q.count >= 5) || (k == 2 && q.count >= 8))) {
+        typo_sweep_masked(c, &q, p, firstSegment, lastSegment, matched, k);
         return;
     }
     size_t start = segment_start(c, firstSegment);
