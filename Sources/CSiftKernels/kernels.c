@@ -42,6 +42,13 @@ static inline int32_t segment_of_slot(const sift_column_view *c, size_t slot) {
     return -1;
 }
 
+// The segment of a slot, or -1 when it has none, for the scans that visit slots: an unchecked
+// segment (live, simple, owned by the slot of its number) is its slot's without a lookup.
+static inline int32_t candidate_segment(const sift_column_view *c, size_t slot) {
+    if (slot < c->segmentCount && !test_bit(c->checkedSegments, slot)) return (int32_t)slot;
+    return segment_of_slot(c, slot);
+}
+
 // Flag entry k: two bits, four entries a byte.
 static inline unsigned flag_entry(const uint8_t *flags, size_t k) { return (flags[k >> 2] >> ((k & 3) << 1)) & 3; }
 
@@ -228,13 +235,6 @@ static void scan_candidate_batch(const sift_column_view *c, const sift_scan_patt
     }
 }
 
-// The segment of a candidate slot, or -1 for none (a slot whose segment is unchecked is its own).
-static inline int64_t candidate_segment(const sift_column_view *c, size_t slot) {
-    int unchecked = slot < c->segmentCount && !((c->checkedSegments[slot >> 6] >> (slot & 63)) & 1);
-    if (unchecked) return (int64_t)slot;
-    return segment_of_slot(c, slot);
-}
-
 size_t sift_scan_slots(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount, const int32_t *slots, size_t count,
                        int anchoredAtStart, int32_t *matched, size_t *matchedCount, int32_t *candidates,
                        size_t *candidateCount) {
@@ -248,7 +248,7 @@ size_t sift_scan_slots(const sift_column_view *c, const sift_scan_pattern *p, si
         while (n < BATCH && next < count) {
             size_t slot = (size_t)slots[next++];
             if (slot >= slotCount) continue;
-            int64_t segment = candidate_segment(c, slot);
+            int32_t segment = candidate_segment(c, slot);
             if (segment < 0) continue;
             batch[n] = (int32_t)slot;
             segments[n] = (size_t)segment;
@@ -286,7 +286,7 @@ size_t sift_scan_candidates(const sift_column_view *c, const sift_scan_pattern *
             size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);
             bits &= bits - 1;
             if (slot >= slotCount) continue;
-            int64_t segment = candidate_segment(c, slot);
+            int32_t segment = candidate_segment(c, slot);
             if (segment < 0) continue;
             slots[n] = (int32_t)slot;
             segments[n] = (size_t)segment;
@@ -642,9 +642,7 @@ size_t sift_keep_segments_of_length(const sift_column_view *c, uint64_t *bits, s
         while (word) {
             size_t slot = w * 64 + (size_t)__builtin_ctzll(word);
             word &= word - 1;
-            // An unchecked segment (live, simple, owned by the slot of its number) is its slot's.
-            int unchecked = slot < c->segmentCount && !test_bit(c->checkedSegments, slot);
-            int32_t segment = unchecked ? (int32_t)slot : segment_of_slot(c, slot);
+            int32_t segment = candidate_segment(c, slot);
             if (segment < 0 || segment_end(c, (size_t)segment) - segment_start(c, (size_t)segment) != length) {
                 keep &= ~(1ull << (slot & 63));
             }
@@ -1243,14 +1241,10 @@ void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, siz
                 size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);                                               \
                 bits &= bits - 1;                                                                                   \
                 if (slot >= slotCount) continue;                                                                    \
+                int32_t segment = candidate_segment(c, slot);                                                       \
+                if (segment < 0) continue;                                                                          \
                 slots[n] = (int32_t)slot;                                                                           \
-                if (slot < c->segmentCount && !test_bit(c->checkedSegments, slot)) {                                \
-                    segments[n] = slot;                                                                             \
-                } else {                                                                                            \
-                    int32_t segment = segment_of_slot(c, slot);                                                     \
-                    if (segment < 0) continue;                                                                      \
-                    segments[n] = (size_t)segment;                                                                  \
-                }                                                                                                   \
+                segments[n] = (size_t)segment;                                                                      \
                 n++;                                                                                                \
             }                                                                                                       \
             if (n == 0) break;                                                                                      \

@@ -341,8 +341,7 @@ extension SearchIndex {
     {
         if let match = try cachedOrNarrowed(key, &statistics, isCancelled) { return match }
         statistics.fullScans += 1
-        let result = store(try fullScan(key, isCancelled), for: key)
-        return result
+        return store(try fullScan(key, isCancelled), for: key)
     }
 
     /// Stores a scan's result in the cache and returns it as stored: an exact key's sets of at
@@ -568,8 +567,9 @@ extension SearchIndex {
                 sift_fuzzy_scan_candidates(&$0, &$1, $2, $3, $4, $5, $6)
             }
         }
-        if key.identicalText == nil, base.isSparse || base.count <= sparseSlotLimit {
-            return try narrowedScanOfList(key, candidates: base.members, &statistics, isCancelled)
+        // A base of few candidates is a list already (`store(_:for:)` made it one).
+        if key.identicalText == nil, let slots = base.sparseMembers {
+            return try narrowedScanOfList(key, candidates: slots, &statistics, isCancelled)
         }
         let column = foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)

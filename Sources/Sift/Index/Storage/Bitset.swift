@@ -73,8 +73,15 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members.
     mutating func makeSparse(ifAtMost limit: Int) {
-        guard sparseMembers == nil, limit > 0, count <= limit else { return }
-        self = Bitset(sparse: members, capacity: capacity)
+        guard sparseMembers == nil, limit > 0 else { return }
+        let count = self.count
+        guard count <= limit else { return }
+        self = Bitset(sparse: denseMembers(count: count), capacity: capacity)
+    }
+
+    /// A list grown (by inserts or a union) past half the dense form's bytes becomes dense.
+    private mutating func makeDenseIfLarge() {
+        if let sparseMembers, sparseMembers.count > 2 * sparseWordCount { makeDense() }
     }
 
     @inline(__always)  // bit arithmetic in the scan loops
@@ -91,7 +98,7 @@ struct Bitset: Equatable, Sendable {
             guard !found else { return }
             sparseMembers!.insert(slot, at: index)
             sparseWordCount = max(sparseWordCount, Int(slot) >> 6 + 1)
-            if sparseMembers!.count > 2 * sparseWordCount { makeDense() }
+            makeDenseIfLarge()
             return
         }
         let word = Int(slot) >> 6
@@ -136,7 +143,7 @@ struct Bitset: Equatable, Sendable {
         }
         if let mine = sparseMembers, let theirs = other.sparseMembers {
             self = Bitset(sparse: Self.merged(mine, theirs), capacity: max(capacity, other.capacity))
-            if sparseMembers!.count > 2 * sparseWordCount { makeDense() }
+            makeDenseIfLarge()
             return
         }
         if let theirs = other.sparseMembers {
@@ -231,18 +238,20 @@ struct Bitset: Equatable, Sendable {
     ) -> (bits: Bitset, count: Int) {
         let n = max(x.wordCount, y?.wordCount ?? 0)
         guard n > 0 else { return (Bitset(), 0) }
-        // Sparse: every member of the result is a member of a sparse list.
+        // Sparse: every member of the result is a member of a sparse list (the mask's, then tested
+        // against x and y; or x's and y's, then tested against the mask).
         let fromMembers: [Int32]?
+        var inMask = mask.map(AscendingMembership.init)
         if let maskMembers = mask?.sparseMembers {
             var (inX, inY) = (AscendingMembership(x), y.map(AscendingMembership.init))
             fromMembers = maskMembers.filter { inX.contains($0) || inY?.contains($0) == true }
+            inMask = nil
         } else if let xMembers = x.sparseMembers, y == nil || y!.isSparse {
             fromMembers = y.map { merged(xMembers, $0.sparseMembers!) } ?? xMembers
         } else {
             fromMembers = nil
         }
         if let fromMembers {
-            var inMask = mask.map(AscendingMembership.init)
             var (inS, inT) = (s.map(AscendingMembership.init), t.map(AscendingMembership.init))
             let kept = fromMembers.filter {
                 inMask?.contains($0) != false && inS?.contains($0) != true && inT?.contains($0) != true
@@ -286,7 +295,6 @@ struct Bitset: Equatable, Sendable {
         }
         var result = Bitset(words: words)
         if let added = sparseUnion?.sparseMembers {
-            var inMask = mask.map(AscendingMembership.init)
             var (inS, inT) = (s.map(AscendingMembership.init), t.map(AscendingMembership.init))
             for slot in added
             where !result.contains(slot) && inMask?.contains(slot) != false && inS?.contains(slot) != true
@@ -296,12 +304,9 @@ struct Bitset: Equatable, Sendable {
                 count += 1
             }
         }
-        for removed in [s, t] {
-            guard let members = removed?.sparseMembers else { continue }
-            for slot in members where result.contains(slot) {
-                result.remove(slot)
-                count -= 1
-            }
+        for slot in (s?.sparseMembers ?? []) + (t?.sparseMembers ?? []) where result.contains(slot) {
+            result.remove(slot)
+            count -= 1
         }
         return (result, count)
     }
@@ -381,10 +386,11 @@ struct Bitset: Equatable, Sendable {
     /// Members in ascending slot order.
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members; O(1) for a sparse set.
-    var members: [Int32] {
-        if let sparseMembers { return sparseMembers }
-        let count = self.count
-        guard count > 0 else { return [] }
+    var members: [Int32] { sparseMembers ?? denseMembers(count: count) }
+
+    /// The members of the dense form, `count` of them.
+    private func denseMembers(count: Int) -> [Int32] {
+        guard count > 0 else { return [] }  // no empty unsafeUninitializedCapacity (see SnapshotReader.readArray)
         return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
             dense.withUnsafeBufferPointer { words in
                 initialized = sift_bits_to_slots(words.baseAddress!, words.count, buffer.baseAddress!)
@@ -401,13 +407,20 @@ struct Bitset: Equatable, Sendable {
     /// Where `slot` is or would go in ascending `members`.
     @inline(__always)
     private static func position(of slot: Int32, in members: [Int32]) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = members.count
+        let index = firstIndex(notBelow: slot, in: members, from: 0, to: members.count)
+        return (index, index < members.count && members[index] == slot)
+    }
+
+    /// The first index of `low..<high` in ascending `members` whose member is `slot` or more, or
+    /// `high`: a binary search.
+    @inline(__always)
+    static func firstIndex(notBelow slot: Int32, in members: [Int32], from low: Int, to high: Int) -> Int {
+        var (low, high) = (low, high)
         while low < high {
             let middle = (low + high) >> 1
             if members[middle] < slot { low = middle + 1 } else { high = middle }
         }
-        return (low, low < members.count && members[low] == slot)
+        return low
     }
 
     /// The union of two ascending lists, ascending.
@@ -457,13 +470,12 @@ struct AscendingMembership {
         // members[cursor] < slot: gallop to a step past it, then search the last step.
         var step = 1
         while cursor + step < members.count && members[cursor + step] < slot { step <<= 1 }
-        var low = cursor + (step >> 1) + 1
-        var high = min(cursor + step, members.count)
-        while low < high {
-            let middle = (low + high) >> 1
-            if members[middle] < slot { low = middle + 1 } else { high = middle }
-        }
-        cursor = low
+        cursor = Bitset.firstIndex(
+            notBelow: slot,
+            in: members,
+            from: cursor + (step >> 1) + 1,
+            to: min(cursor + step, members.count)
+        )
         return cursor < members.count && members[cursor] == slot
     }
 }

@@ -586,7 +586,6 @@ struct SlotSequence {
         var result: [Int32] = []
         // Dense: one pass over the blocks.
         if memberCount * 8 >= count { return slotsInOrder.members(of: bits, count: memberCount) }
-        result.reserveCapacity(memberCount)
         // Sparse: the members' labels, sorted.
         var labels: [UInt64] = []
         labels.reserveCapacity(memberCount)
