@@ -209,14 +209,29 @@ struct ControllerEditingTests {
     /// among ranked results also depends on its field lengths and tie-break value.
     @Test(arguments: 0..<8)
     func randomEditsChangeTheTablesExactlyAsTheirChangeSetsSay(seed: Int) async throws {
+        try await Self.randomEdits(seed: seed, records: 30, steps: 120)
+    }
+
+    /// As `randomEditsChangeTheTablesExactlyAsTheirChangeSetsSay`, deleting most of the records:
+    /// the index renumbers its slots several times (`SearchIndex.renumberSlots()`), the
+    /// controller gives its tables the new handles without publishing anything, and every change
+    /// set still turns the previous tables into the new ones. Rows of the first update, taken
+    /// before any renumbering, still resolve to their records.
+    @Test(arguments: 0..<8)
+    func massDeletionRenumbersSlotsUnderTheTables(seed: Int) async throws {
+        try await Self.randomEdits(seed: seed, records: 100, steps: 320, deleting: true)
+    }
+
+    static func randomEdits(seed: Int, records: Int, steps: Int, deleting: Bool = false) async throws {
         var generator = SeededGenerator(seed: UInt64(100 + seed))
         let (original, results) =
             seed < Self.layouts.count ? Self.layouts[seed] : (TableLayout(order: .sorted), TableLayout(order: .ranked))
-        var configuration = configuration
+        var configuration = ControllerFixtures.indexConfiguration()
         if seed >= Self.layouts.count { configuration.rankingTieBreak = Self.tieBreaks[seed - Self.layouts.count] }
         let policy = BelowThresholdPolicy.allCases[seed % 3]
-        var model = (0..<30).map { Self.randomRecord(id: "r\($0)", &generator) }
+        var model = (0..<records).map { Self.randomRecord(id: "r\($0)", &generator) }
         let index = try SearchIndex(configuration: configuration, records: model)
+        if deleting { index.minimumSlotsToRenumber = 8 }
         // Dense answers in a sorted or moved order: even seeds keep them as positions in it, odd
         // ones list them on two threads; both as they would at millions of rows.
         index.orderSubsetMinimumRows = seed.isMultiple(of: 2) ? 0 : Int.max
@@ -228,8 +243,11 @@ struct ControllerEditingTests {
             options: .init(belowThreshold: policy, originalTable: original, resultsTable: results)
         )
         let recorder = await UpdateRecorder(controller)
-        var nextID = 30
-        for step in 0..<120 {
+        let firstRows = await controller.currentUpdate.tables.original.everySection.flatMap(\.rows)
+        var nextID = records
+        // Deleting: 1 in 10 edits inserts, 5 delete, 1 updates, 1 moves (2 search).
+        let kinds = deleting ? [0, 1, 2, 4, 5, 4, 5, 4, 6, 8] : Array(0..<10)
+        for step in 0..<steps {
             let tables = await controller.currentUpdate.tables
             let kind = TableKind.allCases.randomElement(using: &generator)!
             let table = tables[kind]
@@ -244,7 +262,7 @@ struct ControllerEditingTests {
             func position(of id: String) -> Int { model.firstIndex { $0.id == id }! }
             let sequence = await controller.currentUpdate.sequence
             var edited = true
-            switch Int.random(in: 0..<10, using: &generator) {
+            switch kinds[Int.random(in: 0..<10, using: &generator)] {
             case 0...1:
                 let text = ["", "p", "pa", "a", "ñ", "o", "s", "sa", "z", "e", "PA", "ca"].randomElement(
                     using: &generator
@@ -304,5 +322,26 @@ struct ControllerEditingTests {
         try await recorder.caughtUp(with: controller)
         try expectConsistentHistory(recorder.all)
         #expect(recorder.all.filter { $0.reason == .edit }.count > 60)
+        if deleting {
+            let renumberings = await controller.renumberings
+            #expect(renumberings >= 2, "seed \(seed): \(model.count) records left")
+            for row in firstRows {
+                let found = try? await controller.record(row.handle)
+                if let record = model.first(where: { $0.id == row.id }),
+                    found?.fields == record.fields.filter({ !$0.value.isEmpty })
+                {
+                    continue  // unchanged since: the handle still finds it
+                }
+                await #expect(throws: SiftError.staleHandle) { try await controller.record(row.handle) }
+            }
+        }
     }
+}
+
+extension SearchController {
+    /// Renumberings of the controller's index so far (at most those it keeps).
+    var renumberings: Int { index.formerNumberings.count }
+
+    /// The record behind a handle, from the controller's index.
+    func record(_ handle: RecordHandle) throws -> Record { try index.record(handle) }
 }

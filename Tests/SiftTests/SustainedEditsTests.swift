@@ -89,31 +89,6 @@ struct SustainedEditsTests {
         #expect(index.rebuildsFinished > 0)
     }
 
-    /// Deleting 90% of the records gives most of their bytes back: the folded codes and text
-    /// (without the placeholder byte per column each freed slot keeps, as handles name slots) come
-    /// within 2.5× a fresh build of the survivors (measured 2.07×: at this size, the minimum dead
-    /// bytes before a rebuild, 4 KiB a column, and growth steps weigh). Before, dead bytes up to
-    /// the live ones' stayed, with the buffers' capacity: 2.99×.
-    @Test func massDeletionGivesBackTheDeletedRecordsBytes() throws {
-        let names = SweepLayoutTests.multilingualNames()
-        var random = SeededGenerator(seed: 90)
-        var records = Self.initialRecords(10_000, names: names)
-        let index = try SearchIndex(configuration: Self.configuration, records: records)
-        while records.count > 1000 {
-            let position = Int(random.next() % UInt64(records.count))
-            try index.remove(id: records[position].id)
-            records.remove(at: position)
-        }
-        let fresh = try SearchIndex(configuration: Self.configuration, records: records)
-        let edited = index.memoryUsage
-        let built = fresh.memoryUsage
-        // A freed slot keeps an empty placeholder segment in each folded column (a separator) and
-        // an empty value (a prefix byte) in each text column: ids, name, other.
-        let placeholders = 9000 * (2 + 3)
-        let ratio = Double(Self.recordBytes(edited) - placeholders) / Double(Self.recordBytes(built))
-        #expect(ratio <= 2.5, "\(edited) against a fresh build's \(built)")
-    }
-
     /// Rebuilds in progress (small steps, so that each spans many edits and queries), just
     /// finished and started again: every answer equals a fresh build's and ICU usearch's, with the
     /// query cache kept across edits (narrowing and backspace) and emptied.

@@ -82,6 +82,7 @@ extension SearchController {
     ///   a badge, O(log *m*) order lookups to place it in each table, plus O(*m*) to shift the
     ///   rows of the sections it enters.
     public func insert(_ record: Record, atOriginalPosition position: Int? = nil) throws {
+        renumberSlotsIfWorthwhile()
         try edit(replacing: nil) { index in try index.insert(record, at: position) }
     }
 
@@ -91,6 +92,7 @@ extension SearchController {
     ///   source.
     /// - Complexity: as `insert(_:atOriginalPosition:)`.
     public func deleteRecord(id: String) throws {
+        renumberSlotsIfWorthwhile()
         guard let handle = index.handle(forID: id) else { throw SiftError.unknownRecord(id: id) }
         try edit(replacing: handle) { index in
             try index.remove(handle)
@@ -106,6 +108,7 @@ extension SearchController {
     ///   `SiftError.invalidConfiguration` with a read-only source.
     /// - Complexity: as `insert(_:atOriginalPosition:)`.
     public func update(_ record: Record) throws {
+        renumberSlotsIfWorthwhile()
         guard let handle = index.handle(forID: record.id) else { throw SiftError.unknownRecord(id: record.id) }
         try edit(replacing: handle) { index in try index.update(record) }
     }
@@ -116,6 +119,7 @@ extension SearchController {
     ///   `SiftError.invalidConfiguration` with a read-only source.
     /// - Complexity: as `insert(_:atOriginalPosition:)`.
     public func moveRecord(id: String, toOriginalPosition position: Int) throws {
+        renumberSlotsIfWorthwhile()
         guard let handle = index.handle(forID: id) else { throw SiftError.unknownRecord(id: id) }
         let from = try index.position(of: handle)
         try edit(replacing: handle) { index in
@@ -125,6 +129,42 @@ extension SearchController {
     }
 
     // MARK: - The edit
+
+    /// Lets the index renumber its slots before an edit when that is worthwhile (see
+    /// `SearchIndex.renumberSlotsIfWorthwhile()`), then gives both tables the same rows under
+    /// their new handles. The next update's change sets say `requiresReload` (every row has a
+    /// new handle); tables of earlier updates keep the handles they had, which the index still
+    /// resolves.
+    ///
+    /// - Complexity: O(1) when the index does not renumber; else that of the renumbering, plus
+    ///   O(*m* log *n*) for the *m* rows of the tables.
+    private func renumberSlotsIfWorthwhile() {
+        guard source.supportsEditing, index.renumberSlotsIfWorthwhile() else { return }
+        let source = index.tableRowSource(withSections: rowsNeedSections)
+        func renumbered(_ table: RecordTable, order: ResultOrder) -> RecordTable {
+            if table.records.isIndexOrder {
+                return RecordTable(
+                    rows: index.rowsInOrder(order),
+                    layout: table.layout,
+                    sectionTitles: index.sectionTitles,
+                    source: source,
+                    groupedBySection: order == .sorted
+                )
+            }
+            // Rows of the tables are live records, so each has a handle now.
+            let handles = table.records.handles.compactMap { try? index.currentHandle($0) }
+            return RecordTable(
+                handles: handles,
+                layout: table.layout,
+                sectionTitles: index.sectionTitles,
+                source: source,
+                groupedBySection: true
+            )
+        }
+        tables.original = renumbered(tables.original, order: options.originalTable.order)
+        tables.results = renumbered(tables.results, order: options.resultsTable.order)
+        tablesRenumbered = true
+    }
 
     /// Applies one edit of one record to the index, then patches both tables and the badges.
     ///

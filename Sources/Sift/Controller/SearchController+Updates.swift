@@ -82,7 +82,17 @@ extension SearchController {
     }
 
     /// `publish(_:original:results:timing:)` with a results change set that may be worked out later.
+    ///
+    /// After a renumbering of the index's slots (`tablesRenumbered`), every row has a new handle:
+    /// both change sets then say `requiresReload`.
     func publish(_ reason: UpdateReason, original: TableChangeSet, results: LazyChangeSet, timing: SearchTiming?) {
+        var original = original
+        var results = results
+        if tablesRenumbered {
+            original = .reload
+            results = LazyChangeSet(.reload)
+            tablesRenumbered = false
+        }
         let update = SearchUpdate(
             sequence: latestUpdate.sequence + 1,
             generation: processedGeneration,

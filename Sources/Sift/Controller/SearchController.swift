@@ -61,6 +61,9 @@ public actor SearchController {
     var query: Query
     /// Badge counts per scope, for `content.query`.
     var scopeCounts: [Int?]
+    /// Whether the tables' rows took new handles (the index renumbered its slots) since the last
+    /// update: the next update's change sets then say `requiresReload`.
+    var tablesRenumbered = false
 
     // MARK: Generations and delivery
     /// The generation of the latest input the actor has processed; it only grows.

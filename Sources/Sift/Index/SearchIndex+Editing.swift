@@ -16,6 +16,7 @@ extension SearchIndex {
     public func insert(_ record: Record, at position: Int? = nil) throws(SiftError) -> RecordHandle {
         let position = position ?? count
         guard position >= 0, position <= count else { throw .positionOutOfRange(position, count: count) }
+        renumberSlotsIfWorthwhile()
         let slot = try store(record)
         insertIntoOrder(slot, at: position)
         return handle(ofSlot: slot)
@@ -36,6 +37,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records, the collation and encoding work
     ///   divided among the cores for large batches.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
+        renumberSlotsIfWorthwhile()
         if records.count >= 8192 {
             reserveCapacity(forAdditional: records.count)
             let trim = records.count >= 65_536
@@ -112,6 +114,8 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the record's size, plus the original order's remove: O(log *n*),
     ///   or O(*k* + *b*) once the order is in blocks (see `insert(_:at:)`).
     public func remove(_ handle: RecordHandle) throws(SiftError) {
+        _ = try resolve(handle)  // a handle that is not this index's changes nothing
+        renumberSlotsIfWorthwhile()
         let slot = try resolve(handle)
         prefetchRecord(slot)  // the misses overlap each other instead of following one by one
         let position = try self.position(of: handle)
@@ -140,7 +144,9 @@ extension SearchIndex {
     ///   once the sorted order is built.
     @discardableResult
     public func update(_ record: Record) throws(SiftError) -> RecordHandle {
-        guard let slot = slotOfID.slot(of: record.id, ids: ids) else { throw .unknownRecord(id: record.id) }
+        guard slotOfID.slot(of: record.id, ids: ids) != nil else { throw .unknownRecord(id: record.id) }
+        renumberSlotsIfWorthwhile()
+        let slot = slotOfID.slot(of: record.id, ids: ids)!
         prefetchRecord(slot)
         registerFields(of: CollectionOfOne(record))
         // Everything that can fail comes first.

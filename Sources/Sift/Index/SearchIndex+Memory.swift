@@ -14,7 +14,8 @@ public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Per-slot tables of the index: the id table, the original order, the live set and the free
     /// slots; generations once a freed slot was reused; once sorting was used, the sorted order
     /// and the sections too; the ranking keys (a byte per search field and slot, and eight more
-    /// with a numeric tie-break).
+    /// with a numeric tie-break); the maps of former numberings (a little over a bit per
+    /// slot a renumbering replaced, see `SearchIndex.renumberSlots()`).
     public var slotTables = 0
     /// UTF-8 of ids and field values (with the bytes that delimit them, and dead bytes not yet
     /// compacted).
@@ -63,6 +64,7 @@ extension SearchIndex {
         usage.slotTables +=
             generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
+            + formerNumberings.reduce(0) { $0 + $1.memoryFootprint }
         for column in [ids] + values {
             let parts = column.memoryParts
             usage.recordText += parts.text

@@ -63,15 +63,15 @@ public final class SearchIndex {
     let sortFolder: ICUFolder
     let sortFieldPosition: Int
     /// Live slots in collation order of the sort field, ties by id; nil until first needed.
-    private var sortedStorage: SlotSequence?
+    var sortedStorage: SlotSequence?
     let alphabeticIndex: ICUAlphabeticIndex
     /// Section of each slot; valid while `sortedStorage` exists. Two bytes a slot: ICU's
     /// AlphabeticIndex has at most its maximum label count (99 by default) plus three buckets.
-    private(set) var sectionOfSlot: [UInt16] = []
+    var sectionOfSlot: [UInt16] = []
 
     // MARK: Categories and cache
     /// Members per category value, built on first use and kept current by edits.
-    private var categoryMembers: [Int: [String: Bitset]] = [:]
+    var categoryMembers: [Int: [String: Bitset]] = [:]
     var cache: MatchCache
     /// Whole-field matches of ranked queries' patterns (see `rowsInRankingGroups`), valid while
     /// `revision` stays `wholeFieldRevision`: typing on and erasing a query reads them again.
@@ -149,9 +149,16 @@ public final class SearchIndex {
     public internal(set) var revision: UInt64 = 0
 
     /// This index's tag, in the bits of every handle's generation above `SlotGenerations.mask`:
-    /// one of 256 values, taken in turn by the indexes a process makes, so that a handle of
-    /// another index (any of the 255 made before or after it) is refused, not resolved.
-    let handleTag: UInt32
+    /// one of 256 values, taken in turn by the indexes a process makes (and by each renumbering,
+    /// see `renumberSlots()`), so that a handle of another index (any of the 255 tags taken
+    /// before or after it) is refused, not resolved.
+    var handleTag: UInt32
+    /// The numberings before the current one, oldest first: how handles made before a
+    /// renumbering find their records (see `renumberSlots()`).
+    var formerNumberings: [FormerNumbering] = []
+    /// Slots from which a renumbering may run (below, slot tables are a few kilobytes); internal:
+    /// tests set a few.
+    var minimumSlotsToRenumber = 256
 
     /// Creates an index and inserts `records` in order.
     ///
@@ -161,7 +168,7 @@ public final class SearchIndex {
     /// - Complexity: O(*n*) in the total size of the records' search fields.
     public init(configuration: IndexConfiguration, records: [Record] = []) throws(SiftError) {
         self.configuration = configuration
-        handleTag = (indexCount.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF) << UInt32(SlotGenerations.bits)
+        handleTag = Self.nextHandleTag()
         guard !configuration.searchFields.isEmpty else {
             throw .invalidConfiguration("at least one search field is needed")
         }
@@ -333,9 +340,16 @@ public final class SearchIndex {
 
     // MARK: - Internals shared by the extensions
 
+    /// The next of the 256 handle tags, in the bits above `SlotGenerations.mask`.
+    static func nextHandleTag() -> UInt32 {
+        (indexCount.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF) << UInt32(SlotGenerations.bits)
+    }
+
     func resolve(_ handle: RecordHandle) throws(SiftError) -> Int32 {
-        guard handle.generation & ~SlotGenerations.mask == handleTag else { throw .foreignHandle }
-        let slot = handle.slot
+        var slot = handle.slot
+        if handle.generation & ~SlotGenerations.mask != handleTag {
+            slot = try slotAfterRenumberings(of: handle)
+        }
         guard slot >= 0, Int(slot) < generations.count, generations[slot] == handle.generation & SlotGenerations.mask,
             live.contains(slot)
         else { throw .staleHandle }

@@ -21,3 +21,30 @@ struct RankingKeys {
             + 8 * emptyTieBreak.capacity
     }
 }
+
+extension RankingKeys {
+    /// The keys of `slots` (ascending), those of `slots[i]` at slot `i`, sized for `capacity`
+    /// slots as `SearchIndex.rankingKeys` sizes them (see `SearchIndex.renumberSlots()`).
+    ///
+    /// - Complexity: O(`capacity`) per key.
+    func renumbered(_ slots: [Int32], capacity: Int) -> RankingKeys {
+        func gather<T>(_ keys: [T], padding: T) -> [T] {
+            var result = [T]()
+            result.reserveCapacity(capacity)
+            for slot in slots { result.append(keys[Int(slot)]) }
+            result.append(contentsOf: repeatElement(padding, count: capacity - slots.count))
+            return result
+        }
+        var result = RankingKeys(
+            lengths: lengths.map { folding in folding.map { gather($0, padding: 0) } },
+            numbers: numbers.isEmpty ? [] : gather(numbers, padding: RankingTieBreak.missing)
+        )
+        if !emptyTieBreak.isEmpty {
+            result.emptyTieBreak = [UInt64](repeating: 0, count: capacity / 64 + 1)
+            for (new, old) in slots.enumerated() where emptyTieBreak[Int(old) >> 6] & (1 << UInt64(old & 63)) != 0 {
+                result.emptyTieBreak[new >> 6] |= 1 << UInt64(new & 63)
+            }
+        }
+        return result
+    }
+}

@@ -74,6 +74,18 @@ struct SlotGenerations: Equatable {
         if isMaterialized { dense.reserveCapacity(total) }
     }
 
+    /// The generations of `slots` (ascending), the one of `slots[i]` at slot `i`: a renumbering's
+    /// (see `SearchIndex.renumberSlots()`), so that a record keeps its generation in its new slot.
+    ///
+    /// - Complexity: O(`slots.count`) once materialized, O(1) before.
+    func renumbered(_ slots: [Int32]) -> SlotGenerations {
+        var result = SlotGenerations(count: slots.count)
+        guard isMaterialized else { return result }
+        result.dense = slots.map { dense[Int($0)] }
+        result.isMaterialized = true
+        return result
+    }
+
     /// Drops spare capacity beyond 1/16 (as `withHeadroom`), once materialized.
     ///
     /// - Complexity: O(*n*) once materialized, O(1) before.

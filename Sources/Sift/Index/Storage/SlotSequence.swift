@@ -44,7 +44,7 @@ struct SlotSequence {
     private var spacing: UInt64 = 1 << 40
     /// Labels lie strictly between 0 and this (`absent` but in tests, which shrink the label
     /// space to make relabeling happen).
-    private let labelLimit: UInt64
+    let labelLimit: UInt64
     private(set) var count = 0
 
     init() { labelLimit = Self.absent }

@@ -1,0 +1,119 @@
+extension SearchIndex {
+    /// Renumberings whose maps an index keeps: a handle made before the last this many is
+    /// refused (`SiftError.foreignHandle`), as it cannot be told from another index's.
+    static let keptNumberings = 32
+
+    /// Renumbers the slots (see `renumberSlots()`) when at most half of them hold records and
+    /// there are at least `minimumSlotsToRenumber`: every public edit that inserts, removes or
+    /// updates calls it first, and so does `SearchController` before its edits.
+    ///
+    /// - Returns: whether it renumbered.
+    /// - Complexity: O(1) when it does not; else that of `renumberSlots()`, which the at least
+    ///   *n*/2 deletions since the last renumbering (or build) of *n* slots pay for: O(1)
+    ///   amortized a deletion.
+    @discardableResult
+    func renumberSlotsIfWorthwhile() -> Bool {
+        let slots = generations.count
+        guard slots >= minimumSlotsToRenumber, order.count * 2 <= slots else { return false }
+        renumberSlots()
+        return true
+    }
+
+    /// Gives the records the slots 0..<*n*, in ascending order of their present slots, so that
+    /// everything sized by slot (generations, the original and sorted orders, the id table, the
+    /// per-segment tables, a placeholder per freed slot in every column) is sized by record again,
+    /// as a fresh build of them is: what mass deletion needs to give memory back.
+    ///
+    /// Handles made before stay valid: the old numbering is kept as a `FormerNumbering` (a little
+    /// over a bit per old slot) under the index's old handle tag, and the index takes a new tag.
+    /// A handle with an old tag is translated through the renumberings since (O(log *n*) each),
+    /// then checked as any handle is: a record keeps its generation in its new slot, so a handle
+    /// is refused exactly when its record was deleted or updated. The index keeps the last
+    /// `keptNumberings` numberings; a handle older than them is refused.
+    ///
+    /// Cached results, kept answers and category sets are dropped, and `revision` moves on (an
+    /// answer computed before holds old handles: valid, but no longer this numbering's).
+    ///
+    /// - Complexity: O(*s* + *b*) for *s* slots and *b* bytes of live records' text and folded
+    ///   codes, once: every column is copied without its dead parts.
+    func renumberSlots() {
+        if let rebuilding {
+            switch rebuilding {
+            case .folded(let folding, let field): foldings[folding].columns[field].abandonRebuild()
+            case .values(let position): values[position].abandonRebuild()
+            case .ids: ids.abandonRebuild()
+            }
+            self.rebuilding = nil
+        }
+        let survivorBits = live.words
+        let survivors = live.members
+        let count = survivors.count
+        var newSlot = [Int32](repeating: -1, count: generations.count)
+        for (new, old) in survivors.enumerated() { newSlot[Int(old)] = Int32(new) }
+        func renumbered(_ sequence: SlotSequence) -> SlotSequence {
+            SlotSequence(sequence.array.map { newSlot[Int($0)] }, labelLimit: sequence.labelLimit)
+        }
+
+        for folding in foldings {
+            for field in folding.columns.indices {
+                folding.columns[field] = folding.columns[field].renumbered(survivors)
+            }
+        }
+        values = values.map { column in
+            var copy = column.renumbered(survivors)
+            copy.byteLimit = column.byteLimit
+            return copy
+        }
+        let byteLimit = ids.byteLimit
+        ids = ids.renumbered(survivors)
+        ids.byteLimit = byteLimit
+        slotsAwaitingWordStarts = slotsAwaitingWordStarts.compactMap { newSlot[Int($0)] >= 0 ? newSlot[Int($0)] : nil }
+        order = renumbered(order)
+        if let sorted = sortedStorage {
+            sortedStorage = renumbered(sorted)
+            sectionOfSlot = survivors.map { sectionOfSlot[Int($0)] }
+        }
+        let keys = rankingKeysStorage
+        generations = generations.renumbered(survivors)
+        live = Bitset.all(count)
+        freeSlots = []
+        guard let table = IDTable.bulk(count: count, ids: ids) else {
+            preconditionFailure("the ids of live records are distinct")
+        }
+        slotOfID = table
+        rankingKeysStorage = keys?.renumbered(survivors, capacity: slotCapacity)
+        categoryMembers = [:]
+        discardCachedResults()
+
+        formerNumberings.append(FormerNumbering(tag: handleTag, survivors: RankedBitset(words: survivorBits)))
+        if formerNumberings.count > Self.keptNumberings { formerNumberings.removeFirst() }
+        var tag = Self.nextHandleTag()
+        while tag == handleTag || formerNumberings.contains(where: { $0.tag == tag }) { tag = Self.nextHandleTag() }
+        handleTag = tag
+        revision &+= 1
+    }
+
+    /// The slot, in the present numbering, of a handle made under a former one.
+    ///
+    /// - Throws: `SiftError.foreignHandle` when its tag is none of this index's numberings,
+    ///   `SiftError.staleHandle` when its record was gone by a renumbering since.
+    /// - Complexity: O(*r* log *n*) for the *r* renumberings since the handle was made.
+    func slotAfterRenumberings(of handle: RecordHandle) throws(SiftError) -> Int32 {
+        let tag = handle.generation & ~SlotGenerations.mask
+        guard let made = formerNumberings.lastIndex(where: { $0.tag == tag }) else { throw .foreignHandle }
+        var slot = handle.slot
+        for numbering in formerNumberings[made...] {
+            guard let next = numbering.newSlot(of: slot) else { throw .staleHandle }
+            slot = next
+        }
+        return slot
+    }
+
+    /// The handle a record has now, in the present numbering, from one made under any numbering.
+    ///
+    /// - Throws: as `resolve(_:)`.
+    /// - Complexity: O(1) for a handle of the present numbering, else O(*r* log *n*).
+    func currentHandle(_ handle: RecordHandle) throws(SiftError) -> RecordHandle {
+        self.handle(ofSlot: try resolve(handle))
+    }
+}
