@@ -35,7 +35,10 @@ public struct Record: Hashable, Sendable {
 /// A handle belongs to the index that made it: another index (a snapshot of it loaded again
 /// included) refuses it with `SiftError.foreignHandle`. Keep ids, not handles, across indexes.
 ///
-/// Handles are what query results hold: cheap to store by the million, O(1) to resolve.
+/// Handles are what query results hold: cheap to store by the million, O(1) to resolve. After
+/// mass deletion the index renumbers its records (`SearchIndex.renumberSlots()`); a handle made
+/// before stays valid (O(log *n*) to resolve per renumbering since), for the index's last 32
+/// renumberings, and the same record then also has a new handle, which compares unequal to it.
 public struct RecordHandle: Hashable, Sendable, Comparable {
     let slot: Int32
     let generation: UInt32

@@ -152,12 +152,11 @@ public enum _SiftControllerFuzzing {
             }
             script = parts.count > 1 ? Array(parts[1].unicodeScalars) : []
             let source: any SearchSource = data[1] & 0x20 != 0 ? OvertakableSource() : LocalIndexSource()
-            controller = try SearchController(
-                configuration: configuration,
-                records: model,
-                options: options,
-                source: source
-            )
+            let index = try SearchIndex(configuration: configuration, records: model)
+            // Slots renumbered as soon as half are free for half the inputs (see
+            // `SearchIndex.renumberSlots()`), as they are from 256 slots on.
+            if data[1] & 0x40 != 0 { index.minimumSlotsToRenumber = 2 }
+            controller = try SearchController(index: index, options: options, source: source)
             bar = [0: ("", configuration.scopes[0].name)]
         }
 
