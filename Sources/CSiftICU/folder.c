@@ -129,6 +129,7 @@ static int ensure_bounds(sift_folder *f, int32_t capacity) {
 // Converts UTF-8 into f->text. Invalid sequences become U+FFFD (Swift strings are always valid).
 static int set_text_utf8(sift_folder *f, const char *utf8, int32_t length, UErrorCode *err) {
     f->textLength = 0;
+    f->streaming = 0;
     if (utf8 == NULL || length <= 0) return 1;
     int32_t needed = 0;
     UErrorCode e = U_ZERO_ERROR;
@@ -152,6 +153,7 @@ static int set_text_utf8(sift_folder *f, const char *utf8, int32_t length, UErro
 
 static int set_text_utf16(sift_folder *f, const uint16_t *utf16, int32_t length, UErrorCode *err) {
     f->textLength = 0;
+    f->streaming = 0;
     if (utf16 == NULL || length <= 0) return 1;
     if (!ensure_text(f, length + 1)) {
         *err = U_MEMORY_ALLOCATION_ERROR;
@@ -270,8 +272,21 @@ static int collect_bounds(sift_folder *f, UErrorCode *err) {
     return 1;
 }
 
+// Whether a grapheme boundary is at `index` (0...textLength): from f->bounds, or while
+// streaming from the character break iterator over the whole text.
+static int bound_at(sift_folder *f, int32_t index) {
+    if (!f->streaming) return f->bounds[index];
+    if (f->streamSimple || index == 0 || index == f->textLength) return 1;
+    return ubrk_isBoundary(f->characters, index) != 0;
+}
+
 // ubrk_following(index): the first boundary after index (index < textLength).
-static int32_t boundary_after(const sift_folder *f, int32_t index) {
+static int32_t boundary_after(sift_folder *f, int32_t index) {
+    if (f->streaming) {
+        if (f->streamSimple || index + 1 >= f->textLength) return index + 1;
+        int32_t next = ubrk_following(f->characters, index);
+        return next == UBRK_DONE ? f->textLength : next;
+    }
     int32_t i = index + 1;
     while (i < f->textLength && !f->bounds[i]) i++;
     return i;
@@ -297,11 +312,11 @@ static int nfd_boundary_at(const sift_folder *f, int32_t index) {
 
 // MARK: - Flags
 
-// For every PCE: may a match start here, may a match end here (and where would it end).
+// For the first n PCEs: may a match start here, may a match end here (and where would it end).
 // This is usearch_search's acceptance logic, split into the part that depends on the first
-// matched element and the part that depends on the last one.
-static void compute_match_flags(sift_folder *f) {
-    const int32_t n = f->count;
+// matched element and the part that depends on the last one. Element i + 1 is read when it is
+// below `available`; past it is the end of the text.
+static void compute_match_flags(sift_folder *f, int32_t n, int32_t available) {
     const int32_t length = f->textLength;
     for (int32_t i = 0; i < n; i++) {
         uint8_t flags = 0;
@@ -309,13 +324,13 @@ static void compute_match_flags(sift_folder *f) {
 
         // Start: the match must begin on a grapheme boundary, and not on the second or later
         // element of an expansion (those report the index of the following character as low).
-        if (f->bounds[low] && low != high) flags |= SIFT_CE_START_OK;
+        if (low != high && bound_at(f, low)) flags |= SIFT_CE_START_OK;
 
         // End: look at the element after the match.
         int32_t nextLow, nextHigh;
         int nextIsEnd;
         int64_t nextCE;
-        if (i + 1 < n) {
+        if (i + 1 < available) {
             nextLow = f->lows[i + 1];
             nextHigh = f->highs[i + 1];
             nextCE = f->ces[i + 1];
@@ -338,7 +353,7 @@ static void compute_match_flags(sift_folder *f) {
         }
         int32_t limit = maxLimit;
         if (minLimit < maxLimit) {
-            if (minLimit == high && f->bounds[minLimit]) {
+            if (minLimit == high && bound_at(f, minLimit)) {
                 limit = minLimit;
             } else {
                 int32_t nba = boundary_after(f, minLimit);
@@ -347,7 +362,7 @@ static void compute_match_flags(sift_folder *f) {
         }
         if (!allowMidcluster) {
             if (limit > maxLimit) found = 0;
-            if (limit < 0 || limit > length || !f->bounds[limit]) found = 0;
+            if (limit < 0 || limit > length || !bound_at(f, limit)) found = 0;
         }
         if (found) flags |= SIFT_CE_END_OK;
         f->limits[i] = limit;
@@ -396,7 +411,7 @@ static int32_t fold_current_text(sift_folder *f, int deferDictionaryWords, int32
         *status = err;
         return -1;
     }
-    compute_match_flags(f);
+    compute_match_flags(f, f->count, f->count);
     if (deferDictionaryWords && needs_word_dictionary(f)) {
         *deferred = 1;
     } else if (!mark_word_starts(f, &err)) {
@@ -456,6 +471,129 @@ int32_t sift_folder_fold_pattern_utf16(sift_folder *f, const uint16_t *utf16, in
     }
     *status = U_ZERO_ERROR;
     return f->count;
+}
+
+// MARK: - Streamed folds of long texts
+
+int32_t sift_folder_stream_begin(sift_folder *f, const char *utf8, int32_t length, int32_t *status) {
+    UErrorCode err = U_ZERO_ERROR;
+    if (!set_text_utf8(f, utf8, length, &err)) {
+        *status = err;
+        return -1;
+    }
+    f->count = 0;
+    f->endLow = f->endHigh = f->textLength;
+    f->streamShifted = 0;
+    f->streamHeld = 0;
+    f->streamDone = f->textLength == 0;
+    f->streamSimple = 1;
+    for (int32_t i = 0; i < f->textLength; i++) {
+        if (f->text[i] >= 0x300 || f->text[i] == '\r') {
+            f->streamSimple = 0;
+            break;
+        }
+    }
+    if (f->textLength > 0) {
+        ucol_setText(f->elements, f->text, f->textLength, &err);
+        if (!f->streamSimple && U_SUCCESS(err)) ubrk_setText(f->characters, f->text, f->textLength, &err);
+        if (U_SUCCESS(err)) ubrk_setText(f->words, f->text, f->textLength, &err);
+        if (U_FAILURE(err)) {
+            *status = err;
+            return -1;
+        }
+        f->wordStart = ubrk_first(f->words);
+        f->wordEnd = ubrk_next(f->words);
+        f->wordIsWord = f->wordEnd != UBRK_DONE && ubrk_getRuleStatus(f->words) >= UBRK_WORD_NONE_LIMIT;
+        f->wordMarked = 0;
+    }
+    f->streaming = 1;
+    *status = U_ZERO_ERROR;
+    return 0;
+}
+
+void sift_folder_release_text(sift_folder *f) {
+    f->streaming = 0;
+    f->textLength = 0;
+    if (f->textCapacity > (1 << 20)) {
+        free(f->text);
+        f->text = NULL;
+        f->textCapacity = 0;
+    }
+    // The break iterators may point at the text: give them an empty one.
+    UErrorCode err = U_ZERO_ERROR;
+    static const UChar empty[1] = {0};
+    ubrk_setText(f->characters, empty, 0, &err);
+    err = U_ZERO_ERROR;
+    ubrk_setText(f->words, empty, 0, &err);
+    err = U_ZERO_ERROR;
+    ucol_setText(f->elements, empty, 0, &err);
+}
+
+// Marks the first of the first n elements in each word segment, carrying the segment over from
+// the previous call (elements come in ascending order of their low index).
+static void mark_streamed_word_starts(sift_folder *f, int32_t n) {
+    for (int32_t i = 0; i < n; i++) {
+        int32_t low = f->lows[i];
+        while (f->wordEnd != UBRK_DONE && low >= f->wordEnd) {
+            f->wordStart = f->wordEnd;
+            f->wordEnd = ubrk_next(f->words);
+            f->wordIsWord = f->wordEnd != UBRK_DONE && ubrk_getRuleStatus(f->words) >= UBRK_WORD_NONE_LIMIT;
+            f->wordMarked = 0;
+        }
+        if (f->wordEnd == UBRK_DONE) return;
+        if (f->wordIsWord && !f->wordMarked && low >= f->wordStart) {
+            f->flags[i] |= SIFT_CE_WORD_START;
+            f->wordMarked = 1;
+        }
+    }
+}
+
+int32_t sift_folder_stream_next(sift_folder *f, int32_t maxCount, int32_t *status) {
+    if (!f->streaming || maxCount < 1) {
+        *status = U_ILLEGAL_ARGUMENT_ERROR;
+        return -1;
+    }
+    if (!ensure_ces(f, maxCount + 1)) {
+        *status = U_MEMORY_ALLOCATION_ERROR;
+        return -1;
+    }
+    int32_t collected = 0;
+    if (f->streamHeld > 0) {
+        f->ces[0] = f->ces[f->count];
+        f->lows[0] = f->lows[f->count];
+        f->highs[0] = f->highs[f->count];
+        collected = 1;
+    }
+    UErrorCode err = U_ZERO_ERROR;
+    while (!f->streamDone && collected < maxCount + 1) {
+        int32_t low = ucol_getOffset(f->elements);
+        int32_t ce = ucol_next(f->elements, &err);
+        int32_t high = ucol_getOffset(f->elements);
+        if (U_FAILURE(err)) {
+            *status = err;
+            return -1;
+        }
+        if (ce == UCOL_NULLORDER) {
+            f->endLow = low;
+            f->endHigh = high;
+            f->streamDone = 1;
+            break;
+        }
+        int64_t pce = process_ce(f, (uint32_t)ce, &f->streamShifted);
+        if (pce == 0) continue;
+        f->ces[collected] = pce;
+        f->lows[collected] = low;
+        f->highs[collected] = high;
+        collected += 1;
+    }
+    // The last element's flags need the one after it: it waits for the next call.
+    int32_t n = f->streamDone ? collected : collected - 1;
+    compute_match_flags(f, n, collected);
+    mark_streamed_word_starts(f, n);
+    f->count = n;
+    f->streamHeld = collected - n;
+    *status = U_ZERO_ERROR;
+    return n;
 }
 
 // MARK: - Pieces of long texts

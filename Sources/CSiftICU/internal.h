@@ -48,6 +48,18 @@ struct sift_folder {
     int32_t boundsCapacity;
 
     int spaceSplits;  // 0: not checked yet; 1: a space may begin a piece (see sift_folder_space_splits); -1: not
+
+    // A streamed fold (sift_folder_stream_begin/next): f->text holds the whole text, the element
+    // and break iterators run over it, and each call hands out the next elements.
+    int streaming;       // a stream is in progress
+    int streamSimple;    // every UTF-16 index of the text is a grapheme boundary
+    int streamShifted;   // process_ce's shifted state, carried from element to element
+    int streamDone;      // the element iterator reached the end of the text
+    int32_t streamHeld;  // elements read but not handed out (0 or 1), at index count
+    int32_t wordStart;   // the word segment the last element fell in, and its status
+    int32_t wordEnd;
+    int wordIsWord;
+    int wordMarked;      // its first element was marked a word start
 };
 
 #endif

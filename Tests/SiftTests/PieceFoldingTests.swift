@@ -54,9 +54,14 @@ struct PieceFoldingTests {
         for text in all {
             let whole = try Self.fold(text, folder, pieceLength: Int.max)
             let wholeText = try folder.fold(text)
-            for pieceLength in [1, 2, 3, 5, 8, 13, 40] {
+            for (n, pieceLength) in [1, 2, 3, 5, 8, 13, 40].enumerated() {
+                // Stretches without a cut over four pieces fold streamed, in chunks of this many.
+                folder.streamedChunk = Int32([1, 2, 3, 7, 64, 1 << 16][n % 6])
                 let pieces = try Self.fold(text, folder, pieceLength: pieceLength)
-                let context = Comment(rawValue: "\(collation) piece \(pieceLength): \(text.debugDescription)")
+                let context = Comment(
+                    rawValue:
+                        "\(collation) piece \(pieceLength) chunk \(folder.streamedChunk): \(text.debugDescription)"
+                )
                 #expect(pieces.elements == whole.elements, context)
                 #expect(pieces.flags == whole.flags, context)
                 #expect(pieces.ends == whole.ends, context)
@@ -66,6 +71,42 @@ struct PieceFoldingTests {
                 #expect(offsets.lows == wholeText.lows, context)
                 #expect(offsets.limits == wholeText.limits, context)
                 #expect(offsets.lows.count == whole.ends[0], context)
+            }
+        }
+        #expect(folder.streamedStretches > 0)
+    }
+
+    /// Texts with no space for a long way, or under a collator that forbids cuts at spaces, fold
+    /// streamed (issue 14, item 7): the shim holds their UTF-16 and a chunk of elements, and the
+    /// result is that of one fold, word starts included, in every collation and chunk size.
+    @Test("long stretches without a cut fold streamed, exactly as one fold", arguments: collations)
+    func stretchesFoldStreamed(_ collation: Collation) throws {
+        let folder = try ICUFolder(ICUCollator(collation))
+        let words = Self.texts.joined(separator: " ").split(separator: " ")
+        let noSpaces = [
+            words.joined(),
+            words.joined(separator: "-"),
+            String(repeating: "aachStraßeé東京กรุงเทพ", count: 30),
+            "x" + String(repeating: "\u{301}", count: 50) + "y",
+            words.prefix(20).joined() + " " + words.suffix(20).joined() + "   " + words.prefix(5).joined(),
+        ]
+        for text in noSpaces {
+            let whole = try Self.fold(text, folder, pieceLength: Int.max)
+            let wholeText = try folder.fold(text)
+            for chunk in [1, 2, 5, 33, 1 << 16] {
+                folder.streamedChunk = Int32(chunk)
+                let before = folder.streamedStretches
+                let streamed = try Self.fold(text, folder, pieceLength: 8)
+                #expect(folder.streamedStretches > before)
+                let context = Comment(rawValue: "\(collation) chunk \(chunk): \(text.debugDescription)")
+                #expect(streamed.elements == whole.elements, context)
+                #expect(streamed.flags == whole.flags, context)
+                #expect(streamed.ends == whole.ends, context)
+                folder.pieceLength = 8
+                let offsets = try folder.offsets(of: text)
+                folder.pieceLength = ICUFolder.defaultPieceLength
+                #expect(offsets.lows == wholeText.lows, context)
+                #expect(offsets.limits == wholeText.limits, context)
             }
         }
     }

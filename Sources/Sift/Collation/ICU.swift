@@ -213,6 +213,13 @@ final class ICUFolder {
     /// The number of elements the shim's buffers have room for (for tests of their bound).
     var elementCapacityForTesting: Int { Int(sift_folder_element_capacity(handle)) }
 
+    /// Elements a streamed fold (see `foldPieces`) hands out at a time. Internal, settable for
+    /// tests.
+    var streamedChunk: Int32 = 1 << 16
+
+    /// Stretches of text without a cut folded streamed so far (tests read it).
+    var streamedStretches = 0
+
     /// The default `pieceLength`: 256 KiB.
     static let defaultPieceLength = 1 << 18
 
@@ -242,10 +249,9 @@ final class ICUFolder {
         batch.ends.append(batch.elements.count)
     }
 
-    /// Whether `fold(_:into:)` folds this text in pieces: it is longer than `pieceLength` and the
-    /// collator allows cuts at spaces.
+    /// Whether `fold(_:into:)` folds this text in pieces: it is longer than `pieceLength`.
     func foldsInPieces(_ text: String) -> Bool {
-        text.utf8.count > pieceLength && sift_folder_space_splits(handle) != 0
+        text.utf8.count > pieceLength
     }
 
     /// Folds a text in pieces, as `fold(_:into:)` does, calling `body` with each piece's elements
@@ -288,7 +294,7 @@ final class ICUFolder {
     ///
     /// - Complexity: O(*n*) in the length of the text.
     func offsets(of text: String, count: Int = 0) throws(SiftError) -> (lows: [Int32], limits: [Int32]) {
-        guard text.utf8.count > pieceLength, sift_folder_space_splits(handle) != 0 else {
+        guard foldsInPieces(text) else {
             let folded = try fold(text)
             return (folded.lows, folded.limits)
         }
@@ -334,7 +340,7 @@ final class ICUFolder {
                 shift
             )
         }
-        guard bytes.count > pieceLength, sift_folder_space_splits(handle) != 0 else {
+        guard bytes.count > pieceLength else {
             _ = emit(try foldBytes(bytes, 0..<bytes.count), 0)
             return
         }
@@ -344,16 +350,37 @@ final class ICUFolder {
     /// The loop of `foldInPieces(_:into:)` over the text's UTF-8 bytes: after each fold, `emit`
     /// takes the number of the folder's current elements that belong to the piece and the UTF-16
     /// offset of the piece, and returns whether to go on.
+    ///
+    /// A stretch without a cut longer than `streamedStretch` pieces (a long text without spaces,
+    /// or any long text when the collator forbids cuts at spaces) is folded as one streamed fold
+    /// (`sift_folder_stream_begin`): the shim holds its UTF-16 and a chunk of elements at a time,
+    /// not 21 bytes an element for all of it.
     private func foldPieces(
         of bytes: UnsafeBufferPointer<UInt8>,
         pieceLength: Int,
         emit: (Int, Int32) -> Bool
     ) throws(SiftError) {
+        let cutsAtSpaces = sift_folder_space_splits(handle) != 0
+        func nextCut(from index: Int) -> Int { cutsAtSpaces ? Self.nextCut(in: bytes, from: index) : bytes.count }
         var start = 0
         var utf16Start: Int32 = 0
         while true {
-            let cut = Self.nextCut(in: bytes, from: start + pieceLength)
-            var end = cut < bytes.count ? Self.nextCut(in: bytes, from: cut + 1) : bytes.count
+            let cut = nextCut(from: start + pieceLength)
+            var end = cut < bytes.count ? nextCut(from: cut + 1) : bytes.count
+            if cut - start > Self.streamedStretch * pieceLength {
+                // An element's flags depend on the one after it: read on to the first element
+                // after the cut (its own fold holds it, as the stretch's does).
+                while end < bytes.count, try !hasElement(bytes, cut..<end) {
+                    end = nextCut(from: end + max(end - cut, pieceLength))
+                }
+                let pieceUTF16 = cut < bytes.count ? Self.utf16Count(bytes, start..<cut) : Int32.max
+                guard try foldStreamed(bytes, start..<end, before: pieceUTF16, shift: utf16Start, emit: emit),
+                    cut < bytes.count
+                else { return }
+                utf16Start += pieceUTF16
+                start = cut
+                continue
+            }
             while true {
                 let count = try foldBytes(bytes, start..<end)
                 if end == bytes.count {
@@ -370,9 +397,55 @@ final class ICUFolder {
                     break
                 }
                 // No element after the cut within reach: read further.
-                end = Self.nextCut(in: bytes, from: end + max(end - cut, pieceLength))
+                end = nextCut(from: end + max(end - cut, pieceLength))
             }
         }
+    }
+
+    /// Stretches without a cut longer than this many pieces are folded streamed (see
+    /// `foldPieces`).
+    static let streamedStretch = 4
+
+    /// Folds `bytes[range]` streamed, calling `emit` with each chunk of its elements that lie
+    /// before UTF-16 index `limit` of the range (and `shift`), until one does not.
+    ///
+    /// - Returns: whether `emit` asked to go on every time.
+    private func foldStreamed(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ range: Range<Int>,
+        before limit: Int32,
+        shift: Int32,
+        emit: (Int, Int32) -> Bool
+    ) throws(SiftError) -> Bool {
+        defer { sift_folder_release_text(handle) }
+        streamedStretches += 1
+        var status: Int32 = 0
+        _ = bytes.withMemoryRebound(to: CChar.self) { chars in
+            sift_folder_stream_begin(handle, chars.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        }
+        while status <= 0 {
+            let count = sift_folder_stream_next(handle, max(1, streamedChunk), &status)
+            guard count >= 0, status <= 0 else { break }
+            guard count > 0 else { return true }
+            let kept = Int(sift_folder_count_before(handle, limit))
+            guard emit(kept, shift) else { return false }
+            if kept < count { return true }
+        }
+        throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
+    }
+
+    /// Whether `bytes[range]` (valid UTF-8 starting at a cut) has an element, read streamed.
+    private func hasElement(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SiftError) -> Bool {
+        defer { sift_folder_release_text(handle) }
+        var status: Int32 = 0
+        _ = bytes.withMemoryRebound(to: CChar.self) { chars in
+            sift_folder_stream_begin(handle, chars.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        }
+        let count = status <= 0 ? sift_folder_stream_next(handle, 1, &status) : -1
+        guard count >= 0, status <= 0 else {
+            throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
+        }
+        return count > 0
     }
 
     /// Folds `bytes[range]` (valid UTF-8 starting at a cut); returns the number of elements.
