@@ -11,6 +11,8 @@
 #include <unicode/ucoleitr.h>
 #include <unicode/unorm2.h>
 #include <unicode/usearch.h>
+#include <unicode/uset.h>
+#include <unicode/utext.h>
 #include <unicode/utypes.h>
 
 struct sift_collator {
@@ -49,17 +51,30 @@ struct sift_folder {
 
     int spaceSplits;  // 0: not checked yet; 1: a space may begin a piece (see sift_folder_space_splits); -1: not
 
-    // A streamed fold (sift_folder_stream_begin/next): f->text holds the whole text, the element
-    // and break iterators run over it, and each call hands out the next elements.
-    int streaming;       // a stream is in progress
-    int streamSimple;    // every UTF-16 index of the text is a grapheme boundary
-    int streamShifted;   // process_ce's shifted state, carried from element to element
-    int streamDone;      // the element iterator reached the end of the text
-    int32_t streamHeld;  // elements read but not handed out (0 or 1), at index count
-    int32_t wordStart;   // the word segment the last element fell in, and its status
+    // A streamed fold (sift_folder_stream_begin/next) of UTF-8 text the caller keeps: the break
+    // iterators run over all of it (a UText, UTF-8 offsets), the element iterator over one
+    // sub-chunk at a time, converted to UTF-16 in f->text and cut where no contraction, prefix
+    // rule or canonical reordering spans the cut. Offsets handed out are UTF-16 indexes of the
+    // whole text.
+    int streaming;           // a stream is in progress
+    const uint8_t *utf8;     // the text, and its length in bytes and in UTF-16 units
+    int32_t utf8Length;
+    int32_t utf16Length;
+    UText *utext;            // over utf8, for the break iterators
+    int32_t chunkEnd8;       // where the sub-chunk in f->text ends (UTF-8)
+    int32_t chunkBase16;     // UTF-16 index of its start
+    int32_t chunkBytes;      // sub-chunks of about this many bytes (settable for tests)
+    int32_t cursor8;         // a UTF-8 offset and its UTF-16 index, for conversions
+    int32_t cursor16;
+    USet *unsafe;            // code points a sub-chunk may not end or begin with (built once)
+    int streamSimple;        // every UTF-16 index of the text is a grapheme boundary
+    int streamShifted;       // process_ce's shifted state, carried from element to element
+    int streamDone;          // the element iterator reached the end of the text
+    int32_t streamHeld;      // elements read but not handed out (0 or 1), at index count
+    int32_t wordStart;       // the word segment the last element fell in (UTF-16), and its status
     int32_t wordEnd;
     int wordIsWord;
-    int wordMarked;      // its first element was marked a word start
+    int wordMarked;          // its first element was marked a word start
 };
 
 #endif

@@ -55,8 +55,10 @@ struct PieceFoldingTests {
             let whole = try Self.fold(text, folder, pieceLength: Int.max)
             let wholeText = try folder.fold(text)
             for (n, pieceLength) in [1, 2, 3, 5, 8, 13, 40].enumerated() {
-                // Stretches without a cut over four pieces fold streamed, in chunks of this many.
+                // Stretches without a cut over four pieces fold streamed, in chunks of this many
+                // elements, converting sub-chunks of about this many bytes.
                 folder.streamedChunk = Int32([1, 2, 3, 7, 64, 1 << 16][n % 6])
+                folder.streamedSubChunkBytes = [1, 3, 2, 16, 5, 1 << 18, 7][n]
                 let pieces = try Self.fold(text, folder, pieceLength: pieceLength)
                 let context = Comment(
                     rawValue:
@@ -77,7 +79,8 @@ struct PieceFoldingTests {
     }
 
     /// Texts with no space for a long way, or under a collator that forbids cuts at spaces, fold
-    /// streamed (issue 14, item 7): the shim holds their UTF-16 and a chunk of elements, and the
+    /// streamed (issue 14, item 7): the shim holds a sub-chunk of their UTF-16 (cut where no
+    /// contraction, prefix rule or reordering spans the cut) and a chunk of elements, and the
     /// result is that of one fold, word starts included, in every collation and chunk size.
     @Test("long stretches without a cut fold streamed, exactly as one fold", arguments: collations)
     func stretchesFoldStreamed(_ collation: Collation) throws {
@@ -88,17 +91,27 @@ struct PieceFoldingTests {
             words.joined(separator: "-"),
             String(repeating: "aachStraßeé東京กรุงเทพ", count: 30),
             "x" + String(repeating: "\u{301}", count: 50) + "y",
+            // ICU's word breaks over UTF-8 find a boundary at "ទ" that they do not over UTF-16.
+            "HonqHercogystėកោះ\u{200B}ទួកKaasakestaanပြင်သစ်",
+            // Contractions, prefix rules, reordering marks, Hangul and clusters at every offset.
+            String(
+                repeating: "chchaaAallLLカーテンコールゝゞ한국어문장각เกเขแคe\u{301}\u{323}ạ\u{302}👨‍👩‍👧🇩🇪\r\n",
+                count: 3
+            ),
             words.prefix(20).joined() + " " + words.suffix(20).joined() + "   " + words.prefix(5).joined(),
         ]
         for text in noSpaces {
             let whole = try Self.fold(text, folder, pieceLength: Int.max)
             let wholeText = try folder.fold(text)
-            for chunk in [1, 2, 5, 33, 1 << 16] {
+            for (chunk, subChunk) in [(1, 1), (2, 4), (5, 2), (33, 9), (1 << 16, 3), (1 << 16, 1 << 18)] {
                 folder.streamedChunk = Int32(chunk)
+                folder.streamedSubChunkBytes = subChunk
                 let before = folder.streamedStretches
                 let streamed = try Self.fold(text, folder, pieceLength: 8)
                 #expect(folder.streamedStretches > before)
-                let context = Comment(rawValue: "\(collation) chunk \(chunk): \(text.debugDescription)")
+                let context = Comment(
+                    rawValue: "\(collation) chunk \(chunk) sub-chunk \(subChunk): \(text.debugDescription)"
+                )
                 #expect(streamed.elements == whole.elements, context)
                 #expect(streamed.flags == whole.flags, context)
                 #expect(streamed.ends == whole.ends, context)

@@ -146,18 +146,22 @@ int32_t sift_folder_space_splits(sift_folder *_Nonnull folder);
 /// every grapheme, word and normalization boundary unchanged: 1 or 0.
 int32_t sift_splits_before_space(int32_t before);
 /// Starts a streamed fold of UTF-8 text: what `sift_folder_fold` gives for the whole text, handed
-/// out a chunk of elements at a time by `sift_folder_stream_next`, so that the folder holds the
-/// text (as UTF-16) and one chunk, not every element. Returns 0, or -1 with `*status` set. Any
-/// other fold on the folder ends the stream.
-int32_t sift_folder_stream_begin(sift_folder *_Nonnull folder, const char *_Nullable utf8, int32_t length,
+/// out a chunk of elements at a time by `sift_folder_stream_next`, so that the folder holds a
+/// bounded part of the text as UTF-16 and one chunk of elements, not every element. The text must
+/// stay valid until the stream ends (`sift_folder_release_text`). Returns 0, or -1 with `*status`
+/// set. Any other fold on the folder ends the stream.
+int32_t sift_folder_stream_begin(sift_folder *_Nonnull folder, const uint8_t *_Nullable utf8, int32_t length,
                                  int32_t *_Nonnull status);
+/// Streamed folds run the element iterator over sub-chunks of about this many bytes (256 KiB
+/// unless set; tests set a few).
+void sift_folder_set_stream_chunk_bytes(sift_folder *_Nonnull folder, int32_t bytes);
 /// The next at most `maxCount` (≥ 1) elements of a streamed fold, in the folder's element
 /// buffers (`sift_folder_ces`, `_lows`, `_limits`, `_flags`; low indexes and limits from the
 /// start of the text), with their word starts. Returns their number, 0 at the end of the text,
 /// or -1 with `*status` set.
 int32_t sift_folder_stream_next(sift_folder *_Nonnull folder, int32_t maxCount, int32_t *_Nonnull status);
-/// Ends a stream (or any fold) and frees the folder's copy of the text when it is large (over a
-/// million UTF-16 units), so that a long text's UTF-16 does not outlive its fold.
+/// Ends a stream (or any fold): the iterators let go of the text, and the folder's UTF-16 copy is
+/// freed when it is large (over a million units).
 void sift_folder_release_text(sift_folder *_Nonnull folder);
 /// The number of leading elements of the last folded text that come from its first `index` UTF-16
 /// code units (the later elements of an expansion go with their character).

@@ -220,6 +220,12 @@ final class ICUFolder {
     /// Stretches of text without a cut folded streamed so far (tests read it).
     var streamedStretches = 0
 
+    /// Bytes of a streamed stretch converted to UTF-16 at a time (about 256 KiB unless set;
+    /// tests set a few). Internal.
+    var streamedSubChunkBytes: Int = 1 << 18 {
+        didSet { sift_folder_set_stream_chunk_bytes(handle, Int32(clamping: max(1, streamedSubChunkBytes))) }
+    }
+
     /// The default `pieceLength`: 256 KiB.
     static let defaultPieceLength = 1 << 18
 
@@ -420,9 +426,7 @@ final class ICUFolder {
         defer { sift_folder_release_text(handle) }
         streamedStretches += 1
         var status: Int32 = 0
-        _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-            sift_folder_stream_begin(handle, chars.baseAddress! + range.lowerBound, Int32(range.count), &status)
-        }
+        _ = sift_folder_stream_begin(handle, bytes.baseAddress! + range.lowerBound, Int32(range.count), &status)
         while status <= 0 {
             let count = sift_folder_stream_next(handle, max(1, streamedChunk), &status)
             guard count >= 0, status <= 0 else { break }
@@ -438,9 +442,7 @@ final class ICUFolder {
     private func hasElement(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SiftError) -> Bool {
         defer { sift_folder_release_text(handle) }
         var status: Int32 = 0
-        _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-            sift_folder_stream_begin(handle, chars.baseAddress! + range.lowerBound, Int32(range.count), &status)
-        }
+        _ = sift_folder_stream_begin(handle, bytes.baseAddress! + range.lowerBound, Int32(range.count), &status)
         let count = status <= 0 ? sift_folder_stream_next(handle, 1, &status) : -1
         guard count >= 0, status <= 0 else {
             throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
