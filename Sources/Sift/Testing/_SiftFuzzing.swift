@@ -38,11 +38,20 @@ public enum _SiftFuzzing {
         let query = parts.count > 1 ? String(parts[1].prefix(64)) : ""
         do {
             let index = try SearchIndex(
-                configuration: IndexConfiguration(searchFields: ["t"], collation: collation, cacheCapacity: 6),
-                records: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) }
+                configuration: IndexConfiguration(searchFields: ["t"], collation: collation, cacheCapacity: 6)
             )
             // Field results kept as member lists for half the inputs, as bits for the others.
             index.sparseSlotLimitOverride = (data[0] / 10).isMultiple(of: 2) ? Int.max : 0
+            // Texts folded in pieces, and stretches without a space streamed in sub-chunks of a
+            // few bytes, for a third of the inputs (edits and highlights fold them so too).
+            if (data[0] / 20).isMultiple(of: 3) {
+                index.foldings[0].folder.pieceLength = 6
+                index.foldings[0].folder.streamedSubChunkBytes = Int(data[0] % 7) + 1
+                index.foldings[0].folder.streamedChunk = Int32(data[0] % 5) + 1
+            }
+            try index.insert(
+                contentsOf: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) }
+            )
             let reference = try ReferenceSearch(collation: collation)
             if let problem = try typeAndCompare(query, index: index, reference: reference) { return problem }
             // An edit while results are cached, then again.
