@@ -39,7 +39,8 @@ struct QueryCommand: ParsableCommand {
             With --typos auto (words and prefix modes), a query word of 5 to 8 letters (collation \
             elements) also matches a word starting within 1 edit of it, one of 9 or more within 2 \
             (an edit: a letter inserted, deleted, replaced, or two adjacent letters swapped), so \
-            ripgrpe finds ripgrep; --typos N allows at most N edits; exact matches rank first.
+            ripgrpe finds ripgrep; --typos N allows at most N edits; exact matches rank first. \
+            With operators, phrases and -excluded words match exactly.
             """
     )
 

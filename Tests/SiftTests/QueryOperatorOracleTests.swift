@@ -7,14 +7,19 @@ import Testing
 /// end and word-start flags ICU usearch and the break iterator give); a phrase must occur in some
 /// field by ICU usearch itself (`ReferenceSearch`, the contains rule); `-` negates a term; a clause
 /// is an OR of its terms, the query an AND of its clauses; a term without collation elements is
-/// left out, and so is a clause left without terms.
+/// left out, and so is a clause left without terms. With typo tolerance (at most `typoCap`
+/// edits), a word of a positive word term also matches where the prefix of a record word (its
+/// elements from a word start to the next) is within the word's edits (`TypoTolerance.auto`'s
+/// budget: 1 from 5 elements, 2 from 9), by optimal string alignment distance.
 struct OperatorOracle {
     let folder: ICUFolder
     let reference: ReferenceSearch
+    let typoCap: Int
 
-    init(_ collation: Collation) throws {
+    init(_ collation: Collation, typoCap: Int = 0) throws {
         folder = try ICUFolder(ICUCollator(collation))
         reference = try ReferenceSearch(collation: collation)
+        self.typoCap = typoCap
     }
 
     /// A record's searched field as the oracle reads it.
@@ -36,8 +41,21 @@ struct OperatorOracle {
             .filter { !$0.isEmpty }
         if patterns.isEmpty { return nil }
         return patterns.allSatisfy { pattern in
-            fields.contains { _SiftFuzzing.occursAtWordStart(pattern, in: $0.folded) }
+            if fields.contains(where: { _SiftFuzzing.occursAtWordStart(pattern, in: $0.folded) }) { return true }
+            let edits = term.isNegated ? 0 : TypoOracleTests.Oracle.budget(pattern.count, cap: typoCap)
+            return edits > 0 && fields.contains { field in Self.nearestWordPrefix(pattern, in: field.folded) <= edits }
         }
+    }
+
+    /// The smallest distance of a pattern to a prefix of a word of a field.
+    static func nearestWordPrefix(_ pattern: [Int64], in folded: FoldedText) -> Int {
+        let starts = folded.flags.indices.filter { folded.flags[$0] & FoldFlags.wordStart != 0 }
+        var best = Int.max
+        for (n, start) in starts.enumerated() {
+            let end = n + 1 < starts.count ? starts[n + 1] : folded.elements.count
+            best = min(best, TypoOracleTests.Oracle.prefixDistance(pattern, folded.elements[start..<end]))
+        }
+        return best
     }
 
     /// The expression over per-term answers (`termMatches`, nil for a term left out).
@@ -87,7 +105,13 @@ struct QueryOperatorOracleTests {
 
     /// Random expressions of words (whole or cut) and phrases taken from the records, some
     /// negated, joined by `|` with or without spaces.
-    static func generate(_ texts: [String], folder: ICUFolder, seed: UInt64, count: Int) throws -> [Generated] {
+    static func generate(
+        _ texts: [String],
+        folder: ICUFolder,
+        seed: UInt64,
+        count: Int,
+        misspelling: Bool = false
+    ) throws -> [Generated] {
         var generator = SeededGenerator(seed: seed)
         let sources = texts.filter { $0.count >= 3 && !$0.contains("\"") }
         var result: [Generated] = []
@@ -106,7 +130,12 @@ struct QueryOperatorOracleTests {
                     } else {
                         let words = try folder.queryWords(String(source))
                         guard let word = words.randomElement(using: &generator) else { continue }
-                        let cut = word.prefix(Int.random(in: 1...word.count, using: &generator))
+                        var cut = Array(word.prefix(Int.random(in: 1...word.count, using: &generator)))
+                        if misspelling, cut.count >= 6 {
+                            // A typo: two adjacent characters swapped.
+                            let i = Int.random(in: 1..<(cut.count - 1), using: &generator)
+                            cut.swapAt(i, i + 1)
+                        }
                         clause.append(.init(text: String(cut), isPhrase: false, isNegated: negated))
                     }
                 }
@@ -145,6 +174,18 @@ struct QueryOperatorOracleTests {
 
     @Test(arguments: configurations)
     func typedOperatorQueriesMatchTheOracle(_ collation: Collation) throws {
+        try Self.typeQueries(collation, typos: .off)
+    }
+
+    /// As `typedOperatorQueriesMatchTheOracle`, with typo tolerance: positive word terms match
+    /// within their edits, phrases and negated terms exactly; ranked results put the exact
+    /// matches first.
+    @Test(arguments: [configurations[0], configurations[1], configurations[2], configurations[5], configurations[9]])
+    func typedOperatorQueriesWithTyposMatchTheOracle(_ collation: Collation) throws {
+        try Self.typeQueries(collation, typos: .auto)
+    }
+
+    static func typeQueries(_ collation: Collation, typos: TypoTolerance) throws {
         var generator = SeededGenerator(seed: stableSeed("operators " + collation.locale))
         let corpus = DifferentialTests.corpus.shuffled(using: &generator).prefix(
             TestScale.size(full: 3000, default: 500)
@@ -176,7 +217,7 @@ struct QueryOperatorOracleTests {
         // Term results kept as member lists (category filters and negations then meet lists) in
         // about half the locales, as bits in the others.
         index.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
-        let oracle = try OperatorOracle(collation)
+        let oracle = try OperatorOracle(collation, typoCap: typos == .off ? 0 : 2)
         var fields: [String: (text: OperatorOracle.Field, other: OperatorOracle.Field)] = [:]
         func refold(_ record: Record) throws {
             fields[record.id] = (try oracle.field(record["text"]), try oracle.field(record["other"]))
@@ -186,10 +227,12 @@ struct QueryOperatorOracleTests {
             texts,
             folder: oracle.folder,
             seed: stableSeed(collation.locale),
-            count: TestScale.size(full: 24, default: 8)
+            count: TestScale.size(full: 24, default: typos == .off ? 8 : 12),
+            misspelling: typos != .off
         )
         var narrowed = 0
         var cacheHits = 0
+        var typoOnlyMatches = 0
         var nextID = texts.count
         for (number, generated) in queries.enumerated() {
             #expect(QueryExpression(parsing: generated.text).clauses == generated.clauses, "\(generated.text)")
@@ -204,8 +247,11 @@ struct QueryOperatorOracleTests {
             }
             for (step, typed) in Self.keystrokes(generated.text).enumerated() {
                 let expression = QueryExpression(parsing: typed)
-                let query = Query(typed, mode: .words)
+                let query = Query(typed, mode: .words, typos: typos)
                 let result = try index.search(query)
+                if typos != .off {
+                    typoOnlyMatches += result.rows.count - (try index.search(Query(typed, mode: .words)).rows.count)
+                }
                 narrowed += result.statistics.narrowedScans
                 cacheHits += result.statistics.cacheHits
                 var expected: [String: Set<String>] = ["All": [], "Text": [], "KindA": []]
@@ -230,11 +276,17 @@ struct QueryOperatorOracleTests {
                     #expect(try index.matches(handle, query) == expected["All"]!.contains(record.id), "\(typed)")
                 }
                 if step % 3 == 0 {
-                    let rankedQuery = Query(typed, mode: .words, order: .ranked)
+                    let rankedQuery = Query(typed, mode: .words, order: .ranked, typos: typos)
                     let ranked = try index.search(rankedQuery).rows
                     #expect(Set(ranked) == Set(result.rows), "ranked \(typed)")
                     let groups = try ranked.map { try index.rankingGroup(of: $0, for: rankedQuery) ?? 0 }
                     #expect(groups == groups.sorted(), "ranked groups \(collation) \(typed)")
+                    if typos != .off {
+                        // Exact matches (the query's without tolerance) come first.
+                        let exact = Set(try index.search(Query(typed, mode: .words)).rows)
+                        let firstTypo = ranked.firstIndex { !exact.contains($0) } ?? ranked.count
+                        #expect(ranked[..<firstTypo].count == exact.count, "exact first \(collation) \(typed)")
+                    }
                 }
                 // Highlights: the merged highlights of the positive terms that match the record,
                 // each as its own literal query (words or contains), which are tested against ICU.
@@ -243,7 +295,12 @@ struct QueryOperatorOracleTests {
                     var parts: [String: [Range<Int>]] = [:]
                     for clause in expression.clauses {
                         for term in clause where try !term.isNegated && answer(term, id).all == true {
-                            let single = Query(term.text, mode: term.isPhrase ? .contains : .words, syntax: .literal)
+                            let single = Query(
+                                term.text,
+                                mode: term.isPhrase ? .contains : .words,
+                                syntax: .literal,
+                                typos: typos
+                            )
                             for (field, ranges) in try index.matchRanges(of: row, for: single) {
                                 parts[field, default: []] += ranges
                             }
@@ -273,6 +330,7 @@ struct QueryOperatorOracleTests {
             }
         }
         #expect(narrowed > 0, "typing should narrow term patterns")
+        #expect(typos == .off || typoOnlyMatches > 0, "some records should match only within typos")
         #expect(cacheHits > 0, "backspaces and unchanged terms should be served from the cache")
     }
 

@@ -272,6 +272,35 @@ struct TypoOracleTests {
         )
     }
 
+    /// With operators, positive word terms forgive typos and phrases and negated terms do not;
+    /// ranked, the exact matches come first.
+    @Test func operatorQueriesForgiveTyposInPositiveWordsOnly() throws {
+        let names = ["ripgrep", "vim", "neovim editor", "ripgrep-all vim", "emacs", "ripper"]
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(searchFields: ["name"]),
+            records: names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
+        )
+        func ids(_ text: String, _ typos: TypoTolerance = .auto) throws -> [String] {
+            try index.ids(index.search(Query(text, mode: .words, order: .ranked, typos: typos)))
+        }
+        #expect(try ids("ripgrpe | emacs") == ["4", "0", "3"])  // exact first, then the typo matches
+        #expect(try ids("ripgrpe | emacs", .off) == ["4"])
+        #expect(try ids("ripgrpe -vim") == ["0"])
+        #expect(try ids("ripgrep -ripgrpe") == ["0", "3"])  // a negated word matches exactly
+        #expect(try ids("\"ripgrpe\" | vim") == ["1", "3"])  // so does a phrase
+        #expect(try ids("emcas | vim") == ["1", "3", "4"])  // "emcas": 5 elements, 1 edit
+        let ripgrepAll = index.handle(forID: "3")!
+        let query = Query("ripgrpe -emacs", mode: .words, typos: .auto)
+        #expect(try index.matches(ripgrepAll, query))
+        #expect(try index.highlights(of: ripgrepAll, for: query)["name"]?.count == 1)
+        #expect(
+            try index.rankingGroup(
+                of: ripgrepAll,
+                for: Query("ripgrpe | vim", mode: .words, order: .ranked, typos: .auto)
+            ) != nil
+        )
+    }
+
     /// The two-edit sweep's filter (`typo_sweep_two_edits` in `kernels.c`) lets a word through
     /// when one of the pattern's blocks (q0 q1), (q3 q4), (q6 q7) stands whole at an offset two
     /// edits can move it to. Each record here is two edits from `abcdefghij` that leave one block

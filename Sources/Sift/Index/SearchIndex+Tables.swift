@@ -78,6 +78,13 @@ extension SearchIndex {
             )
         }
         guard query.mode != .prefix else { return nil }
+        // An expression's matches that need typos come after every exact group, as one group.
+        if case .expression(let expression) = folded, expression.hasTypoPatterns(query.typos),
+            !expressionMatches(plan, expression, slot: slot)
+        {
+            return expressionMatches(plan, expression, slot: slot, tolerance: query.typos)
+                ? 5 * plan.fields.count + 1 : nil
+        }
         if query.mode == .fuzzy {
             guard case .patterns(let patterns) = folded, let first = patterns.first,
                 let best = fuzzyScore(slot: slot, plan: plan, pattern: first)

@@ -61,9 +61,10 @@ public struct Query: Hashable, Sendable {
     /// Other modes read every query literally.
     public var syntax: QuerySyntax
     /// How many typos `.words` and `.prefix` queries forgive; `.off` by default. Other modes
-    /// ignore it, and so do `.words` queries that use operators (`-`, `"…"`, `|`). In `.words`
-    /// mode each query word has its own budget (by its length); in `.prefix` mode the whole query
-    /// is one word, compared with the start of the field, and its length sets the budget.
+    /// ignore it. In `.words` mode each query word has its own budget (by its length); with
+    /// operators (`-`, `"…"`, `|`) the words of positive word terms do, and phrases and negated
+    /// terms match exactly. In `.prefix` mode the whole query is one word, compared with the start
+    /// of the field, and its length sets the budget.
     public var typos: TypoTolerance
 
     /// A query of `text` in a scope ("All" by default).

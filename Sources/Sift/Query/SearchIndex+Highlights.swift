@@ -22,10 +22,12 @@ extension SearchIndex {
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
         let folded = try foldQuery(query, folding: plan.folding)
-        let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot)
-        let typoAnchor =
+        let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot, tolerance: query.typos)
+        let literalTypoAnchor =
             Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) != nil
             ? Self.typoAnchor(for: query.mode) : nil
+        var isExpression = false
+        if case .expression = folded { isExpression = true }
         var result: [String: [Range<Int>]] = [:]
         for field in plan.fields {
             var ranges: [Range<Int>] = []
@@ -36,6 +38,8 @@ extension SearchIndex {
                 ranges += exact
                 // A word with no exact match in the field shows its typo matches (their nearest prefixes).
                 let edits = Self.typoEdits(pattern.bytes, query.typos)
+                // In an expression, the positive word terms' patterns (the only ones shown at word starts).
+                let typoAnchor = isExpression ? (anchor == .wordStart ? Anchor.wordStart : nil) : literalTypoAnchor
                 if exact.isEmpty, let typoAnchor, edits > 0 {
                     ranges += typoRanges(typoKey(plan, field, typoAnchor, pattern, edits: edits), slot: slot)
                 }

@@ -11,6 +11,22 @@ struct FoldedExpression {
         var isNegated: Bool
         /// Some element of the term never occurs in the index: its patterns match no record.
         var occursNowhere: Bool
+
+        /// Whether typo tolerance (`Query.typos`) applies to the term: a positive word term.
+        /// Phrases and negated terms match exactly.
+        var toleratesTypos: Bool { !isNegated && anchor == .wordStart }
+    }
+
+    /// Whether a tolerance gives some pattern of a positive word term an edit: only then does the
+    /// expression match (and rank) otherwise than without it.
+    func hasTypoPatterns(_ tolerance: TypoTolerance) -> Bool {
+        tolerance != .off
+            && clauses.contains { clause in
+                clause.contains { term in
+                    term.toleratesTypos && !term.occursNowhere
+                        && term.patterns.contains { SearchIndex.typoEdits($0.bytes, tolerance) > 0 }
+                }
+            }
     }
 
     /// Non-empty clauses of non-empty terms (terms without collation elements are left out).
@@ -101,13 +117,16 @@ extension SearchIndex {
 
     /// The records of a scope's fields an expression matches (before the scope's category
     /// filter). Every term's field result comes from `fieldMatch`, so each is cached, narrowed on
-    /// the next keystroke and served on backspace like a pattern of a literal query.
+    /// the next keystroke and served on backspace like a pattern of a literal query. With a
+    /// `tolerance`, a pattern of a positive word term also matches where a record word's prefix is
+    /// within its edits (`TypoTolerance`), as a word of a literal `.words` query does.
     ///
-    /// - Complexity: one `fieldMatch` per term pattern and field, plus O(*n* / 64) per term for
-    ///   the bitset operations over *n* slots.
+    /// - Complexity: one `fieldMatch` per term pattern and field (two for a pattern with edits),
+    ///   plus O(*n* / 64) per term for the bitset operations over *n* slots.
     func expressionMatches(
         _ plan: ScopePlan,
         _ expression: FoldedExpression,
+        tolerance: TypoTolerance = .off,
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
@@ -123,6 +142,13 @@ extension SearchIndex {
                             inSomeField.formUnion(
                                 try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
                             )
+                        }
+                        let edits = term.toleratesTypos ? Self.typoEdits(pattern.bytes, tolerance) : 0
+                        if edits > 0 {
+                            for field in plan.fields {
+                                let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
+                                inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                            }
                         }
                         if position == 0 { matched = inSomeField } else { matched.formIntersection(inSomeField) }
                     }
@@ -142,30 +168,50 @@ extension SearchIndex {
     /// Whether one slot's searched fields match an expression: `expressionMatches` for one record.
     ///
     /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
-    func expressionMatches(_ plan: ScopePlan, _ expression: FoldedExpression, slot: Int32) -> Bool {
+    func expressionMatches(
+        _ plan: ScopePlan,
+        _ expression: FoldedExpression,
+        slot: Int32,
+        tolerance: TypoTolerance = .off
+    ) -> Bool {
         expression.clauses.allSatisfy { clause in
-            clause.contains { term in termMatches(plan, term, slot: slot) != term.isNegated }
+            clause.contains { term in termMatches(plan, term, slot: slot, tolerance: tolerance) != term.isNegated }
         }
     }
 
-    /// Whether a term's patterns (not counting its negation) all match some searched field of a slot.
-    func termMatches(_ plan: ScopePlan, _ term: FoldedExpression.Term, slot: Int32) -> Bool {
+    /// Whether a term's patterns (not counting its negation) all match some searched field of a
+    /// slot, exactly or (a positive word term's, with a tolerance) within their edits.
+    func termMatches(
+        _ plan: ScopePlan,
+        _ term: FoldedExpression.Term,
+        slot: Int32,
+        tolerance: TypoTolerance = .off
+    ) -> Bool {
         !term.occursNowhere
             && term.patterns.allSatisfy { pattern in
-                plan.fields.contains { field in evaluate(key(plan, field, term.anchor, pattern), slot: slot).matched }
+                if plan.fields.contains(where: { evaluate(key(plan, $0, term.anchor, pattern), slot: slot).matched }) {
+                    return true
+                }
+                let edits = term.toleratesTypos ? Self.typoEdits(pattern.bytes, tolerance) : 0
+                return edits > 0
+                    && plan.fields.contains { field in
+                        evaluate(typoKey(plan, field, .wordStart, pattern, edits: edits), slot: slot).matched
+                    }
             }
     }
 
     /// The patterns whose matches a record's highlights show, each with its anchor: every pattern
     /// of a literal query; of an expression, the patterns of the positive terms that match the
-    /// record (a negated term, or a word of a term that does not match as a whole, shows nothing).
+    /// record, within `tolerance` (a negated term, or a word of a term that does not match as a
+    /// whole, shows nothing).
     ///
     /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
     func highlightPatterns(
         _ folded: FoldedQuery,
         mode: MatchMode,
         plan: ScopePlan,
-        slot: Int32
+        slot: Int32,
+        tolerance: TypoTolerance = .off
     ) -> [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] {
         switch folded {
         case .everything, .nothing: return []
@@ -173,7 +219,7 @@ extension SearchIndex {
         case .expression(let expression):
             var result: [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] = []
             for clause in expression.clauses {
-                for term in clause where !term.isNegated && termMatches(plan, term, slot: slot) {
+                for term in clause where !term.isNegated && termMatches(plan, term, slot: slot, tolerance: tolerance) {
                     result += term.patterns.map { ($0, term.anchor) }
                 }
             }

@@ -162,6 +162,31 @@ extension SearchIndex {
                 handles += typoRows
                 rows = ResultRows(handles)
                 keepOrderedRows(rows, for: .query(query))
+            } else if query.order == .ranked, selectedState == .matches,
+                case .expression(let expression)? = foldedQueries[plan.folding],
+                expression.hasTypoPatterns(query.typos),
+                let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
+            {
+                // Exact matches first, in their usual groups, then the matches that need typos.
+                let exact = Bitset.combining(
+                    try expressionMatches(plan, expression, &statistics, isCancelled),
+                    and: bits
+                )
+                var handles = try rowsInRankingGroups(
+                    exact,
+                    plan: plan,
+                    firstPattern: ranking.pattern,
+                    isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
+                    mode: ranking.mode,
+                    &statistics,
+                    isCancelled
+                ).handles
+                let typoGroup = Bitset.combining(bits, minus: exact.bits)
+                var typoRows = try orderedRows([typoGroup], order: .original, isCancelled: isCancelled)
+                breakRankingTies(&typoRows, runs: [(typoGroup.count, nil)], folding: plan.folding)
+                handles += typoRows
+                rows = ResultRows(handles)
+                keepOrderedRows(rows, for: .query(query))
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -209,7 +234,8 @@ extension SearchIndex {
         switch try foldQuery(query, folding: plan.folding) {
         case .everything: return true
         case .nothing: return false
-        case .expression(let expression): return expressionMatches(plan, expression, slot: slot)
+        case .expression(let expression):
+            return expressionMatches(plan, expression, slot: slot, tolerance: query.typos)
         case .patterns(let patterns):
             if query.typos != .off, Self.typoAnchor(for: query.mode) != nil {
                 return typoCount(slot: slot, plan: plan, patterns: patterns, mode: query.mode, tolerance: query.typos)
@@ -308,7 +334,8 @@ extension SearchIndex {
         switch folded {
         case .everything: return live
         case .nothing: return Bitset()
-        case .expression(let expression): return try expressionMatches(plan, expression, &statistics, isCancelled)
+        case .expression(let expression):
+            return try expressionMatches(plan, expression, tolerance: typos, &statistics, isCancelled)
         case .patterns(let patterns):
             var result: Bitset? = nil
             for pattern in patterns {
