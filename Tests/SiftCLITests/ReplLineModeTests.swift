@@ -470,6 +470,22 @@ struct ReplLineModeTests {
         )
     }
 
+    /// After deleting half of 300 records the index renumbers them on the next edit (and the
+    /// controller's update says to reload the tables): an insert still reports the row where its
+    /// record is.
+    @Test func anEditThatRenumbersStillReportsItsRow() async throws {
+        let rows = (1...300).map { "\($0)\tCity \($0)\tLand\tEU\t\($0)" }
+        let file = "id\tname\tcountry\tcontinent\tpopulation\n" + rows.joined(separator: "\n") + "\n"
+        let transcript = try await Repl.transcript(
+            Array(repeating: ":delete 1", count: 150) + [":insert 2 name=Inserted"],
+            files: ["many.tsv": file],
+            file: "many.tsv",
+            options: ["--field", "name"]
+        )
+        let lines = transcript.split(separator: "\n")
+        #expect(lines.contains("inserted id 301 \"Inserted\" · original row 2"), "\(lines.suffix(3))")
+    }
+
     /// :insert, :delete, :move and :update act on the row numbers of the table on display: the original table with no search, the results table during one. Each reports where the record was and is, and the badges follow.
     @Test func editsThroughTheVisibleTable() async throws {
         let transcript = try await Repl.transcript(

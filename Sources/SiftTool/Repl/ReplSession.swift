@@ -357,11 +357,28 @@ final class ReplSession {
                     + (oldPath.map { [$0] } ?? [])
                 if let path = candidates.first(where: { table.row(at: $0)?.id.isSameID(as: record.id) == true }) {
                     new = shown(kind, of: update).rowNumber(of: path)
+                } else if changes.requiresReload, let path = Self.path(of: record.id, in: table) {
+                    // A change set too large to list (or an index that renumbered its records:
+                    // every row has a new handle) names no row: look the record up, once.
+                    new = shown(kind, of: update).rowNumber(of: path)
                 }
             }
             rows[kind] = (old, new)
         }
         return EditOutcome(record: record, update: update, position: position, rows: rows)
+    }
+
+    /// Where a table shows the record with this id, by reading its rows.
+    ///
+    /// - Complexity: O(*m*) for *m* rows.
+    private static func path(of id: String, in table: RecordTable) -> TableIndexPath? {
+        for section in 0..<table.numberOfSections {
+            for row in 0..<table.numberOfRows(inSection: section) {
+                let path = TableIndexPath(section: section, row: row)
+                if table.row(at: path)?.id.isSameID(as: id) == true { return path }
+            }
+        }
+        return nil
     }
 
     /// The update an edit published (edits publish before they return).
