@@ -1,3 +1,5 @@
+internal import Dispatch
+
 extension SearchIndex {
     /// Renumberings whose maps an index keeps: a handle made before the last this many is
     /// refused (`SiftError.foreignHandle`), as it cannot be told from another index's.
@@ -50,27 +52,48 @@ extension SearchIndex {
         let count = survivors.count
         var newSlot = [Int32](repeating: -1, count: generations.count)
         for (new, old) in survivors.enumerated() { newSlot[Int(old)] = Int32(new) }
-        func renumbered(_ sequence: SlotSequence) -> SlotSequence {
-            SlotSequence(sequence.array.map { newSlot[Int($0)] }, labelLimit: sequence.labelLimit)
-        }
 
-        for folding in foldings {
-            for field in folding.columns.indices {
-                folding.columns[field] = folding.columns[field].renumbered(survivors)
+        // Every column and order is copied on its own: the copies run on all cores (the index's
+        // parts are read, not changed, until they are all done).
+        let fieldCount = configuration.searchFields.count
+        let foldedColumns = foldings.map(\.columns)
+        let textColumns = values + [ids]
+        let orders = [order] + (sortedStorage.map { [$0] } ?? [])
+        let newFolded = WorkerResults<FoldedColumn>(count: foldedColumns.count * fieldCount)
+        let newTexts = WorkerResults<TextColumn>(count: textColumns.count)
+        let newOrders = WorkerResults<SlotSequence>(count: orders.count)
+        let mapping = newSlot
+        let work = UncheckedWork { task in
+            var task = task
+            if task < foldedColumns.count * fieldCount {
+                newFolded.set(task, foldedColumns[task / fieldCount][task % fieldCount].renumbered(survivors))
+                return
             }
+            task -= foldedColumns.count * fieldCount
+            if task < textColumns.count {
+                var copy = textColumns[task].renumbered(survivors)
+                copy.byteLimit = textColumns[task].byteLimit
+                newTexts.set(task, copy)
+                return
+            }
+            task -= textColumns.count
+            let sequence = orders[task]
+            newOrders.set(task, SlotSequence(sequence.array.map { mapping[Int($0)] }, labelLimit: sequence.labelLimit))
         }
-        values = values.map { column in
-            var copy = column.renumbered(survivors)
-            copy.byteLimit = column.byteLimit
-            return copy
+        DispatchQueue.concurrentPerform(
+            iterations: foldedColumns.count * fieldCount + textColumns.count + orders.count
+        ) { work.run($0) }
+        for (number, folding) in foldings.enumerated() {
+            for field in 0..<fieldCount { folding.columns[field] = newFolded.values[number * fieldCount + field]! }
         }
-        let byteLimit = ids.byteLimit
-        ids = ids.renumbered(survivors)
-        ids.byteLimit = byteLimit
+        let texts = newTexts.values.map { $0! }
+        values = Array(texts.dropLast())
+        ids = texts.last!
         slotsAwaitingWordStarts = slotsAwaitingWordStarts.compactMap { newSlot[Int($0)] >= 0 ? newSlot[Int($0)] : nil }
-        order = renumbered(order)
-        if let sorted = sortedStorage {
-            sortedStorage = renumbered(sorted)
+        let sequences = newOrders.values.map { $0! }
+        order = sequences[0]
+        if sortedStorage != nil {
+            sortedStorage = sequences[1]
             sectionOfSlot = survivors.map { sectionOfSlot[Int($0)] }
         }
         let keys = rankingKeysStorage
