@@ -156,12 +156,7 @@ extension SearchIndex {
                     let group = Bitset.combining(members)
                     if group.count > 0 { typoGroups.append(group) }
                 }
-                // Groups of typo counts have no deciding field: the tie-break, then original order.
-                var typoRows = try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
-                breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
-                handles += typoRows
-                rows = ResultRows(handles)
-                keepOrderedRows(rows, for: .query(query))
+                rows = try keptRows(handles, then: typoGroups, plan: plan, for: query, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches,
                 case .expression(let expression)? = foldedQueries[plan.folding],
                 expression.hasTypoPatterns(query.typos),
@@ -172,7 +167,7 @@ extension SearchIndex {
                     try expressionMatches(plan, expression, &statistics, isCancelled),
                     and: bits
                 )
-                var handles = try rowsInRankingGroups(
+                let handles = try rowsInRankingGroups(
                     exact,
                     plan: plan,
                     firstPattern: ranking.pattern,
@@ -182,11 +177,7 @@ extension SearchIndex {
                     isCancelled
                 ).handles
                 let typoGroup = Bitset.combining(bits, minus: exact.bits)
-                var typoRows = try orderedRows([typoGroup], order: .original, isCancelled: isCancelled)
-                breakRankingTies(&typoRows, runs: [(typoGroup.count, nil)], folding: plan.folding)
-                handles += typoRows
-                rows = ResultRows(handles)
-                keepOrderedRows(rows, for: .query(query))
+                rows = try keptRows(handles, then: [typoGroup], plan: plan, for: query, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -217,6 +208,25 @@ extension SearchIndex {
             revision: revision,
             statistics: statistics
         )
+    }
+
+    /// A ranked answer with typo tolerance: the exact matches' rows, then each group of typo
+    /// matches (by typo count, or an expression's one group). The groups have no deciding field:
+    /// the tie-break, then original order. Kept for the query (see `keepOrderedRows`).
+    ///
+    /// - Complexity: O(*m*) for *m* rows in the groups, plus the tie-break's passes.
+    private func keptRows(
+        _ exactRows: [RecordHandle],
+        then typoGroups: [(bits: Bitset, count: Int)],
+        plan: ScopePlan,
+        for query: Query,
+        isCancelled: () -> Bool
+    ) throws -> ResultRows {
+        var typoRows = try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
+        breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
+        let rows = ResultRows(exactRows + typoRows)
+        keepOrderedRows(rows, for: .query(query))
+        return rows
     }
 
     /// Whether one record matches a query in the query's scope (for re-evaluating edited records
