@@ -282,21 +282,30 @@ static int collect_bounds(sift_folder *f, UErrorCode *err) {
 
 // MARK: - Offsets of a streamed text
 
-// The UTF-8 offset of UTF-16 index `index` of the streamed text, moving f's cursor there (queries
-// come near one another, so each moves it a little).
-static int32_t utf8_offset(sift_folder *f, int32_t index) {
-    while (f->cursor16 < index && f->cursor8 < f->utf8Length) {
-        uint8_t lead = f->utf8[f->cursor8];
+// Moves a cursor over UTF-8 text (a code point start `*offset8` and its UTF-16 index `*index16`)
+// to the code point holding UTF-16 index `index`, or to the end: the streamed text's offsets
+// (`utf8_offset`) and each UTF-16 view of it (`view_seek`) keep one each.
+static void seek_code_point(const uint8_t *utf8, int32_t length, int32_t *offset8, int32_t *index16, int32_t index) {
+    while (*index16 > index && *offset8 > 0) {
+        int32_t i = *offset8 - 1;
+        while (i > 0 && (utf8[i] & 0xC0) == 0x80) i--;
+        *index16 -= *offset8 - i == 4 ? 2 : 1;
+        *offset8 = i;
+    }
+    while (*offset8 < length) {
+        uint8_t lead = utf8[*offset8];
         int32_t size = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-        f->cursor8 += size;
-        f->cursor16 += size == 4 ? 2 : 1;
+        int32_t units = size == 4 ? 2 : 1;
+        if (*index16 + units > index) return;
+        *offset8 += size;
+        *index16 += units;
     }
-    while (f->cursor16 > index && f->cursor8 > 0) {
-        int32_t i = f->cursor8 - 1;
-        while (i > 0 && (f->utf8[i] & 0xC0) == 0x80) i--;
-        f->cursor16 -= f->cursor8 - i == 4 ? 2 : 1;
-        f->cursor8 = i;
-    }
+}
+
+// The UTF-8 offset of UTF-16 index `index` (a code point start) of the streamed text, moving
+// f's cursor there (queries come near one another, so each moves it a little).
+static int32_t utf8_offset(sift_folder *f, int32_t index) {
+    seek_code_point(f->utf8, f->utf8Length, &f->cursor8, &f->cursor16, index);
     return f->cursor8;
 }
 
@@ -532,24 +541,9 @@ typedef struct {
     UChar units[SIFT_VIEW_UNITS];
 } sift_utf16_view;
 
-// Moves the cursor to the code point holding UTF-16 index `index` (or the end).
+// Moves the view's cursor to the code point holding UTF-16 index `index` (or the end).
 static void view_seek(const sift_folder *f, sift_utf16_view *v, int32_t index) {
-    for (;;) {
-        if (v->index16 > index && v->offset8 > 0) {
-            int32_t i = v->offset8 - 1;
-            while (i > 0 && (f->utf8[i] & 0xC0) == 0x80) i--;
-            v->index16 -= v->offset8 - i == 4 ? 2 : 1;
-            v->offset8 = i;
-            continue;
-        }
-        if (v->offset8 >= f->utf8Length) return;
-        uint8_t lead = f->utf8[v->offset8];
-        int32_t size = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-        int32_t units = size == 4 ? 2 : 1;
-        if (v->index16 + units > index) return;
-        v->offset8 += size;
-        v->index16 += units;
-    }
+    seek_code_point(f->utf8, f->utf8Length, &v->offset8, &v->index16, index);
 }
 
 static UBool U_CALLCONV view_access(UText *ut, int64_t nativeIndex, UBool forward) {

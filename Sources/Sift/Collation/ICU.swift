@@ -425,8 +425,7 @@ final class ICUFolder {
     ) throws(SiftError) -> Bool {
         defer { sift_folder_release_text(handle) }
         streamedStretches += 1
-        var status: Int32 = 0
-        _ = sift_folder_stream_begin(handle, bytes.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        var status = beginStream(bytes, range)
         while status <= 0 {
             let count = sift_folder_stream_next(handle, max(1, streamedChunk), &status)
             guard count >= 0, status <= 0 else { break }
@@ -438,11 +437,17 @@ final class ICUFolder {
         throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
     }
 
+    /// Starts a streamed fold of `bytes[range]`; returns the shim's status.
+    private func beginStream(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int32 {
+        var status: Int32 = 0
+        _ = sift_folder_stream_begin(handle, bytes.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        return status
+    }
+
     /// Whether `bytes[range]` (valid UTF-8 starting at a cut) has an element, read streamed.
     private func hasElement(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SiftError) -> Bool {
         defer { sift_folder_release_text(handle) }
-        var status: Int32 = 0
-        _ = sift_folder_stream_begin(handle, bytes.baseAddress! + range.lowerBound, Int32(range.count), &status)
+        var status = beginStream(bytes, range)
         let count = status <= 0 ? sift_folder_stream_next(handle, 1, &status) : -1
         guard count >= 0, status <= 0 else {
             throw .icu(operation: "fold text", locale: collator.collation.locale, status: statusName(status))
