@@ -1201,29 +1201,387 @@ static int32_t fuzzy_align(const sift_column_view *c, const sift_scan_pattern *p
     return score < 0 ? 0 : score;
 }
 
+#if defined(__x86_64__)
+// Bits below `n` (n <= 64).
+static inline uint64_t fuzzy_bits_below(size_t n) { return n >= 64 ? ~0ull : (1ull << n) - 1; }
+
+// `fuzzy_align` for a segment of at most 64 bytes, on bit masks of the segment's bytes (bit i for
+// byte start + i): per pattern element the positions where its whole code occurs, the lead
+// bytes, and the word starts. The greedy forward pass is a count of trailing zeros per element,
+// the backward pass a count of leading zeros, and an element's gap a population count, where
+// `fuzzy_align` calls memchr, memrchr and walks the bytes: the same alignment and the same score,
+// or -2 when the segment is longer, the pattern has more than 64 elements, or 64 bytes from the
+// segment's start would leave the column (the caller then runs `fuzzy_align`).
+__attribute__((target("avx2"))) static int32_t fuzzy_align_short(const sift_column_view *c,
+                                                                 const sift_scan_pattern *p, size_t start,
+                                                                 size_t end, size_t *scratch, int32_t *positions) {
+    const size_t n = end - start;
+    if (n > 64 || start + 64 > c->length) return -2;
+    const uint8_t *w = c->codes + start;
+    const __m256i low = _mm256_loadu_si256((const __m256i *)w);
+    const __m256i high = _mm256_loadu_si256((const __m256i *)(w + 32));
+#define SIFT_EQ_MASK(b)                                                                                               \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, _mm256_set1_epi8((char)(b)))) |                \
+     ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, _mm256_set1_epi8((char)(b)))) << 32))
+    uint64_t occurrences[64];
+    size_t lengths[64];
+    size_t elements = 0;
+    for (size_t i = 0; i < p->length;) {
+        if (elements == 64) return -2;
+        size_t len = fuzzy_code_length(p->bytes[i]);
+        if (len > n) return -1;
+        uint64_t mask = SIFT_EQ_MASK(p->bytes[i]);
+        for (size_t k = 1; k < len; k++) mask &= SIFT_EQ_MASK(p->bytes[i + k]) >> k;
+        occurrences[elements] = mask & fuzzy_bits_below(n - len + 1);  // the whole code inside
+        lengths[elements] = len;
+        elements += 1;
+        i += len;
+    }
+    // Forward: each element's first occurrence after the previous one.
+    size_t j = 0, last = 0;
+    for (size_t e = 0; e < elements; e++) {
+        uint64_t candidates = j >= 64 ? 0 : occurrences[e] & ~fuzzy_bits_below(j);
+        if (!candidates) return -1;
+        last = (size_t)__builtin_ctzll(candidates);
+        j = last + lengths[e];
+    }
+    const __m256i top = _mm256_set1_epi8((char)0xC0), mark = _mm256_set1_epi8((char)0x80);
+    const uint64_t continuations =
+        (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(low, top), mark)) |
+        ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(high, top), mark)) << 32);
+#undef SIFT_EQ_MASK
+    const uint64_t leads = ~continuations & fuzzy_bits_below(n);
+    if (elements == 1 && positions == NULL) {
+        // One element: its first occurrence, scored alone (as `fuzzy_align`).
+        int32_t bonus = last == 0 ? SIFT_FUZZY_BONUS_FIELD_START
+                        : word_starts_at(c, start + last) ? SIFT_FUZZY_BONUS_WORD_START
+                                                          : 0;
+        return SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+    }
+    // Backward from the last element: each earlier one as late as possible before the next (an
+    // occurrence before a lead byte ends before it: codes are self-synchronizing).
+    scratch[elements - 1] = last;
+    j = last;
+    for (size_t e = elements - 1; e > 0; e--) {
+        uint64_t candidates = occurrences[e - 1] & fuzzy_bits_below(j);
+        if (!candidates) return -1;  // cannot happen: the forward pass found them in order
+        j = 63 - (size_t)__builtin_clzll(candidates);
+        scratch[e - 1] = j;
+    }
+    // Word starts of the segment's bytes.
+    size_t word = start >> 6, shift = start & 63;
+    uint64_t first = word < c->wordCount ? c->wordStarts[word] : 0;
+    uint64_t second = word + 1 < c->wordCount ? c->wordStarts[word + 1] : 0;
+    const uint64_t wordStarts = shift ? (first >> shift) | (second << (64 - shift)) : first;
+    // The score, left to right (as `fuzzy_align`).
+    int32_t score = 0, chunkBonus = 0;
+    size_t previousEnd = 0, element = 0, counted = 0;
+    for (size_t e = 0; e < elements; e++) {
+        size_t at = scratch[e];
+        size_t gap = (size_t)__builtin_popcountll(leads & fuzzy_bits_below(at) & ~fuzzy_bits_below(counted));
+        if (e == 0 && !positions) gap = 0;
+        element += gap;
+        if (positions) positions[e] = (int32_t)element;
+        int32_t bonus = at == 0                      ? SIFT_FUZZY_BONUS_FIELD_START
+                        : (wordStarts >> at) & 1 ? SIFT_FUZZY_BONUS_WORD_START
+                                                 : 0;
+        if (e == 0) {
+            score += SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+            chunkBonus = bonus;
+        } else if (at == previousEnd) {
+            if (bonus > chunkBonus) chunkBonus = bonus;
+            int32_t consecutive = chunkBonus > SIFT_FUZZY_BONUS_CONSECUTIVE ? chunkBonus : SIFT_FUZZY_BONUS_CONSECUTIVE;
+            score += SIFT_FUZZY_SCORE_MATCH + consecutive;
+        } else {
+            score += SIFT_FUZZY_SCORE_MATCH + bonus - (SIFT_FUZZY_GAP_START + (int32_t)(gap - 1) * SIFT_FUZZY_GAP_EXTENSION);
+            chunkBonus = bonus;
+        }
+        previousEnd = at + lengths[e];
+        counted = previousEnd;
+        element += 1;
+    }
+    return score < 0 ? 0 : score;
+}
+#endif
+
+#if defined(__x86_64__)
+// `fuzzy_segment` for a segment of at most 64 bytes, on bit masks as `fuzzy_align_short`: each
+// element's first occurrence after the previous one is a count of trailing zeros. -2 where
+// `fuzzy_align_short` would give -2.
+__attribute__((target("avx2"))) static int fuzzy_segment_short(const sift_column_view *c,
+                                                               const sift_scan_pattern *p, size_t start,
+                                                               size_t end) {
+    const size_t n = end - start;
+    if (n > 64 || start + 64 > c->length) return -2;
+    const uint8_t *w = c->codes + start;
+    const __m256i low = _mm256_loadu_si256((const __m256i *)w);
+    const __m256i high = _mm256_loadu_si256((const __m256i *)(w + 32));
+    size_t j = 0;
+    for (size_t i = 0; i < p->length;) {
+        size_t len = fuzzy_code_length(p->bytes[i]);
+        if (j + len > n) return 0;
+        uint64_t mask = ~0ull;
+        for (size_t k = 0; k < len; k++) {
+            const __m256i b = _mm256_set1_epi8((char)p->bytes[i + k]);
+            uint64_t equal = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(low, b)) |
+                             ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(high, b)) << 32);
+            mask &= equal >> k;
+        }
+        mask &= fuzzy_bits_below(n - len + 1) & ~fuzzy_bits_below(j);
+        if (!mask) return 0;
+        j = (size_t)__builtin_ctzll(mask) + len;
+        i += len;
+    }
+    return 1;
+}
+#endif
+
+// `fuzzy_segment`, on bit masks for a short segment where the CPU has AVX2 (`vector`).
+static inline int fuzzy_segment_fast(const sift_column_view *c, const sift_scan_pattern *p, size_t start,
+                                     size_t end, int vector) {
+#if defined(__x86_64__)
+    if (vector) {
+        int found = fuzzy_segment_short(c, p, start, end);
+        if (found != -2) return found;
+    }
+#else
+    (void)vector;
+#endif
+    return fuzzy_segment(c->codes, start, end, p);
+}
+
+// `fuzzy_align`, on bit masks for a short segment where the CPU has AVX2 (`vector`).
+static inline int32_t fuzzy_align_fast(const sift_column_view *c, const sift_scan_pattern *p, size_t start,
+                                       size_t end, size_t *scratch, int32_t *positions, int vector) {
+#if defined(__x86_64__)
+    if (vector) {
+        int32_t score = fuzzy_align_short(c, p, start, end, scratch, positions);
+        if (score != -2) return score;
+    }
+#else
+    (void)vector;
+#endif
+    return fuzzy_align(c, p, start, end, scratch, positions);
+}
+
+// A score as `sift_fuzzy_score_members` stores it.
+static inline uint16_t fuzzy_stored_score(int32_t score) {
+    return score < 0 ? 0 : score > SIFT_FUZZY_SCORE_LIMIT ? SIFT_FUZZY_SCORE_LIMIT : (uint16_t)score;
+}
+
 int sift_fuzzy_one_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment) {
     if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return 0;
     return fuzzy_segment(c->codes, segment_start(c, segment), segment_end(c, segment), p);
 }
 
-void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
-                      uint64_t *matched) {
+// The full fuzzy sweep of segments [firstSegment, lastSegment), one segment at a time: the owner's
+// bit in `matched` for every live segment that matches. With a one-element pattern, where the
+// element first occurs in a matching segment: the owner's bit in `atFieldStart` (if not NULL) when
+// that is the segment's first element, else in `atWordStart` (if not NULL) when it starts a word
+// (the three scores such a pattern can have). `scores` (if not NULL, one entry per slot) receives
+// each match's score as `sift_fuzzy_score_members` stores it, at its owner.
+static void fuzzy_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                                 size_t lastSegment, uint64_t *matched, uint64_t *atWordStart,
+                                 uint64_t *atFieldStart, uint16_t *scores, size_t *scratch) {
     if (firstSegment >= lastSegment) return;
+    const int one = fuzzy_code_length(p->bytes[0]) == p->length;
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
     size_t start = segment_start(c, firstSegment);
     for (size_t s = firstSegment; s < lastSegment; s++) {
         size_t end = segment_end(c, s);
         if (end - start >= p->length) {
             int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
-            if (owner >= 0 && fuzzy_segment(c->codes, start, end, p)) set_bit(matched, owner);
+            if (owner >= 0 && fuzzy_segment(c->codes, start, end, p)) {
+                set_bit(matched, owner);
+                if (one && (atWordStart || atFieldStart)) {
+                    size_t at = fuzzy_find(c->codes, start, end, p->bytes, p->length);
+                    if (at == start) {
+                        if (atFieldStart) set_bit(atFieldStart, owner);
+                    } else if (atWordStart && word_starts_at(c, at)) {
+                        set_bit(atWordStart, owner);
+                    }
+                }
+                if (scores) scores[owner] = fuzzy_stored_score(fuzzy_align_fast(c, p, start, end, scratch, NULL, vector));
+            }
         }
         start = end + 1;
     }
 }
 
+#if defined(__x86_64__)
+// Where one element's code (`len` bytes at `e`) occurs in the 64 bytes at `at`, byte by byte (the
+// arena's last block: vector loads would read past its end).
+static inline uint64_t fuzzy_tail_mask(const sift_column_view *c, size_t pos, const uint8_t *e, size_t len) {
+    uint64_t mask = 0;
+    for (size_t k = 0; k < 64 && pos + k < c->length; k++) {
+        if (pos + k + len <= c->length && c->codes[pos + k] == e[0] && middle_equal(c->codes + pos + k + 1, e + 1, len - 1)) {
+            mask |= 1ull << k;
+        }
+    }
+    return mask;
+}
+
+// `fuzzy_sweep_segments` 64 bytes at a time, every segment of a block at once. Per element of the
+// pattern, a block's mask of its occurrences (lead positions where its whole code is) and the
+// mask of separators give, by one addition, each segment's first occurrence after a start: a
+// carry enters at each start, runs through the bytes that are neither an occurrence nor a
+// separator, and stops at the first occurrence (marking it) or at the segment's separator (none).
+// The starts of the first element are the segments' first bytes; those of the next element are the
+// bytes after the previous element's marks: the greedy leftmost search of `fuzzy_segment`, for
+// every segment in parallel. A carry out of a block continues in the next one (the segment left
+// open has not found that element yet), as does a start after the block's last byte. The last
+// element's marks are the matches. At most 64 elements (the caller checks).
+__attribute__((target("avx2,bmi2"), always_inline)) static inline void
+fuzzy_sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last, uint64_t *matched,
+                   uint64_t *atWordStart, uint64_t *atFieldStart, uint16_t *scores, size_t *scratch,
+                   uint64_t (*eq)(const uint8_t *, uint8_t)) {
+    const uint8_t *elements[64];
+    size_t lengths[64], count = 0, longest = 1;
+    for (size_t i = 0; i < p->length; i += lengths[count++]) {
+        elements[count] = p->bytes + i;
+        lengths[count] = fuzzy_code_length(p->bytes[i]);
+        if (lengths[count] > longest) longest = lengths[count];
+    }
+    static const uint8_t separator = 0;
+    uint64_t entering[64], open[64];  // per element: a start at the block's first byte; a carry in
+    for (size_t i = 0; i < count; i++) entering[i] = open[i] = 0;
+    entering[0] = 1;  // `pos` starts a segment
+    size_t pos = segment_start(c, first);
+    const size_t stop = segment_end(c, last - 1);
+    size_t segment = first;  // the segment holding `pos`
+    while (pos < stop) {
+        const int inside = pos + 64 + longest - 1 <= c->length;
+        uint64_t keep = stop - pos < 64 ? (1ull << (stop - pos)) - 1 : ~0ull;
+        const uint64_t separators = (inside ? eq(c->codes + pos, 0) : fuzzy_tail_mask(c, pos, &separator, 1)) & keep;
+        uint64_t starts = separators << 1, marks = 0, firstStarts = (separators << 1) | entering[0];
+        for (size_t i = 0; i < count; i++) {
+            uint64_t occurrences;
+            if (inside) {
+                occurrences = eq(c->codes + pos, elements[i][0]);
+                for (size_t k = 1; k < lengths[i]; k++) occurrences &= eq(c->codes + pos + k, elements[i][k]);
+            } else {
+                occurrences = fuzzy_tail_mask(c, pos, elements[i], lengths[i]);
+            }
+            occurrences &= keep;
+            unsigned long long sum, total;
+            int overflow = __builtin_uaddll_overflow(~(occurrences | separators), starts, &sum);
+            overflow |= __builtin_uaddll_overflow(sum, entering[i] | open[i], &total);
+            open[i] = (uint64_t)overflow;
+            entering[i] = (i == 0 ? separators : marks) >> 63;  // for the next block (element 0: already used)
+            marks = total & occurrences;
+            starts = marks << 1;
+        }
+        if (marks) {
+            const uint64_t wordStarts = atWordStart && count == 1 ? bits_at(c->wordStarts, c->wordCount, pos) : 0;
+            do {
+                unsigned h = (unsigned)__builtin_ctzll(marks);
+                marks &= marks - 1;
+                size_t s = segment + (size_t)__builtin_popcountll(separators & ((1ull << h) - 1));
+                int32_t owner = (int32_t)s;
+                if ((c->checkedSegments[s >> 6] >> (s & 63)) & 1) {
+                    owner = owner_of(c, s);
+                    if (owner < 0) continue;
+                }
+                set_bit(matched, owner);
+                if (count == 1) {
+                    if ((firstStarts >> h) & 1) {
+                        if (atFieldStart) set_bit(atFieldStart, owner);
+                    } else if ((wordStarts >> h) & 1) {
+                        set_bit(atWordStart, owner);
+                    }
+                }
+                if (scores) {
+                    size_t start = segment_start(c, s), end = segment_end(c, s);
+                    scores[owner] = fuzzy_stored_score(fuzzy_align_fast(c, p, start, end, scratch, NULL, 1));
+                }
+            } while (marks);
+        }
+        segment += (size_t)__builtin_popcountll(separators);
+        pos += 64;
+    }
+}
+
+__attribute__((target("avx2,bmi2"))) static void fuzzy_sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
+                                                                  size_t first, size_t last, uint64_t *matched,
+                                                                  uint64_t *atWordStart, uint64_t *atFieldStart,
+                                                                  uint16_t *scores, size_t *scratch) {
+    fuzzy_sweep_blocks(c, p, first, last, matched, atWordStart, atFieldStart, scores, scratch, eq_mask64_avx2);
+}
+
+__attribute__((target("avx512f,avx512bw,avx2,bmi2"))) static void
+fuzzy_sweep_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last, uint64_t *matched,
+                   uint64_t *atWordStart, uint64_t *atFieldStart, uint16_t *scores, size_t *scratch) {
+    fuzzy_sweep_blocks(c, p, first, last, matched, atWordStart, atFieldStart, scores, scratch, eq_mask64_avx512);
+}
+#endif
+
+// The fuzzy sweep at the kernel level: 64 bytes at a time where the CPU has AVX2 and the pattern
+// at most 64 elements, else segment by segment. `scratch` (for `scores`) holds one entry per
+// pattern element.
+static void fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                        size_t lastSegment, uint64_t *matched, uint64_t *atWordStart, uint64_t *atFieldStart,
+                        uint16_t *scores, size_t *scratch) {
+    if (firstSegment >= lastSegment) return;
+#if defined(__x86_64__)
+    size_t elements = 0;
+    for (size_t i = 0; i < p->length; i++) elements += (p->bytes[i] & 0xC0) != 0x80;
+    int level = sift_kernel_level();
+    if (elements <= 64 && level >= SIFT_KERNEL_AVX512) {
+        fuzzy_sweep_avx512(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+        return;
+    }
+    if (elements <= 64 && level >= SIFT_KERNEL_AVX2) {
+        fuzzy_sweep_avx2(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+        return;
+    }
+#endif
+    fuzzy_sweep_segments(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+}
+
+void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
+                      uint64_t *matched) {
+    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, NULL, NULL, NULL, NULL);
+}
+
+void sift_fuzzy_sweep_first(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                            size_t lastSegment, uint64_t *matched, uint64_t *atWordStart, uint64_t *atFieldStart) {
+    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, NULL, NULL);
+}
+
+void sift_fuzzy_sweep_scores(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
+                             size_t lastSegment, uint64_t *matched, uint16_t *scores, size_t *scratch) {
+    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, NULL, NULL, scores, scratch);
+}
+
+size_t sift_fuzzy_gather_scores(const uint64_t *matched, size_t wordCount, const uint16_t *scores, uint16_t *out) {
+    size_t written = 0;
+    for (size_t w = 0; w < wordCount; w++) {
+        for (uint64_t bits = matched[w]; bits; bits &= bits - 1) out[written++] = scores[w * 64 + (size_t)__builtin_ctzll(bits)];
+    }
+    return written;
+}
+
+size_t sift_fuzzy_first_scores(const uint64_t *matched, size_t wordCount, const uint64_t *atWordStart,
+                               const uint64_t *atFieldStart, uint16_t *scores) {
+    const uint16_t inside = SIFT_FUZZY_SCORE_MATCH, atWord = SIFT_FUZZY_SCORE_MATCH + 2 * SIFT_FUZZY_BONUS_WORD_START,
+                   atStart = SIFT_FUZZY_SCORE_MATCH + 2 * SIFT_FUZZY_BONUS_FIELD_START;
+    size_t written = 0;
+    for (size_t w = 0; w < wordCount; w++) {
+        uint64_t bits = matched[w], word = atWordStart[w], start = atFieldStart[w];
+        while (bits) {
+            uint64_t bit = bits & (~bits + 1);
+            bits ^= bit;
+            scores[written++] = (start & bit) ? atStart : (word & bit) ? atWord : inside;
+        }
+    }
+    return written;
+}
+
 // The candidate slots of words [firstWord, lastWord) of `base`, each with its segment, in batches
 // with the table entries and bytes prefetched ahead (as `sift_scan_candidates` does); `visit` is
-// called with (slot, start, end).
-#define SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, VISIT)                      \
+// called with (slot, start, end). A slot without a segment is skipped, or with `keepMissing`
+// visited with start = end = 0 (an empty segment).
+#define SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, keepMissing, VISIT)                      \
     do {                                                                                                            \
         enum { BATCH = 512, AHEAD = 8 };                                                                            \
         int32_t slots[BATCH];                                                                                       \
@@ -1242,20 +1600,26 @@ void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, siz
                 bits &= bits - 1;                                                                                   \
                 if (slot >= slotCount) continue;                                                                    \
                 int32_t segment = candidate_segment(c, slot);                                                       \
-                if (segment < 0) continue;                                                                          \
+                if (segment < 0 && !(keepMissing)) continue;                                                        \
                 slots[n] = (int32_t)slot;                                                                           \
-                segments[n] = (size_t)segment;                                                                      \
+                segments[n] = segment < 0 ? SIZE_MAX : (size_t)segment;                                             \
                 n++;                                                                                                \
             }                                                                                                       \
             if (n == 0) break;                                                                                      \
             for (size_t k = 0; k < n; k++) {                                                                        \
-                if (k + 2 * AHEAD < n) {                                                                            \
+                if (k + 2 * AHEAD < n && segments[k + 2 * AHEAD] != SIZE_MAX) {                                     \
                     __builtin_prefetch(c->startOffsets + segments[k + 2 * AHEAD]);                                  \
                     __builtin_prefetch(c->blockStarts + (segments[k + 2 * AHEAD] >> 6));                            \
                 }                                                                                                   \
-                if (k + AHEAD < n) __builtin_prefetch(c->codes + segment_start(c, segments[k + AHEAD]));            \
+                if (k + AHEAD < n && segments[k + AHEAD] != SIZE_MAX) {                                             \
+                    __builtin_prefetch(c->codes + segment_start(c, segments[k + AHEAD]));                           \
+                }                                                                                                   \
                 int32_t slot = slots[k];                                                                            \
-                size_t start = segment_start(c, segments[k]), end = segment_end(c, segments[k]);                    \
+                size_t start = 0, end = 0;                                                                          \
+                if (segments[k] != SIZE_MAX) {                                                                      \
+                    start = segment_start(c, segments[k]);                                                          \
+                    end = segment_end(c, segments[k]);                                                              \
+                }                                                                                                   \
                 VISIT;                                                                                              \
             }                                                                                                       \
             examined += n;                                                                                          \
@@ -1265,8 +1629,9 @@ void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, siz
 size_t sift_fuzzy_scan_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
                                   const uint64_t *base, size_t firstWord, size_t lastWord, uint64_t *matched) {
     size_t examined = 0;
-    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
-        if (end - start >= p->length && fuzzy_segment(c->codes, start, end, p)) set_bit(matched, slot);
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, 0, {
+        if (end - start >= p->length && fuzzy_segment_fast(c, p, start, end, vector)) set_bit(matched, slot);
     });
     return examined;
 }
@@ -1274,22 +1639,98 @@ size_t sift_fuzzy_scan_candidates(const sift_column_view *c, const sift_scan_pat
 int32_t sift_fuzzy_align_segment(const sift_column_view *c, const sift_scan_pattern *p, size_t segment,
                                  size_t *scratch, int32_t *positions) {
     if (segment >= c->segmentCount || test_bit(c->deadSegments, segment)) return -1;
-    return fuzzy_align(c, p, segment_start(c, segment), segment_end(c, segment), scratch, positions);
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+    return fuzzy_align_fast(c, p, segment_start(c, segment), segment_end(c, segment), scratch, positions, vector);
 }
 
-size_t sift_fuzzy_score_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
-                                   const uint64_t *base, size_t firstWord, size_t lastWord, uint32_t fieldRank,
-                                   uint32_t rankCount, size_t *scratch, uint32_t *keys) {
-    size_t examined = 0;
-    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
-        int32_t score = fuzzy_align(c, p, start, end, scratch, NULL);
-        if (score >= 0) {
-            uint32_t clamped = score > SIFT_FUZZY_SCORE_LIMIT ? SIFT_FUZZY_SCORE_LIMIT : (uint32_t)score;
-            uint32_t key = (clamped + 1) * rankCount + fieldRank;
-            if (key > keys[slot]) keys[slot] = key;
+size_t sift_fuzzy_score_members(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
+                                const uint64_t *members, size_t firstWord, size_t lastWord, size_t *scratch,
+                                uint16_t *scores) {
+    size_t examined = 0, written = 0;
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, members, firstWord, lastWord, examined, 1, {
+        (void)slot;
+        scores[written++] = fuzzy_stored_score(fuzzy_align_fast(c, p, start, end, scratch, NULL, vector));
+    });
+    return written;
+}
+
+size_t sift_fuzzy_scan_score_candidates(const sift_column_view *c, const sift_scan_pattern *p, size_t slotCount,
+                                        const uint64_t *base, size_t firstWord, size_t lastWord, uint64_t *matched,
+                                        size_t *scratch, uint16_t *scores, size_t *written) {
+    size_t examined = 0, count = *written;
+    const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, 0, {
+        if (end - start >= p->length) {
+            // The alignment is the match test: -1 exactly where `fuzzy_segment` finds no match.
+            int32_t score = fuzzy_align_fast(c, p, start, end, scratch, NULL, vector);
+            if (score >= 0) {
+                set_bit(matched, slot);
+                scores[count++] = fuzzy_stored_score(score);
+            }
         }
     });
+    *written = count;
     return examined;
+}
+
+size_t sift_fuzzy_combine_scores(const uint64_t *members, size_t firstWord, size_t lastWord, const uint64_t *filter,
+                                 const uint32_t *ranks, const uint16_t *scores, uint32_t fieldRank, uint32_t rankCount,
+                                 uint32_t *keys) {
+    size_t read = 0;
+    for (size_t w = firstWord; w < lastWord; w++) {
+        uint64_t bits = members[w];
+        const uint64_t wanted = filter[w];
+        while (bits) {
+            uint64_t bit = bits & (~bits + 1);
+            bits ^= bit;
+            uint16_t score = scores[read++];
+            if (!(wanted & bit)) continue;
+            size_t at = ranks[w] + (size_t)__builtin_popcountll(wanted & (bit - 1));
+            uint32_t key = ((uint32_t)score + 1) * rankCount + fieldRank;
+            if (key > keys[at]) keys[at] = key;
+        }
+    }
+    return read;
+}
+
+// The position of `key` among `distinct[0..<count)`, or `count`: the last one found is tried first
+// (members of one key come in runs).
+static inline size_t key_position(const uint32_t *distinct, size_t count, uint32_t key, size_t *last) {
+    if (*last < count && distinct[*last] == key) return *last;
+    for (size_t g = 0; g < count; g++) {
+        if (distinct[g] == key) {
+            *last = g;
+            return g;
+        }
+    }
+    return count;
+}
+
+size_t sift_distinct_keys(const uint32_t *keys, size_t keyCount, uint32_t *distinct, size_t limit) {
+    size_t count = 0, last = 0;
+    for (size_t i = 0; i < keyCount; i++) {
+        uint32_t key = keys[i];
+        if (key_position(distinct, count, key, &last) < count) continue;
+        if (count == limit) return limit + 1;
+        last = count;
+        distinct[count++] = key;
+    }
+    return count;
+}
+
+void sift_group_by_key(const uint64_t *members, size_t wordCount, const uint32_t *keys, const uint32_t *distinct,
+                       size_t count, uint64_t *groups) {
+    size_t last = 0, i = 0;
+    for (size_t w = 0; w < wordCount; w++) {
+        uint64_t bits = members[w];
+        while (bits) {
+            size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+            size_t g = key_position(distinct, count, keys[i++], &last);
+            if (g < count) set_bit(groups + g * wordCount, (int32_t)slot);
+        }
+    }
 }
 
 // MARK: - Typo tolerance (bounded prefix distance)
@@ -1676,7 +2117,7 @@ size_t sift_typo_scan_candidates(const sift_column_view *c, const sift_scan_patt
     typo_query q;
     typo_prepare(p, edits, &q);
     size_t examined = 0;
-    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, {
+    SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, 0, {
         if (end > start && typo_segment(c, &q, p->requireWordStart, start, end, edits, 0) <= edits) {
             set_bit(matched, slot);
         }

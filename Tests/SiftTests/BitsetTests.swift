@@ -20,8 +20,11 @@ import Testing
         return bits
     }
 
-    @Test func combiningEqualsSetAlgebraAtEveryKernelLevel() {
-        defer { KernelLevel.force(nil) }
+    @Test func combiningEqualsSetAlgebraAtEveryKernelLevel() throws {
+        try KernelLevel.exclusively { try combiningAtEveryKernelLevel() }
+    }
+
+    func combiningAtEveryKernelLevel() throws {
         for level in KernelLevel.supported {
             KernelLevel.force(level)
             var generator = SeededGenerator(seed: 7)

@@ -47,4 +47,21 @@ import Testing
         #expect(again.first == moved)
         #expect(again.count == first.count + 1)
     }
+
+    /// A fuzzy field result's scores are kept for the next ranked answer over it, but only while
+    /// the index has not changed: an edit that keeps a record's match and changes its score must
+    /// reorder the answer typed again.
+    @Test func keptFuzzyScoresAreDroppedByAnEdit() throws {
+        let records = (0..<300).map { Record(id: "r\($0)", fields: ["name": "ka xyz \($0)"]) }
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
+        let query = Query("ka", mode: .fuzzy, order: .ranked)
+        let first = try index.search(query).rows
+        _ = try index.search(Query("kay", mode: .fuzzy, order: .ranked))
+        #expect(index.keptFuzzyScores.count == 2)
+        // Still a match, and the shortest field, but a gap costs it the best score: last now.
+        let moved = try index.update(Record(id: "r150", fields: ["name": "k a"]))
+        let again = try index.search(query).rows
+        #expect(again.count == first.count)
+        #expect(again.last == moved)
+    }
 }

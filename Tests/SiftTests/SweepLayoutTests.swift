@@ -173,8 +173,20 @@ struct SweepLayoutTests {
         for _ in 0..<40 { try index.remove(id: records.remove(at: Int(random.next() % UInt64(records.count))).id) }
         let reference = try ReferenceSearch(collation: Collation())
         let levels = KernelLevel.supported
-        defer { KernelLevel.force(nil) }
         var answers: [KernelLevel: [String]] = [:]
+        try KernelLevel.exclusively {
+            try answersAtEveryLevel(index, records: records, reference: reference, levels: levels, into: &answers)
+        }
+        for level in levels { #expect(answers[level] == answers[levels.last!], "level \(level) differs from the best") }
+    }
+
+    func answersAtEveryLevel(
+        _ index: SearchIndex,
+        records: [Record],
+        reference: ReferenceSearch,
+        levels: [KernelLevel],
+        into answers: inout [KernelLevel: [String]]
+    ) throws {
         for level in levels {
             KernelLevel.force(level)
             #expect(KernelLevel.current == level)
@@ -197,7 +209,6 @@ struct SweepLayoutTests {
             }
             answers[level] = all
         }
-        for level in levels { #expect(answers[level] == answers[levels.last!], "level \(level) differs from the best") }
     }
 
     /// A ranked query's first keystroke sweeps each field once for three anchors

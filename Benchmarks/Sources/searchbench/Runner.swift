@@ -229,7 +229,7 @@ final class Runner {
                         scope: trace.scopes[keystroke.scope],
                         kind: keystroke.kind.rawValue,
                         siftNanoseconds: ns,
-                        results: result.rows.count,
+                        results: result.rowCount,  // as a table would: its rows are not all read
                         fullScans: result.statistics.fullScans,
                         narrowedScans: result.statistics.narrowedScans,
                         cacheHits: result.statistics.cacheHits,

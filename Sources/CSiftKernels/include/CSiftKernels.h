@@ -277,6 +277,32 @@ int sift_fuzzy_one_segment(const sift_column_view *_Nonnull column, const sift_s
 void sift_fuzzy_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched);
 
+/// For a pattern of one element: `sift_fuzzy_sweep`, and per matching segment where the element
+/// first occurs in it: the owner's bit in `atFieldStart` (if not NULL) when that is the segment's
+/// first element, else in `atWordStart` (if not NULL) when it starts a word, the three scores a
+/// one-element pattern has.
+void sift_fuzzy_sweep_first(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                            size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
+                            uint64_t *_Nullable atWordStart, uint64_t *_Nullable atFieldStart);
+
+/// The score of each member of `matched` (words [0, wordCount)) for a one-element pattern, in slot
+/// order, from `sift_fuzzy_sweep_first`'s sets: as `sift_fuzzy_score_members` writes them. Returns
+/// the number written.
+size_t sift_fuzzy_first_scores(const uint64_t *_Nonnull matched, size_t wordCount,
+                               const uint64_t *_Nonnull atWordStart, const uint64_t *_Nonnull atFieldStart,
+                               uint16_t *_Nonnull scores);
+
+/// `sift_fuzzy_sweep`, with each match's score (as `sift_fuzzy_score_members` stores it) written
+/// at its owner in `scores` (one entry per slot). `scratch` holds one entry per pattern element.
+void sift_fuzzy_sweep_scores(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                             size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
+                             uint16_t *_Nonnull scores, size_t *_Nonnull scratch);
+
+/// The entries of `scores` (one per slot) of the members of `matched` (words [0, wordCount)), in
+/// slot order, into `out`. Returns the number written.
+size_t sift_fuzzy_gather_scores(const uint64_t *_Nonnull matched, size_t wordCount, const uint16_t *_Nonnull scores,
+                                uint16_t *_Nonnull out);
+
 /// Narrowed fuzzy scan: every slot below `slotCount` set in words [firstWord, lastWord) of `base`
 /// whose segment matches gets its bit in `matched`. Returns the number of slots examined.
 size_t sift_fuzzy_scan_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
@@ -289,13 +315,41 @@ size_t sift_fuzzy_scan_candidates(const sift_column_view *_Nonnull column, const
 int32_t sift_fuzzy_align_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                                  size_t segment, size_t *_Nonnull scratch, int32_t *_Nullable positions);
 
-/// Ranking keys: for every slot set in words [firstWord, lastWord) of `base` whose segment matches,
-/// `keys[slot]` becomes (min(score, SIFT_FUZZY_SCORE_LIMIT) + 1) * rankCount + fieldRank if that
-/// is larger. `scratch` holds one entry per pattern element. Returns the number of slots examined.
-size_t sift_fuzzy_score_candidates(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
-                                   size_t slotCount, const uint64_t *_Nonnull base, size_t firstWord, size_t lastWord,
-                                   uint32_t fieldRank, uint32_t rankCount, size_t *_Nonnull scratch,
-                                   uint32_t *_Nonnull keys);
+/// The score of every member of `members` in words [firstWord, lastWord) below `slotCount`, in
+/// slot order (the score of `sift_fuzzy_align_segment`), clamped to 0...SIFT_FUZZY_SCORE_LIMIT
+/// (0 for a member without a segment or an alignment); `scores` has room for the members. Returns
+/// the number written (the members below `slotCount`).
+size_t sift_fuzzy_score_members(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
+                                size_t slotCount, const uint64_t *_Nonnull members, size_t firstWord,
+                                size_t lastWord, size_t *_Nonnull scratch, uint16_t *_Nonnull scores);
+
+/// `sift_fuzzy_scan_candidates` that also scores each match as `sift_fuzzy_score_members` does,
+/// while its bytes are in cache: the scores are appended at `scores[*written]` in slot order and
+/// `*written` is advanced. Returns the number of candidates examined.
+size_t sift_fuzzy_scan_score_candidates(const sift_column_view *_Nonnull column,
+                                        const sift_scan_pattern *_Nonnull pattern, size_t slotCount,
+                                        const uint64_t *_Nonnull base, size_t firstWord, size_t lastWord,
+                                        uint64_t *_Nonnull matched, size_t *_Nonnull scratch,
+                                        uint16_t *_Nonnull scores, size_t *_Nonnull written);
+
+/// For the members of `members` in words [firstWord, lastWord), each with its score read in turn
+/// from `scores` (as `sift_fuzzy_score_members` wrote them): where the member is in `filter`, the
+/// key of its rank among `filter`'s members (`ranks[w]`: the members before word w) becomes
+/// (score + 1) * rankCount + fieldRank if that is larger. Returns the number of scores read.
+size_t sift_fuzzy_combine_scores(const uint64_t *_Nonnull members, size_t firstWord, size_t lastWord,
+                                 const uint64_t *_Nonnull filter, const uint32_t *_Nonnull ranks,
+                                 const uint16_t *_Nonnull scores, uint32_t fieldRank, uint32_t rankCount,
+                                 uint32_t *_Nonnull keys);
+
+/// The distinct values of `keys` (`keyCount` of them), in the order first met, into `distinct`
+/// (room for `limit`). Returns their number, or `limit` + 1 as soon as there are more than `limit`.
+size_t sift_distinct_keys(const uint32_t *_Nonnull keys, size_t keyCount, uint32_t *_Nonnull distinct, size_t limit);
+
+/// Sets each member of `members` (words [0, wordCount)) in the group of its key (the i-th member's
+/// is `keys[i]`): group g, the members whose key is `distinct[g]`, is the bitset of `wordCount` words at
+/// `groups + g * wordCount` (`count` groups).
+void sift_group_by_key(const uint64_t *_Nonnull members, size_t wordCount, const uint32_t *_Nonnull keys,
+                       const uint32_t *_Nonnull distinct, size_t count, uint64_t *_Nonnull groups);
 
 // MARK: - Typo tolerance (bounded prefix distance)
 

@@ -77,6 +77,7 @@ extension SearchIndex {
         usage.slotTables += lazy.tables
         usage.caches += cache.memoryFootprint + lazy.caches
         usage.caches += keptRows.reduce(0) { $0 + $1.memoryFootprint }
+        usage.caches += keptFuzzyScores.reduce(0) { $0 + $1.memoryFootprint }
         return usage
     }
 }

@@ -79,6 +79,11 @@ public final class SearchIndex {
     var wholeFieldRevision: UInt64 = 0
     /// The last few ranked and sorted answers (see `cachedOrderedRows`), most recent last.
     var keptRows: [KeptRows] = []
+    /// Scores of recent fuzzy field results (see `fuzzyFieldScores`), most recent last.
+    var keptFuzzyScores: [FuzzyFieldScores] = []
+    /// Set while a ranked fuzzy query runs: its narrowed fuzzy scans score each match as they find
+    /// it (`fuzzyScoringNarrowedScan`).
+    var scoresFuzzyMatches = false
     /// Per-slot keys of the ranking rules after the groups (field lengths, numeric tie-break
     /// values): nil until a ranked query first needs them, then kept current by every commit
     /// (see `SearchIndex+RankingKeys.swift`); a bulk insert drops them.
@@ -89,6 +94,11 @@ public final class SearchIndex {
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).
     public var metadata: [String: String] = [:]
+
+    /// Records from which a fuzzy keystroke whose narrowing base holds more than a quarter of them
+    /// sweeps the column instead (`narrowingCandidates`). Internal: tests set it to 0 so that small
+    /// indexes take that path too.
+    var fuzzySweepMinimumRecords = 4096
 
     /// Bytes of a column a full scan covers between two cancellation checks. Internal: tests set
     /// it small so that scans cross many chunk boundaries.

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import Synchronization
 
 /// The instruction set the scan kernels (CSiftKernels) use: the best the CPU has, detected once.
 /// Tests force each lower level in turn, so that every code path a CPU could take is checked on
@@ -22,8 +23,22 @@ enum KernelLevel: Int32, CaseIterable, Comparable {
         return allCases.filter { $0 <= best }
     }
 
-    /// Makes the kernels use at most `level` (nil: the best available), process-wide.
+    /// Makes the kernels use at most `level` (nil: the best available), process-wide. Call it
+    /// only inside `exclusively(_:)`.
     static func force(_ level: KernelLevel?) { sift_force_kernel_level(level?.rawValue ?? 0) }
+
+    /// Taken by every caller that forces a level: tests and the fuzz harness's corpus replay run
+    /// side by side, and one must not switch the level under another.
+    private static let forcing = Mutex(())
+
+    /// Runs `body` alone among the callers that force a level; `body` may call `force(_:)`, and
+    /// the best level is back when it returns.
+    static func exclusively<R>(_ body: () throws -> R) throws -> R {
+        try forcing.withLock { _ in
+            defer { force(nil) }
+            return try body()
+        }
+    }
 
     static func < (a: KernelLevel, b: KernelLevel) -> Bool { a.rawValue < b.rawValue }
 }

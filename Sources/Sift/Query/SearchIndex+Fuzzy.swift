@@ -4,8 +4,10 @@ internal import CSiftKernels
 /// not necessarily adjacent. The field results go through the same `MatchCache` as the other
 /// modes, under the `.fuzzy` anchor: a full scan is `sift_fuzzy_sweep` (split among the cores by
 /// `ParallelSweep`), a longer query narrows the cached matches of a shorter one it extends (a
-/// subsequence of the longer pattern is one of the shorter), and a backspace is a cache hit.
-/// Ranking scores the results after matching, never caching a score.
+/// subsequence of the longer pattern is one of the shorter; a base of more than a quarter of a
+/// large index is swept instead), and a backspace is a cache hit. In a ranked query the scans
+/// score what they match while its bytes are in cache, and each field result's scores are kept
+/// for the index's revision (`FuzzyFieldScores`): ranking combines them without reading a record.
 extension SearchIndex {
     /// Whether one slot's field holds the key's elements in order (candidate and match alike).
     ///
@@ -37,84 +39,108 @@ extension SearchIndex {
             matches: matches
         )
         if let kept = cachedOrderedRows(key) { return kept }
-        let rows = ResultRows(try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled))
+        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
         keepOrderedRows(rows, for: key)
         return rows
     }
 
     /// The rows of a ranked fuzzy query: `matches` ordered by score, best first; ties by the
     /// earliest search field reaching the record's best score, then that field's length (shorter
-    /// first), the tie-break field (`IndexConfiguration.rankingTieBreak`), then original order. Each field
-    /// scores the matches it holds (`sift_fuzzy_score_candidates`) into one ranking key per slot,
-    /// and a counting sort over the keys (small integers) orders the rows, stable on the original
-    /// order.
+    /// first), the tie-break field (`IndexConfiguration.rankingTieBreak`), then original order.
+    /// Each field's scores (`fuzzyFieldScores`) make one ranking key per slot
+    /// (`sift_fuzzy_combine_scores`). A few distinct keys (a first letter has at most three
+    /// scores a field) become ranking groups ordered where they are read (`RankedRowGroups`), as
+    /// the other ranked modes' groups are; otherwise a counting sort over the keys (small
+    /// integers) orders the rows, stable on the original order.
     ///
-    /// - Complexity: O(*n* / 64) bitset work plus O(*s*) per result in the size of its fields,
-    ///   plus O(*m* + *k*) for *m* results and *k* distinct keys.
+    /// - Complexity: O(*n* / 64) bitset work plus O(*m* + *k*) for *m* results and *k* distinct
+    ///   keys, plus O(*s*) per field result in the size of its field where its scores are not kept.
     func fuzzyRankedRows(
         _ matches: Bitset,
         plan: ScopePlan,
         pattern: (bytes: [UInt8], text: String),
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
-    ) throws -> [RecordHandle] {
-        var rows = try orderedRows([(matches, matches.count)], order: .original, isCancelled: isCancelled)
-        guard rows.count > 1 else { return rows }
-        var keys = [UInt32](repeating: 0, count: slotCapacity)
+    ) throws -> ResultRows {
+        let count = matches.count
+        guard count > 1 else {
+            return ResultRows(try orderedRows([(matches, count)], order: .original, isCancelled: isCancelled))
+        }
+        // One key per match, in slot order: a match's is at its rank among the matches.
+        let filter = matches.words
+        var ranks = [UInt32](repeating: 0, count: filter.count + 1)
+        for (w, word) in filter.enumerated() { ranks[w + 1] = ranks[w] + UInt32(word.nonzeroBitCount) }
+        var keys = [UInt32](repeating: 0, count: count)
         let rankCount = UInt32(plan.fields.count)
-        var elementCount = 0
-        for byte in pattern.bytes where CodeBook.isLead(byte) { elementCount += 1 }
-        var scratch = [Int](repeating: 0, count: elementCount)
         for (position, field) in plan.fields.enumerated() {
             let key = key(plan, field, .fuzzy, pattern)
             // The field's result was just computed for the query's matches: a cache hit.
             var unused = QueryStatistics()
-            var scored = try fieldMatch(key, &unused, isCancelled).matched
-            scored.formIntersection(matches)
-            let column = foldings[key.folding].columns[key.field]
+            let matched = try fieldMatch(key, &unused, isCancelled).matched
+            let scores = try fuzzyFieldScores(key, matched: matched, isCancelled)
             let fieldRank = rankCount - 1 - UInt32(position)
-            try column.withKernelView { view in
-                try withKernelPattern(key) { pattern in
-                    try scored.words.withUnsafeBufferPointer { words in
-                        try scratch.withUnsafeMutableBufferPointer { scratch in
-                            try keys.withUnsafeMutableBufferPointer { keys in
-                                var view = view
-                                var pattern = pattern
-                                var word = 0
-                                while word < words.count {
-                                    let next = min(words.count, word + 1024)
-                                    _ = sift_fuzzy_score_candidates(
-                                        &view,
-                                        &pattern,
-                                        column.slotCount,
-                                        words.baseAddress!,
-                                        word,
-                                        next,
-                                        fieldRank,
-                                        rankCount,
-                                        scratch.baseAddress!,
-                                        keys.baseAddress!
-                                    )
-                                    word = next
-                                    if isCancelled() { throw CancellationError() }
-                                }
+            let members = matched.words
+            members.withUnsafeBufferPointer { members in
+                filter.withUnsafeBufferPointer { filter in
+                    ranks.withUnsafeBufferPointer { ranks in
+                        scores.withUnsafeBufferPointer { scores in
+                            keys.withUnsafeMutableBufferPointer { keys in
+                                guard let first = scores.baseAddress else { return }
+                                _ = sift_fuzzy_combine_scores(
+                                    members.baseAddress!,
+                                    0,
+                                    min(members.count, filter.count),
+                                    filter.baseAddress!,
+                                    ranks.baseAddress!,
+                                    first,
+                                    fieldRank,
+                                    rankCount,
+                                    keys.baseAddress!
+                                )
                             }
                         }
                     }
                 }
             }
         }
-        // Counting sort, largest key first, stable: the rows come in original order.
-        keys.withUnsafeBufferPointer { keys in
+        if let groups = fuzzyRankingGroups(filter, keys: keys, plan: plan) {
+            return ResultRows(
+                ranked: RankedRowGroups(
+                    groups,
+                    generations: generations.isMaterialized ? generations : nil,
+                    tag: handleTag,
+                    membersPerThread: membersPerLengthOrderingThread
+                )
+            )
+        }
+        var rows = try orderedRows([(matches, count)], order: .original, isCancelled: isCancelled)
+        // Each row's key: the rows are the matches in slot order while the original order follows
+        // the slots, else found by rank.
+        let rowKeys =
+            orderFollowsSlots
+            ? keys
+            : rows.map { row in
+                let (word, bit) = (Int(row.slot) >> 6, UInt64(row.slot) & 63)
+                return keys[Int(ranks[word]) + (filter[word] & ((1 << bit) - 1)).nonzeroBitCount]
+            }
+        // Counting sort, largest key first, stable: the rows come in original order. Each key's
+        // rows are one run (a score and the field reaching it), ordered next by shorter fields and
+        // the tie-break.
+        var runs: [(count: Int, field: Int?)] = []
+        rowKeys.withUnsafeBufferPointer { rowKeys in
             rows.withUnsafeMutableBufferPointer { rows in
-                var largest: UInt32 = 0
-                for row in rows { largest = max(largest, keys[Int(row.slot)]) }
+                let largest = rowKeys.max() ?? 0
                 var starts = [Int](repeating: 0, count: Int(largest) + 2)
-                for row in rows { starts[Int(largest - keys[Int(row.slot)]) + 1] += 1 }
+                for key in rowKeys { starts[Int(largest - key) + 1] += 1 }
+                for bucket in 0...Int(largest) where starts[bucket + 1] > 0 {
+                    runs.append(
+                        (starts[bucket + 1], plan.fields[Int(rankCount - 1 - (largest - UInt32(bucket)) % rankCount)])
+                    )
+                }
                 for i in 1..<starts.count { starts[i] += starts[i - 1] }
                 let sorted = [RecordHandle](unsafeUninitializedCapacity: rows.count) { buffer, initialized in
-                    for row in rows {
-                        let bucket = Int(largest - keys[Int(row.slot)])
+                    for (row, key) in zip(rows, rowKeys) {
+                        let bucket = Int(largest - key)
                         (buffer.baseAddress! + starts[bucket]).initialize(to: row)
                         starts[bucket] += 1
                     }
@@ -123,21 +149,247 @@ extension SearchIndex {
                 _ = UnsafeMutableBufferPointer(rebasing: rows[...]).update(from: sorted)
             }
         }
-        // Runs of equal keys (a score and the field reaching it), then shorter fields and the
-        // tie-break within each.
-        var runs: [(count: Int, field: Int?)] = []
-        keys.withUnsafeBufferPointer { keys in
-            var start = 0
-            while start < rows.count {
-                let key = keys[Int(rows[start].slot)]
-                var end = start + 1
-                while end < rows.count, keys[Int(rows[end].slot)] == key { end += 1 }
-                runs.append((end - start, plan.fields[Int(rankCount - 1 - key % rankCount)]))
-                start = end
+        breakRankingTies(&rows, runs: runs, folding: plan.folding)
+        return ResultRows(rows)
+    }
+
+    /// `matches` (its words) as the ranking groups of their keys (one per match, in slot order), best first, each with the
+    /// lengths of its deciding field, where that is how `RankedRowGroups` orders them (no
+    /// tie-break field, original order following the slots) and there are few keys: at most 16,
+    /// and at most one group bitset per 64 rows of a slot's eight bytes (the groups then take no
+    /// more memory than the rows' handles would). Nil otherwise.
+    ///
+    /// - Complexity: O(*n* / 64 + *m*) for *m* matches, times the number of groups to find a key's.
+    private func fuzzyRankingGroups(
+        _ matches: [UInt64],
+        keys: [UInt32],
+        plan: ScopePlan
+    ) -> [RankedRowGroups.Group]? {
+        let limit = min(16, 64 * keys.count / max(1, slotCapacity))
+        guard configuration.rankingTieBreak == nil, orderFollowsSlots, limit >= 2 else { return nil }
+        var distinct = [UInt32](repeating: 0, count: limit)
+        let found = keys.withUnsafeBufferPointer { keys in
+            distinct.withUnsafeMutableBufferPointer { distinct in
+                sift_distinct_keys(keys.baseAddress!, keys.count, distinct.baseAddress!, limit)
             }
         }
-        breakRankingTies(&rows, runs: runs, folding: plan.folding)
-        return rows
+        guard found <= limit else { return nil }
+        distinct = distinct[..<found].sorted(by: >)
+        let wordCount = matches.count
+        var words = [UInt64](repeating: 0, count: found * wordCount)
+        matches.withUnsafeBufferPointer { members in
+            keys.withUnsafeBufferPointer { keys in
+                distinct.withUnsafeBufferPointer { distinct in
+                    words.withUnsafeMutableBufferPointer { words in
+                        sift_group_by_key(
+                            members.baseAddress!,
+                            wordCount,
+                            keys.baseAddress!,
+                            distinct.baseAddress!,
+                            found,
+                            words.baseAddress!
+                        )
+                    }
+                }
+            }
+        }
+        let rankCount = UInt32(plan.fields.count)
+        let lengths = rankingKeys.lengths[plan.folding]
+        return distinct.indices.map { g in
+            let bits = Bitset(words: Array(words[(g * wordCount)..<((g + 1) * wordCount)]))
+            let field = plan.fields[Int(rankCount - 1 - distinct[g] % rankCount)]
+            return RankedRowGroups.Group(bits: bits, count: bits.count, lengths: lengths[field])
+        }
+    }
+
+    /// The scores of a fuzzy field result's members, in slot order: kept ones when the index has
+    /// not changed since they were computed, else one pass over the members' bytes
+    /// (`sift_fuzzy_score_members`), then kept.
+    ///
+    /// - Complexity: O(*k*) for *k* kept scores on a hit; else O(*n* / 64) plus O(*s*) per member in
+    ///   the size of its field.
+    func fuzzyFieldScores(_ key: MatchKey, matched: Bitset, _ isCancelled: () -> Bool) throws -> [UInt16] {
+        let count = matched.count
+        if let hit = keptFuzzyScores.lastIndex(where: { $0.key == key && $0.revision == revision }) {
+            let entry = keptFuzzyScores.remove(at: hit)
+            if entry.scores.count == count {
+                keptFuzzyScores.append(entry)
+                return entry.scores
+            }
+        }
+        guard count > 0 else { return [] }
+        let column = foldings[key.folding].columns[key.field]
+        let members = matched.words
+        var scratch = [Int](repeating: 0, count: max(1, key.pattern.count))
+        var written = 0
+        let scores = try [UInt16](unsafeUninitializedCapacity: count) { scores, initialized in
+            defer { initialized = written }
+            try column.withKernelView { view in
+                try withKernelPattern(key) { pattern in
+                    try members.withUnsafeBufferPointer { members in
+                        try scratch.withUnsafeMutableBufferPointer { scratch in
+                            var view = view
+                            var pattern = pattern
+                            _ = try scanCandidateChunks(members, isCancelled) { first, last in
+                                let room = count - written
+                                guard room > 0 else { return 0 }
+                                let added = sift_fuzzy_score_members(
+                                    &view,
+                                    &pattern,
+                                    column.slotCount,
+                                    members.baseAddress!,
+                                    first,
+                                    last,
+                                    scratch.baseAddress!,
+                                    scores.baseAddress! + written
+                                )
+                                written += added
+                                return added
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        precondition(scores.count == count, "a fuzzy field result's members all have segments")
+        keepFuzzyScores(scores, for: key)
+        return scores
+    }
+
+    /// Keeps a field result's scores, dropping the oldest beyond `keptFuzzyScoreEntries` entries or
+    /// twice as many scores in all as the index has slots (four bytes a slot).
+    ///
+    /// - Complexity: O(*e*) for *e* kept entries.
+    func keepFuzzyScores(_ scores: [UInt16], for key: MatchKey) {
+        keptFuzzyScores.removeAll { $0.revision != revision || $0.key == key }
+        guard !scores.isEmpty, scores.count <= 2 * slotCapacity else { return }
+        var total = scores.count
+        for entry in keptFuzzyScores { total += entry.scores.count }
+        while !keptFuzzyScores.isEmpty
+            && (keptFuzzyScores.count >= Self.keptFuzzyScoreEntries || total > 2 * slotCapacity)
+        {
+            total -= keptFuzzyScores.removeFirst().scores.count
+        }
+        keptFuzzyScores.append(FuzzyFieldScores(key: key, revision: revision, scores: scores))
+    }
+
+    /// Field results whose scores are kept at most (see `keepFuzzyScores`): two fields of a
+    /// query typed out, erased and typed again.
+    static let keptFuzzyScoreEntries = 32
+
+    /// The narrowed scan of a fuzzy key in a ranked fuzzy query: each match is scored as it is
+    /// found, while its bytes are in cache (`sift_fuzzy_scan_score_candidates`), and the scores
+    /// are kept (`keepFuzzyScores`) for the ranking that follows.
+    ///
+    /// - Complexity: O(*k*) in the size of the *k* candidate records.
+    func fuzzyScoringNarrowedScan(
+        _ key: MatchKey,
+        candidates base: Bitset,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> FieldMatch {
+        let column = foldings[key.folding].columns[key.field]
+        var matched = Bitset(capacity: slotCapacity)
+        let room = base.count
+        var examined = 0
+        var written = 0
+        var scratch = [Int](repeating: 0, count: max(1, key.pattern.count))
+        var scores: [UInt16] = []
+        if room > 0 {
+            scores = try [UInt16](unsafeUninitializedCapacity: room) { scores, initialized in
+                defer { initialized = written }
+                try column.withKernelView { view in
+                    try withKernelPattern(key) { pattern in
+                        try base.words.withUnsafeBufferPointer { baseWords in
+                            try matched.withUnsafeMutableWords { matchedWords in
+                                try scratch.withUnsafeMutableBufferPointer { scratch in
+                                    var view = view
+                                    var pattern = pattern
+                                    examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
+                                        sift_fuzzy_scan_score_candidates(
+                                            &view,
+                                            &pattern,
+                                            column.slotCount,
+                                            baseWords.baseAddress!,
+                                            first,
+                                            last,
+                                            matchedWords,
+                                            scratch.baseAddress!,
+                                            scores.baseAddress!,
+                                            &written
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        statistics.candidatesExamined += examined
+        // Trimmed when most candidates failed (a narrow keystroke keeps what it found).
+        keepFuzzyScores(scores.count * 2 < scores.capacity ? [UInt16](scores[...]) : scores, for: key)
+        return FieldMatch(matched: matched, candidates: matched)
+    }
+
+    /// The full scan of a fuzzy key in a ranked fuzzy query, its matches scored and the scores
+    /// kept (`keepFuzzyScores`) for the ranking that follows. A one-element pattern (a first
+    /// letter: most records) has three scores, decided by where the element first occurs: one
+    /// sweep finds the matches and those three classes 64 bytes at a time
+    /// (`sift_fuzzy_sweep_first`). A longer one is aligned and scored at each match the sweep finds
+    /// (`sift_fuzzy_sweep_scores`), while its bytes are in cache.
+    ///
+    /// - Complexity: O(*n*) in the folded size of the field.
+    func fuzzyScoringFullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        var elements = 0
+        for byte in key.pattern where CodeBook.isLead(byte) { elements += 1 }
+        guard elements == 1 else {
+            var dense = [UInt16](repeating: 0, count: max(1, slotCapacity))
+            let matched = try dense.withUnsafeMutableBufferPointer { dense in
+                try sweep(key, .fuzzyScores(dense.baseAddress!), isCancelled)[0].matched
+            }
+            let count = matched.count
+            if count > 0 {
+                let all = matched.words
+                let scores = [UInt16](unsafeUninitializedCapacity: count) { scores, initialized in
+                    initialized = all.withUnsafeBufferPointer { all in
+                        dense.withUnsafeBufferPointer { dense in
+                            sift_fuzzy_gather_scores(
+                                all.baseAddress!,
+                                min(all.count, (dense.count + 63) / 64),
+                                dense.baseAddress!,
+                                scores.baseAddress!
+                            )
+                        }
+                    }
+                }
+                keepFuzzyScores(scores, for: key)
+            }
+            return FieldMatch(matched: matched, candidates: matched)
+        }
+        let classes = try sweep(key, .fuzzyFirst, isCancelled)
+        let matched = classes[0].matched
+        let count = matched.count
+        if count > 0 {
+            let (all, atWord, atStart) = (matched.words, classes[1].matched.words, classes[2].matched.words)
+            let scores = [UInt16](unsafeUninitializedCapacity: count) { scores, initialized in
+                initialized = all.withUnsafeBufferPointer { all in
+                    atWord.withUnsafeBufferPointer { atWord in
+                        atStart.withUnsafeBufferPointer { atStart in
+                            sift_fuzzy_first_scores(
+                                all.baseAddress!,
+                                min(all.count, atWord.count, atStart.count),
+                                atWord.baseAddress!,
+                                atStart.baseAddress!,
+                                scores.baseAddress!
+                            )
+                        }
+                    }
+                }
+            }
+            keepFuzzyScores(scores, for: key)
+        }
+        return FieldMatch(matched: matched, candidates: matched)
     }
 
     /// The score of a slot's best field for a fuzzy pattern and that field's position among the

@@ -5,9 +5,11 @@
 /// would pay it again for the same rows. Answers in original order need no cache: their rows are
 /// the matches' bitset.
 extension SearchIndex {
-    /// Answers kept: at most this many, holding at most as many rows in all as the index
-    /// has slots (eight bytes a slot). A query typed out and erased is a dozen answers, most of
-    /// them small; the broad first letter is the one worth keeping.
+    /// Answers kept: at most this many, taking at most eight bytes a slot of the index in all
+    /// (as many rows' handles as the index has slots), as measured when an answer is kept. A query
+    /// typed out and erased is a dozen answers, most of them small; the broad first letter is the
+    /// one worth keeping, and kept as its ranking groups (`RankedRowGroups`) it takes a few bitsets
+    /// until a table reads its rows.
     static let keptRowsCacheEntries = 16
 
     /// The rows last kept under `key` (a query answered in `.ranked` or `.sorted` order, or a
@@ -27,14 +29,17 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*e*).
     func keepOrderedRows(_ rows: ResultRows, for key: KeptRows.Key) {
-        guard rows.count > 1, rows.count <= slotCapacity else { return }
+        let entry = KeptRows(key: key, revision: revision, rows: rows)
+        let budget = 8 * max(slotCapacity, 1)
+        guard rows.count > 1, entry.memoryFootprint <= budget else { return }
         keptRows.removeAll { $0.revision != revision || $0.key == key }
-        var total = rows.count
-        for entry in keptRows { total += entry.rows.count }
-        while !keptRows.isEmpty && (keptRows.count >= Self.keptRowsCacheEntries || total > slotCapacity) {
-            total -= keptRows.removeFirst().rows.count
+        var footprints = keptRows.map(\.memoryFootprint)
+        var total = footprints.reduce(entry.memoryFootprint, +)
+        while !keptRows.isEmpty && (keptRows.count >= Self.keptRowsCacheEntries || total > budget) {
+            keptRows.removeFirst()
+            total -= footprints.removeFirst()
         }
-        keptRows.append(KeptRows(key: key, revision: revision, rows: rows))
+        keptRows.append(entry)
     }
 }
 

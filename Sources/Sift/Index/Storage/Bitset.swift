@@ -27,7 +27,8 @@ struct Bitset: Equatable, Sendable {
         sparseWordCount = max((capacity + 63) >> 6, members.last.map { Int($0) >> 6 + 1 } ?? 0)
     }
 
-    private init(words: [UInt64]) { dense = words }
+    /// The set whose words are `words` (bit *i* of word *w*: slot 64*w* + *i*).
+    init(words: [UInt64]) { dense = words }
 
     /// The set of slots `0..<count`.
     static func all(_ count: Int) -> Bitset {
