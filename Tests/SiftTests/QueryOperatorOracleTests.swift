@@ -47,6 +47,48 @@ struct OperatorOracle {
         }
     }
 
+    /// The typos a term holds with in `fields` (a positive word term: the sum over its words of
+    /// the nearest word prefix's distance, 0 for a word matched exactly; a phrase or a negated term:
+    /// 0), or nil when it does not hold; nil too for a term left out (no collation elements).
+    func termTypos(_ term: QueryExpression.Term, _ fields: [Field]) throws -> Int?? {
+        guard let matched = try termMatches(term, fields) else { return .some(nil) }
+        guard matched != term.isNegated else { return nil }
+        if term.isPhrase || term.isNegated { return 0 }
+        var total = 0
+        for word in try folder.queryWords(term.text) {
+            let pattern = try folder.patternElements(String(word))
+            if pattern.isEmpty || fields.contains(where: { _SiftFuzzing.occursAtWordStart(pattern, in: $0.folded) }) {
+                continue
+            }
+            total += fields.map { Self.nearestWordPrefix(pattern, in: $0.folded) }.min()!
+        }
+        return total
+    }
+
+    /// The typos a record matches an expression with: per clause the fewest of its terms that
+    /// hold, summed; nil when it does not match.
+    func typos(_ expression: QueryExpression, _ fields: [Field]) throws -> Int? {
+        var total = 0
+        for clause in expression.clauses {
+            var counted = false
+            var fewest: Int? = nil
+            for term in clause {
+                guard let holds = try termTypos(term, fields) else {
+                    counted = true
+                    continue
+                }
+                guard let typos = holds else { continue }  // left out
+                counted = true
+                fewest = min(fewest ?? typos, typos)
+            }
+            if counted {
+                guard let fewest else { return nil }
+                total += fewest
+            }
+        }
+        return total
+    }
+
     /// The smallest distance of a pattern to a prefix of a word of a field.
     static func nearestWordPrefix(_ pattern: [Int64], in folded: FoldedText) -> Int {
         let starts = folded.flags.indices.filter { folded.flags[$0] & FoldFlags.wordStart != 0 }
@@ -233,6 +275,7 @@ struct QueryOperatorOracleTests {
         var narrowed = 0
         var cacheHits = 0
         var typoOnlyMatches = 0
+        var rankedTypoCounts: Set<Int> = []
         var nextID = texts.count
         for (number, generated) in queries.enumerated() {
             #expect(QueryExpression(parsing: generated.text).clauses == generated.clauses, "\(generated.text)")
@@ -286,6 +329,15 @@ struct QueryOperatorOracleTests {
                         let exact = Set(try index.search(Query(typed, mode: .words)).rows)
                         let firstTypo = ranked.firstIndex { !exact.contains($0) } ?? ranked.count
                         #expect(ranked[..<firstTypo].count == exact.count, "exact first \(collation) \(typed)")
+                        // Then by typos, fewest first, as the oracle counts them.
+                        let counts = try ranked.map { row in
+                            let (text, other) = fields[try index.id(of: row)]!
+                            return try oracle.typos(expression, [text, other]) ?? -1
+                        }
+                        #expect(!counts.contains(-1), "ranked rows match \(collation) \(typed)")
+                        #expect(counts == counts.sorted(), "ranked by typos \(collation) \(typed): \(counts)")
+                        #expect(counts[..<firstTypo].allSatisfy { $0 == 0 })
+                        rankedTypoCounts.formUnion(counts)
                     }
                 }
                 // Highlights: the merged highlights of the positive terms that match the record,
@@ -331,6 +383,7 @@ struct QueryOperatorOracleTests {
         }
         #expect(narrowed > 0, "typing should narrow term patterns")
         #expect(typos == .off || typoOnlyMatches > 0, "some records should match only within typos")
+        #expect(typos == .off || rankedTypoCounts.contains(1), "some ranked rows should need one typo")
         #expect(cacheHits > 0, "backspaces and unchanged terms should be served from the cache")
     }
 

@@ -78,12 +78,14 @@ extension SearchIndex {
             )
         }
         guard query.mode != .prefix else { return nil }
-        // An expression's matches that need typos come after every exact group, as one group.
+        // An expression's matches that need typos come after every exact group, by typos.
         if case .expression(let expression) = folded, expression.hasTypoPatterns(query.typos),
             !expressionMatches(plan, expression, slot: slot)
         {
-            return expressionMatches(plan, expression, slot: slot, tolerance: query.typos)
-                ? 5 * plan.fields.count + 1 : nil
+            guard let typos = expressionTypoCount(plan, expression, slot: slot, tolerance: query.typos) else {
+                return nil
+            }
+            return 5 * plan.fields.count + max(1, typos)
         }
         if query.mode == .fuzzy {
             guard case .patterns(let patterns) = folded, let first = patterns.first,

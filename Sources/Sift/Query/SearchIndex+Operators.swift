@@ -134,35 +134,151 @@ extension SearchIndex {
         for clause in expression.clauses {
             var any = Bitset()
             for term in clause {
-                var matched = Bitset()
-                if !term.occursNowhere {
-                    for (position, pattern) in term.patterns.enumerated() {
-                        var inSomeField = Bitset()
-                        for field in plan.fields {
-                            inSomeField.formUnion(
-                                try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
-                            )
-                        }
-                        let edits = term.toleratesTypos ? Self.typoEdits(pattern.bytes, tolerance) : 0
-                        if edits > 0 {
-                            for field in plan.fields {
-                                let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
-                                inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
-                            }
-                        }
-                        if position == 0 { matched = inSomeField } else { matched.formIntersection(inSomeField) }
-                    }
-                }
-                if term.isNegated {
-                    var rest = live
-                    rest.formSubtraction(matched)
-                    matched = rest
-                }
-                any.formUnion(matched)
+                any.formUnion(try termHolds(plan, term, tolerance: tolerance, &statistics, isCancelled))
             }
             result.formIntersection(any)
         }
         return result
+    }
+
+    /// The records where a term holds: its patterns all match some searched field (a positive
+    /// word term's within their edits, with a tolerance), or for a negated term, not.
+    ///
+    /// - Complexity: one `fieldMatch` per pattern and field (two for a pattern with edits), plus
+    ///   O(*n* / 64) for the bitset operations over *n* slots.
+    func termHolds(
+        _ plan: ScopePlan,
+        _ term: FoldedExpression.Term,
+        tolerance: TypoTolerance,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> Bitset {
+        var matched = Bitset()
+        if !term.occursNowhere {
+            for (position, pattern) in term.patterns.enumerated() {
+                var inSomeField = Bitset()
+                for field in plan.fields {
+                    inSomeField.formUnion(
+                        try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
+                    )
+                }
+                let edits = term.toleratesTypos ? Self.typoEdits(pattern.bytes, tolerance) : 0
+                if edits > 0 {
+                    for field in plan.fields {
+                        let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
+                        inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                    }
+                }
+                if position == 0 { matched = inSomeField } else { matched.formIntersection(inSomeField) }
+            }
+        }
+        if term.isNegated {
+            var rest = live
+            rest.formSubtraction(matched)
+            matched = rest
+        }
+        return matched
+    }
+
+    /// The records of `matches` (an expression's matches within `tolerance`) by the number of
+    /// typos they match it with: element *k* holds those with *k*. A term's typos are its words'
+    /// (as a literal `.words` query counts them, `typoCounts`; a phrase or a negated term has
+    /// none), a clause's are the fewest of the terms that hold, and the expression's are the sum
+    /// of its clauses'. Element 0 is the exact matches.
+    ///
+    /// - Complexity: `typoCounts` per positive word term, plus O(*n* / 64) per term and count for
+    ///   the bitset operations over *n* slots.
+    func expressionTypoCounts(
+        _ matches: Bitset,
+        plan: ScopePlan,
+        expression: FoldedExpression,
+        tolerance: TypoTolerance,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> [Bitset] {
+        var totals = [matches]
+        for clause in expression.clauses {
+            // Per term, the records where it holds with at most k typos, k = 0, 1, ...
+            var cumulative: [[Bitset]] = []
+            for term in clause {
+                var holds = try termHolds(plan, term, tolerance: tolerance, &statistics, isCancelled)
+                holds.formIntersection(matches)
+                let counts =
+                    term.toleratesTypos && !term.occursNowhere
+                    ? try typoCounts(
+                        holds,
+                        plan: plan,
+                        patterns: term.patterns,
+                        mode: .words,
+                        tolerance: tolerance,
+                        &statistics,
+                        isCancelled
+                    ) : [holds]
+                var running = Bitset()
+                cumulative.append(
+                    counts.map { members in
+                        running.formUnion(members)
+                        return running
+                    }
+                )
+            }
+            // The clause's count: the fewest over its terms.
+            let largest = cumulative.map(\.count).max() ?? 0
+            var exactly: [Bitset] = []
+            var below = Bitset()
+            for k in 0..<largest {
+                var atMost = Bitset()
+                for sets in cumulative { atMost.formUnion(sets[min(k, sets.count - 1)]) }
+                var part = atMost
+                part.formSubtraction(below)
+                exactly.append(part)
+                below = atMost
+            }
+            var next = [Bitset](repeating: Bitset(), count: totals.count + max(0, largest - 1))
+            for (total, members) in totals.enumerated() where members.wordCount > 0 {
+                for (k, part) in exactly.enumerated() where part.wordCount > 0 {
+                    var both = members
+                    both.formIntersection(part)
+                    next[total + k].formUnion(both)
+                }
+            }
+            totals = next
+        }
+        return totals
+    }
+
+    /// The number of typos one slot matches an expression with (see `expressionTypoCounts`), or
+    /// nil when it does not match it within `tolerance`.
+    ///
+    /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
+    func expressionTypoCount(
+        _ plan: ScopePlan,
+        _ expression: FoldedExpression,
+        slot: Int32,
+        tolerance: TypoTolerance
+    ) -> Int? {
+        var total = 0
+        for clause in expression.clauses {
+            var fewest: Int? = nil
+            for term in clause {
+                let count: Int?
+                if term.isNegated || !term.toleratesTypos || term.occursNowhere {
+                    count = termMatches(plan, term, slot: slot) != term.isNegated ? 0 : nil
+                } else {
+                    count = typoCount(
+                        slot: slot,
+                        plan: plan,
+                        patterns: term.patterns,
+                        mode: .words,
+                        tolerance: tolerance
+                    )
+                }
+                if let count { fewest = min(fewest ?? count, count) }
+            }
+            guard let fewest else { return nil }
+            total += fewest
+        }
+        return total
     }
 
     /// Whether one slot's searched fields match an expression: `expressionMatches` for one record.

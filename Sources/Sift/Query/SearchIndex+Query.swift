@@ -164,11 +164,17 @@ extension SearchIndex {
                 expression.hasTypoPatterns(query.typos),
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
-                // Exact matches first, in their usual groups, then the matches that need typos.
-                let exact = Bitset.combining(
-                    try expressionMatches(plan, expression, &statistics, isCancelled),
-                    and: bits
+                // Exact matches first, in their usual groups, then the matches that need typos, by
+                // their number of typos.
+                let totals = try expressionTypoCounts(
+                    bits,
+                    plan: plan,
+                    expression: expression,
+                    tolerance: query.typos,
+                    &statistics,
+                    isCancelled
                 )
+                let exact = Bitset.combining(totals[0])
                 let handles = try rowsInRankingGroups(
                     exact,
                     plan: plan,
@@ -178,8 +184,12 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 ).handles
-                let typoGroup = Bitset.combining(bits, minus: exact.bits)
-                rows = try keptRows(handles, then: [typoGroup], plan: plan, for: query, isCancelled: isCancelled)
+                var typoGroups: [(bits: Bitset, count: Int)] = []
+                for members in totals.dropFirst() where members.wordCount > 0 {
+                    let group = Bitset.combining(members)
+                    if group.count > 0 { typoGroups.append(group) }
+                }
+                rows = try keptRows(handles, then: typoGroups, plan: plan, for: query, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
