@@ -1120,6 +1120,26 @@ static inline int fuzzy_segment(const uint8_t *codes, size_t start, size_t end, 
     return 1;
 }
 
+// One aligned element's part of a fuzzy score (element `e` of the pattern, with `bonus` where it
+// is, `adjacent` when right after the previous aligned element, else after `gap` skipped
+// elements): the first element's bonus counts twice; an adjacent one gets the largest of its own
+// bonus, its run's first element's (`chunkBonus`) and SIFT_FUZZY_BONUS_CONSECUTIVE; a gap costs
+// SIFT_FUZZY_GAP_START plus SIFT_FUZZY_GAP_EXTENSION per element after the first.
+static inline void fuzzy_score_element(size_t e, int32_t bonus, int adjacent, size_t gap, int32_t *score,
+                                       int32_t *chunkBonus) {
+    if (e == 0) {
+        *score += SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
+        *chunkBonus = bonus;
+    } else if (adjacent) {
+        if (bonus > *chunkBonus) *chunkBonus = bonus;
+        int32_t consecutive = *chunkBonus > SIFT_FUZZY_BONUS_CONSECUTIVE ? *chunkBonus : SIFT_FUZZY_BONUS_CONSECUTIVE;
+        *score += SIFT_FUZZY_SCORE_MATCH + consecutive;
+    } else {
+        *score += SIFT_FUZZY_SCORE_MATCH + bonus - (SIFT_FUZZY_GAP_START + (int32_t)(gap - 1) * SIFT_FUZZY_GAP_EXTENSION);
+        *chunkBonus = bonus;
+    }
+}
+
 // The fzf-like score of a segment's alignment (see `sift_fuzzy_align_segment`), or -1 when the
 // pattern does not occur. `positions`, if not NULL, receives each pattern element's element index
 // in the segment; `scratch` holds one byte offset per pattern element.
@@ -1181,18 +1201,8 @@ static int32_t fuzzy_align(const sift_column_view *c, const sift_scan_pattern *p
         int32_t bonus = at == start ? SIFT_FUZZY_BONUS_FIELD_START
                         : word_starts_at(c, at) ? SIFT_FUZZY_BONUS_WORD_START
                                                 : 0;
-        if (e == 0) {
-            score += SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
-            chunkBonus = bonus;
-        } else if (at == previousEnd) {
-            if (bonus > chunkBonus) chunkBonus = bonus;
-            int32_t consecutive = chunkBonus > SIFT_FUZZY_BONUS_CONSECUTIVE ? chunkBonus : SIFT_FUZZY_BONUS_CONSECUTIVE;
-            score += SIFT_FUZZY_SCORE_MATCH + consecutive;
-        } else {
-            // `gap` (at least 1) is the number of elements skipped since the previous match.
-            score += SIFT_FUZZY_SCORE_MATCH + bonus - (SIFT_FUZZY_GAP_START + (int32_t)(gap - 1) * SIFT_FUZZY_GAP_EXTENSION);
-            chunkBonus = bonus;
-        }
+        // `gap` (at least 1 when not adjacent) is the number of elements skipped since the previous match.
+        fuzzy_score_element(e, bonus, at == previousEnd, gap, &score, &chunkBonus);
         size_t len = fuzzy_code_length(codes[at]);
         previousEnd = at + len;
         counted = at + len;
@@ -1285,17 +1295,7 @@ __attribute__((target("avx2"))) static int32_t fuzzy_align_short(const sift_colu
         int32_t bonus = at == 0                      ? SIFT_FUZZY_BONUS_FIELD_START
                         : (wordStarts >> at) & 1 ? SIFT_FUZZY_BONUS_WORD_START
                                                  : 0;
-        if (e == 0) {
-            score += SIFT_FUZZY_SCORE_MATCH + 2 * bonus;
-            chunkBonus = bonus;
-        } else if (at == previousEnd) {
-            if (bonus > chunkBonus) chunkBonus = bonus;
-            int32_t consecutive = chunkBonus > SIFT_FUZZY_BONUS_CONSECUTIVE ? chunkBonus : SIFT_FUZZY_BONUS_CONSECUTIVE;
-            score += SIFT_FUZZY_SCORE_MATCH + consecutive;
-        } else {
-            score += SIFT_FUZZY_SCORE_MATCH + bonus - (SIFT_FUZZY_GAP_START + (int32_t)(gap - 1) * SIFT_FUZZY_GAP_EXTENSION);
-            chunkBonus = bonus;
-        }
+        fuzzy_score_element(e, bonus, at == previousEnd, gap, &score, &chunkBonus);
         previousEnd = at + lengths[e];
         counted = previousEnd;
         element += 1;
@@ -1579,8 +1579,8 @@ size_t sift_fuzzy_first_scores(const uint64_t *matched, size_t wordCount, const 
 
 // The candidate slots of words [firstWord, lastWord) of `base`, each with its segment, in batches
 // with the table entries and bytes prefetched ahead (as `sift_scan_candidates` does); `visit` is
-// called with (slot, start, end). A slot without a segment is skipped, or with `keepMissing`
-// visited with start = end = 0 (an empty segment).
+// called with (slot, start, end). A slot without a segment (or not below `slotCount`) is skipped,
+// or with `keepMissing` visited with start = end = 0 (an empty segment).
 #define SIFT_FUZZY_FOR_EACH_CANDIDATE(c, slotCount, base, firstWord, lastWord, examined, keepMissing, VISIT)                      \
     do {                                                                                                            \
         enum { BATCH = 512, AHEAD = 8 };                                                                            \
@@ -1598,8 +1598,8 @@ size_t sift_fuzzy_first_scores(const uint64_t *matched, size_t wordCount, const 
                 }                                                                                                   \
                 size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);                                               \
                 bits &= bits - 1;                                                                                   \
-                if (slot >= slotCount) continue;                                                                    \
-                int32_t segment = candidate_segment(c, slot);                                                       \
+                if (slot >= slotCount && !(keepMissing)) continue;                                                  \
+                int32_t segment = slot < slotCount ? candidate_segment(c, slot) : -1;                               \
                 if (segment < 0 && !(keepMissing)) continue;                                                        \
                 slots[n] = (int32_t)slot;                                                                           \
                 segments[n] = segment < 0 ? SIZE_MAX : (size_t)segment;                                             \
@@ -1675,13 +1675,13 @@ size_t sift_fuzzy_scan_score_candidates(const sift_column_view *c, const sift_sc
 }
 
 size_t sift_fuzzy_combine_scores(const uint64_t *members, size_t firstWord, size_t lastWord, const uint64_t *filter,
-                                 const uint32_t *ranks, const uint16_t *scores, uint32_t fieldRank, uint32_t rankCount,
-                                 uint32_t *keys) {
+                                 const uint32_t *ranks, const uint16_t *scores, size_t scoreCount, uint32_t fieldRank,
+                                 uint32_t rankCount, uint32_t *keys) {
     size_t read = 0;
     for (size_t w = firstWord; w < lastWord; w++) {
         uint64_t bits = members[w];
         const uint64_t wanted = filter[w];
-        while (bits) {
+        while (bits && read < scoreCount) {
             uint64_t bit = bits & (~bits + 1);
             bits ^= bit;
             uint16_t score = scores[read++];

@@ -315,10 +315,10 @@ size_t sift_fuzzy_scan_candidates(const sift_column_view *_Nonnull column, const
 int32_t sift_fuzzy_align_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                                  size_t segment, size_t *_Nonnull scratch, int32_t *_Nullable positions);
 
-/// The score of every member of `members` in words [firstWord, lastWord) below `slotCount`, in
-/// slot order (the score of `sift_fuzzy_align_segment`), clamped to 0...SIFT_FUZZY_SCORE_LIMIT
-/// (0 for a member without a segment or an alignment); `scores` has room for the members. Returns
-/// the number written (the members below `slotCount`).
+/// The score of every member of `members` in words [firstWord, lastWord), in slot order (the
+/// score of `sift_fuzzy_align_segment`), clamped to 0...SIFT_FUZZY_SCORE_LIMIT (0 for a member
+/// without a segment, at or past `slotCount`, or without an alignment); `scores` has room for the
+/// members. Returns the number written: the members.
 size_t sift_fuzzy_score_members(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                                 size_t slotCount, const uint64_t *_Nonnull members, size_t firstWord,
                                 size_t lastWord, size_t *_Nonnull scratch, uint16_t *_Nonnull scores);
@@ -333,13 +333,14 @@ size_t sift_fuzzy_scan_score_candidates(const sift_column_view *_Nonnull column,
                                         uint16_t *_Nonnull scores, size_t *_Nonnull written);
 
 /// For the members of `members` in words [firstWord, lastWord), each with its score read in turn
-/// from `scores` (as `sift_fuzzy_score_members` wrote them): where the member is in `filter`, the
-/// key of its rank among `filter`'s members (`ranks[w]`: the members before word w) becomes
-/// (score + 1) * rankCount + fieldRank if that is larger. Returns the number of scores read.
+/// from `scores` (as `sift_fuzzy_score_members` wrote them, `scoreCount` of them: no more are
+/// read): where the member is in `filter`, the key of its rank among `filter`'s members
+/// (`ranks[w]`: the members before word w) becomes (score + 1) * rankCount + fieldRank if that is
+/// larger. Returns the number of scores read.
 size_t sift_fuzzy_combine_scores(const uint64_t *_Nonnull members, size_t firstWord, size_t lastWord,
                                  const uint64_t *_Nonnull filter, const uint32_t *_Nonnull ranks,
-                                 const uint16_t *_Nonnull scores, uint32_t fieldRank, uint32_t rankCount,
-                                 uint32_t *_Nonnull keys);
+                                 const uint16_t *_Nonnull scores, size_t scoreCount, uint32_t fieldRank,
+                                 uint32_t rankCount, uint32_t *_Nonnull keys);
 
 /// The distinct values of `keys` (`keyCount` of them), in the order first met, into `distinct`
 /// (room for `limit`). Returns their number, or `limit` + 1 as soon as there are more than `limit`.

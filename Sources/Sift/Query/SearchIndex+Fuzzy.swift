@@ -47,8 +47,8 @@ extension SearchIndex {
     /// The rows of a ranked fuzzy query: `matches` ordered by score, best first; ties by the
     /// earliest search field reaching the record's best score, then that field's length (shorter
     /// first), the tie-break field (`IndexConfiguration.rankingTieBreak`), then original order.
-    /// Each field's scores (`fuzzyFieldScores`) make one ranking key per slot
-    /// (`sift_fuzzy_combine_scores`). A few distinct keys (a first letter has at most three
+    /// Each field's scores (`fuzzyFieldScores`) make one ranking key per match, at its rank among
+    /// the matches (`sift_fuzzy_combine_scores`). A few distinct keys (a first letter has at most three
     /// scores a field) become ranking groups ordered where they are read (`RankedRowGroups`), as
     /// the other ranked modes' groups are; otherwise a counting sort over the keys (small
     /// integers) orders the rows, stable on the original order.
@@ -93,6 +93,7 @@ extension SearchIndex {
                                     filter.baseAddress!,
                                     ranks.baseAddress!,
                                     first,
+                                    scores.count,
                                     fieldRank,
                                     rankCount,
                                     keys.baseAddress!
@@ -251,7 +252,7 @@ extension SearchIndex {
                 }
             }
         }
-        precondition(scores.count == count, "a fuzzy field result's members all have segments")
+        assert(scores.count == count, "a score per member")
         keepFuzzyScores(scores, for: key)
         return scores
     }
@@ -288,48 +289,36 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> FieldMatch {
-        let column = foldings[key.folding].columns[key.field]
-        var matched = Bitset(capacity: slotCapacity)
         let room = base.count
-        var examined = 0
         var written = 0
         var scratch = [Int](repeating: 0, count: max(1, key.pattern.count))
         var scores: [UInt16] = []
+        var match: FieldMatch? = nil
         if room > 0 {
             scores = try [UInt16](unsafeUninitializedCapacity: room) { scores, initialized in
                 defer { initialized = written }
-                try column.withKernelView { view in
-                    try withKernelPattern(key) { pattern in
-                        try base.words.withUnsafeBufferPointer { baseWords in
-                            try matched.withUnsafeMutableWords { matchedWords in
-                                try scratch.withUnsafeMutableBufferPointer { scratch in
-                                    var view = view
-                                    var pattern = pattern
-                                    examined = try scanCandidateChunks(baseWords, isCancelled) { first, last in
-                                        sift_fuzzy_scan_score_candidates(
-                                            &view,
-                                            &pattern,
-                                            column.slotCount,
-                                            baseWords.baseAddress!,
-                                            first,
-                                            last,
-                                            matchedWords,
-                                            scratch.baseAddress!,
-                                            scores.baseAddress!,
-                                            &written
-                                        )
-                                    }
-                                }
-                            }
-                        }
+                try scratch.withUnsafeMutableBufferPointer { scratch in
+                    match = try matchesOnlyNarrowedScan(key, candidates: base, &statistics, isCancelled) {
+                        sift_fuzzy_scan_score_candidates(
+                            &$0,
+                            &$1,
+                            $2,
+                            $3,
+                            $4,
+                            $5,
+                            $6,
+                            scratch.baseAddress!,
+                            scores.baseAddress!,
+                            &written
+                        )
                     }
                 }
             }
         }
-        statistics.candidatesExamined += examined
         // Trimmed when most candidates failed (a narrow keystroke keeps what it found).
         keepFuzzyScores(scores.count * 2 < scores.capacity ? [UInt16](scores[...]) : scores, for: key)
-        return FieldMatch(matched: matched, candidates: matched)
+        let none = Bitset(capacity: slotCapacity)
+        return match ?? FieldMatch(matched: none, candidates: none)
     }
 
     /// The full scan of a fuzzy key in a ranked fuzzy query, its matches scored and the scores

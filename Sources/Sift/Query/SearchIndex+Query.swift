@@ -735,7 +735,7 @@ extension SearchIndex {
     /// how many candidates it examined.
     ///
     /// - Complexity: O(*k*) in the size of the *k* candidate records.
-    private func matchesOnlyNarrowedScan(
+    func matchesOnlyNarrowedScan(
         _ key: MatchKey,
         candidates base: Bitset,
         _ statistics: inout QueryStatistics,
