@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CSiftKernels.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -1707,8 +1708,31 @@ static inline size_t key_position(const uint32_t *distinct, size_t count, uint32
     return count;
 }
 
+// Keys below this are looked up in a table of a byte each (a first letter's are below a hundred
+// or so: a score of at most 36, times the number of fields); larger ones by `key_position`.
+enum { SIFT_KEY_TABLE = 1 << 16 };
+
 size_t sift_distinct_keys(const uint32_t *keys, size_t keyCount, uint32_t *distinct, size_t limit) {
-    size_t count = 0, last = 0;
+    uint32_t largest = 0;
+    for (size_t i = 0; i < keyCount; i++) largest = keys[i] > largest ? keys[i] : largest;
+    size_t count = 0;
+    if (largest < SIFT_KEY_TABLE) {
+        uint8_t *seen = calloc((size_t)largest + 1, 1);
+        if (seen) {
+            for (size_t i = 0; i < keyCount; i++) {
+                if (seen[keys[i]]) continue;
+                if (count == limit) {
+                    free(seen);
+                    return limit + 1;
+                }
+                seen[keys[i]] = 1;
+                distinct[count++] = keys[i];
+            }
+            free(seen);
+            return count;
+        }
+    }
+    size_t last = 0;
     for (size_t i = 0; i < keyCount; i++) {
         uint32_t key = keys[i];
         if (key_position(distinct, count, key, &last) < count) continue;
@@ -1721,16 +1745,26 @@ size_t sift_distinct_keys(const uint32_t *keys, size_t keyCount, uint32_t *disti
 
 void sift_group_by_key(const uint64_t *members, size_t wordCount, const uint32_t *keys, const uint32_t *distinct,
                        size_t count, uint64_t *groups) {
+    uint32_t largest = 0;
+    for (size_t g = 0; g < count; g++) largest = distinct[g] > largest ? distinct[g] : largest;
+    uint8_t *table = largest < SIFT_KEY_TABLE && count < 255 ? malloc((size_t)largest + 1) : NULL;
+    if (table) {
+        memset(table, 255, (size_t)largest + 1);
+        for (size_t g = 0; g < count; g++) table[distinct[g]] = (uint8_t)g;
+    }
     size_t last = 0, i = 0;
     for (size_t w = 0; w < wordCount; w++) {
         uint64_t bits = members[w];
         while (bits) {
             size_t slot = w * 64 + (size_t)__builtin_ctzll(bits);
             bits &= bits - 1;
-            size_t g = key_position(distinct, count, keys[i++], &last);
+            uint32_t key = keys[i++];
+            size_t g = table ? (key <= largest && table[key] != 255 ? table[key] : count)
+                             : key_position(distinct, count, key, &last);
             if (g < count) set_bit(groups + g * wordCount, (int32_t)slot);
         }
     }
+    free(table);
 }
 
 // MARK: - Typo tolerance (bounded prefix distance)
