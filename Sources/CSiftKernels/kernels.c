@@ -1376,16 +1376,11 @@ int sift_fuzzy_one_segment(const sift_column_view *c, const sift_scan_pattern *p
 }
 
 // The full fuzzy sweep of segments [firstSegment, lastSegment), one segment at a time: the owner's
-// bit in `matched` for every live segment that matches. With a one-element pattern, where the
-// element first occurs in a matching segment: the owner's bit in `atFieldStart` (if not NULL) when
-// that is the segment's first element, else in `atWordStart` (if not NULL) when it starts a word
-// (the three scores such a pattern can have). `scores` (if not NULL, one entry per slot) receives
-// each match's score as `sift_fuzzy_score_members` stores it, at its owner.
+// bit in `matched` for every live segment that matches, and, if `scores` is not NULL (one entry per
+// slot), the match's score as `sift_fuzzy_score_members` stores it at its owner.
 static void fuzzy_sweep_segments(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
-                                 size_t lastSegment, uint64_t *matched, uint64_t *atWordStart,
-                                 uint64_t *atFieldStart, uint16_t *scores, size_t *scratch) {
+                                 size_t lastSegment, uint64_t *matched, uint16_t *scores, size_t *scratch) {
     if (firstSegment >= lastSegment) return;
-    const int one = fuzzy_code_length(p->bytes[0]) == p->length;
     const int vector = sift_kernel_level() >= SIFT_KERNEL_AVX2;
     size_t start = segment_start(c, firstSegment);
     for (size_t s = firstSegment; s < lastSegment; s++) {
@@ -1394,14 +1389,6 @@ static void fuzzy_sweep_segments(const sift_column_view *c, const sift_scan_patt
             int32_t owner = test_bit(c->checkedSegments, s) ? owner_of(c, s) : (int32_t)s;
             if (owner >= 0 && fuzzy_segment(c->codes, start, end, p)) {
                 set_bit(matched, owner);
-                if (one && (atWordStart || atFieldStart)) {
-                    size_t at = fuzzy_find(c->codes, start, end, p->bytes, p->length);
-                    if (at == start) {
-                        if (atFieldStart) set_bit(atFieldStart, owner);
-                    } else if (atWordStart && word_starts_at(c, at)) {
-                        set_bit(atWordStart, owner);
-                    }
-                }
                 if (scores) scores[owner] = fuzzy_stored_score(fuzzy_align_fast(c, p, start, end, scratch, NULL, vector));
             }
         }
@@ -1434,8 +1421,7 @@ static inline uint64_t fuzzy_tail_mask(const sift_column_view *c, size_t pos, co
 // element's marks are the matches. At most 64 elements (the caller checks).
 __attribute__((target("avx2,bmi2"), always_inline)) static inline void
 fuzzy_sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last, uint64_t *matched,
-                   uint64_t *atWordStart, uint64_t *atFieldStart, uint16_t *scores, size_t *scratch,
-                   uint64_t (*eq)(const uint8_t *, uint8_t)) {
+                   uint16_t *scores, size_t *scratch, uint64_t (*eq)(const uint8_t *, uint8_t)) {
     const uint8_t *elements[64];
     size_t lengths[64], count = 0, longest = 1;
     for (size_t i = 0; i < p->length; i += lengths[count++]) {
@@ -1473,7 +1459,7 @@ fuzzy_sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t
             starts = marks << 1;
         }
         if (marks) {
-            const uint64_t wordStarts = atWordStart && count == 1 ? bits_at(c->wordStarts, c->wordCount, pos) : 0;
+            const uint64_t wordStarts = scores && count == 1 ? bits_at(c->wordStarts, c->wordCount, pos) : 0;
             do {
                 unsigned h = (unsigned)__builtin_ctzll(marks);
                 marks &= marks - 1;
@@ -1484,14 +1470,14 @@ fuzzy_sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t
                     if (owner < 0) continue;
                 }
                 set_bit(matched, owner);
+                if (!scores) continue;
                 if (count == 1) {
-                    if ((firstStarts >> h) & 1) {
-                        if (atFieldStart) set_bit(atFieldStart, owner);
-                    } else if ((wordStarts >> h) & 1) {
-                        set_bit(atWordStart, owner);
-                    }
-                }
-                if (scores) {
+                    // One element: scored where it first occurs, the mark (as `fuzzy_align`).
+                    int32_t bonus = (firstStarts >> h) & 1   ? SIFT_FUZZY_BONUS_FIELD_START
+                                    : (wordStarts >> h) & 1 ? SIFT_FUZZY_BONUS_WORD_START
+                                                            : 0;
+                    scores[owner] = (uint16_t)(SIFT_FUZZY_SCORE_MATCH + 2 * bonus);
+                } else {
                     size_t start = segment_start(c, s), end = segment_end(c, s);
                     scores[owner] = fuzzy_stored_score(fuzzy_align_fast(c, p, start, end, scratch, NULL, 1));
                 }
@@ -1504,15 +1490,14 @@ fuzzy_sweep_blocks(const sift_column_view *c, const sift_scan_pattern *p, size_t
 
 __attribute__((target("avx2,bmi2"))) static void fuzzy_sweep_avx2(const sift_column_view *c, const sift_scan_pattern *p,
                                                                   size_t first, size_t last, uint64_t *matched,
-                                                                  uint64_t *atWordStart, uint64_t *atFieldStart,
                                                                   uint16_t *scores, size_t *scratch) {
-    fuzzy_sweep_blocks(c, p, first, last, matched, atWordStart, atFieldStart, scores, scratch, eq_mask64_avx2);
+    fuzzy_sweep_blocks(c, p, first, last, matched, scores, scratch, eq_mask64_avx2);
 }
 
 __attribute__((target("avx512f,avx512bw,avx2,bmi2"))) static void
 fuzzy_sweep_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t first, size_t last, uint64_t *matched,
-                   uint64_t *atWordStart, uint64_t *atFieldStart, uint16_t *scores, size_t *scratch) {
-    fuzzy_sweep_blocks(c, p, first, last, matched, atWordStart, atFieldStart, scores, scratch, eq_mask64_avx512);
+                   uint16_t *scores, size_t *scratch) {
+    fuzzy_sweep_blocks(c, p, first, last, matched, scores, scratch, eq_mask64_avx512);
 }
 #endif
 
@@ -1520,60 +1505,38 @@ fuzzy_sweep_avx512(const sift_column_view *c, const sift_scan_pattern *p, size_t
 // at most 64 elements, else segment by segment. `scratch` (for `scores`) holds one entry per
 // pattern element.
 static void fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
-                        size_t lastSegment, uint64_t *matched, uint64_t *atWordStart, uint64_t *atFieldStart,
-                        uint16_t *scores, size_t *scratch) {
+                        size_t lastSegment, uint64_t *matched, uint16_t *scores, size_t *scratch) {
     if (firstSegment >= lastSegment) return;
 #if defined(__x86_64__)
     size_t elements = 0;
     for (size_t i = 0; i < p->length; i++) elements += (p->bytes[i] & 0xC0) != 0x80;
     int level = sift_kernel_level();
     if (elements <= 64 && level >= SIFT_KERNEL_AVX512) {
-        fuzzy_sweep_avx512(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+        fuzzy_sweep_avx512(c, p, firstSegment, lastSegment, matched, scores, scratch);
         return;
     }
     if (elements <= 64 && level >= SIFT_KERNEL_AVX2) {
-        fuzzy_sweep_avx2(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+        fuzzy_sweep_avx2(c, p, firstSegment, lastSegment, matched, scores, scratch);
         return;
     }
 #endif
-    fuzzy_sweep_segments(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, scores, scratch);
+    fuzzy_sweep_segments(c, p, firstSegment, lastSegment, matched, scores, scratch);
 }
 
 void sift_fuzzy_sweep(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment, size_t lastSegment,
                       uint64_t *matched) {
-    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, NULL, NULL, NULL, NULL);
-}
-
-void sift_fuzzy_sweep_first(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
-                            size_t lastSegment, uint64_t *matched, uint64_t *atWordStart, uint64_t *atFieldStart) {
-    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, atWordStart, atFieldStart, NULL, NULL);
+    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, NULL, NULL);
 }
 
 void sift_fuzzy_sweep_scores(const sift_column_view *c, const sift_scan_pattern *p, size_t firstSegment,
                              size_t lastSegment, uint64_t *matched, uint16_t *scores, size_t *scratch) {
-    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, NULL, NULL, scores, scratch);
+    fuzzy_sweep(c, p, firstSegment, lastSegment, matched, scores, scratch);
 }
 
 size_t sift_fuzzy_gather_scores(const uint64_t *matched, size_t wordCount, const uint16_t *scores, uint16_t *out) {
     size_t written = 0;
     for (size_t w = 0; w < wordCount; w++) {
         for (uint64_t bits = matched[w]; bits; bits &= bits - 1) out[written++] = scores[w * 64 + (size_t)__builtin_ctzll(bits)];
-    }
-    return written;
-}
-
-size_t sift_fuzzy_first_scores(const uint64_t *matched, size_t wordCount, const uint64_t *atWordStart,
-                               const uint64_t *atFieldStart, uint16_t *scores) {
-    const uint16_t inside = SIFT_FUZZY_SCORE_MATCH, atWord = SIFT_FUZZY_SCORE_MATCH + 2 * SIFT_FUZZY_BONUS_WORD_START,
-                   atStart = SIFT_FUZZY_SCORE_MATCH + 2 * SIFT_FUZZY_BONUS_FIELD_START;
-    size_t written = 0;
-    for (size_t w = 0; w < wordCount; w++) {
-        uint64_t bits = matched[w], word = atWordStart[w], start = atFieldStart[w];
-        while (bits) {
-            uint64_t bit = bits & (~bits + 1);
-            bits ^= bit;
-            scores[written++] = (start & bit) ? atStart : (word & bit) ? atWord : inside;
-        }
     }
     return written;
 }

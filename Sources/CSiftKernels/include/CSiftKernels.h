@@ -277,23 +277,10 @@ int sift_fuzzy_one_segment(const sift_column_view *_Nonnull column, const sift_s
 void sift_fuzzy_sweep(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                       size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched);
 
-/// For a pattern of one element: `sift_fuzzy_sweep`, and per matching segment where the element
-/// first occurs in it: the owner's bit in `atFieldStart` (if not NULL) when that is the segment's
-/// first element, else in `atWordStart` (if not NULL) when it starts a word, the three scores a
-/// one-element pattern has.
-void sift_fuzzy_sweep_first(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
-                            size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
-                            uint64_t *_Nullable atWordStart, uint64_t *_Nullable atFieldStart);
-
-/// The score of each member of `matched` (words [0, wordCount)) for a one-element pattern, in slot
-/// order, from `sift_fuzzy_sweep_first`'s sets: as `sift_fuzzy_score_members` writes them. Returns
-/// the number written.
-size_t sift_fuzzy_first_scores(const uint64_t *_Nonnull matched, size_t wordCount,
-                               const uint64_t *_Nonnull atWordStart, const uint64_t *_Nonnull atFieldStart,
-                               uint16_t *_Nonnull scores);
-
 /// `sift_fuzzy_sweep`, with each match's score (as `sift_fuzzy_score_members` stores it) written
-/// at its owner in `scores` (one entry per slot). `scratch` holds one entry per pattern element.
+/// at its owner in `scores` (one entry per slot): for one element, from where the sweep found it
+/// first (the field's start, a word start, elsewhere: its three scores); for more, aligned while
+/// the segment is in cache. `scratch` holds one entry per pattern element.
 void sift_fuzzy_sweep_scores(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                              size_t firstSegment, size_t lastSegment, uint64_t *_Nonnull matched,
                              uint16_t *_Nonnull scores, size_t *_Nonnull scratch);

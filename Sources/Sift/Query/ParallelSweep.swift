@@ -32,10 +32,6 @@ struct ParallelSweep {
         /// The pattern's elements in order, not necessarily adjacent (one result, its candidates
         /// equal to its matches).
         case fuzzy
-        /// A fuzzy pattern of one element, with where it first occurs in each field (the three
-        /// scores it can have): matches, then those at a word start, then those at the field's start
-        /// (each result's `matched`; see `sift_fuzzy_sweep_first`).
-        case fuzzyFirst
         /// A fuzzy pattern, each match's score written at its owner in `scores` (one entry per slot;
         /// see `sift_fuzzy_sweep_scores`). Workers write disjoint entries.
         case fuzzyScores(UnsafeMutablePointer<UInt16>)
@@ -92,11 +88,7 @@ struct ParallelSweep {
 
     /// Empty results for one worker: one per anchor the sweep finds.
     func emptyResult() -> [FieldMatch] {
-        let count =
-            switch anchors {
-            case .ranked, .fuzzyFirst: 3
-            default: 1
-            }
+        let count = if case .ranked = anchors { 3 } else { 1 }
         return (0..<count).map { _ in
             FieldMatch(matched: Bitset(capacity: slotCapacity), candidates: Bitset(capacity: slotCapacity))
         }
@@ -133,19 +125,6 @@ struct ParallelSweep {
             defer { result = [match] }
             try match.matched.withUnsafeMutableWords { matched in
                 try eachChunk { first, last in sift_fuzzy_sweep(&view, &pattern, first, last, matched) }
-            }
-        case .fuzzyFirst:
-            var (all, atWord, atStart) = (result[0], result[1], result[2])
-            result = []  // the bitsets' only references: no copy on write
-            defer { result = [all, atWord, atStart] }
-            try all.matched.withUnsafeMutableWords { matched in
-                try atWord.matched.withUnsafeMutableWords { atWordStart in
-                    try atStart.matched.withUnsafeMutableWords { atFieldStart in
-                        try eachChunk { first, last in
-                            sift_fuzzy_sweep_first(&view, &pattern, first, last, matched, atWordStart, atFieldStart)
-                        }
-                    }
-                }
             }
         case .fuzzyScores(let scores):
             var match = result[0]

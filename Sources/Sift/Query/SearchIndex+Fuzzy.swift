@@ -321,58 +321,29 @@ extension SearchIndex {
         return match ?? FieldMatch(matched: none, candidates: none)
     }
 
-    /// The full scan of a fuzzy key in a ranked fuzzy query, its matches scored and the scores
-    /// kept (`keepFuzzyScores`) for the ranking that follows. A one-element pattern (a first
-    /// letter: most records) has three scores, decided by where the element first occurs: one
-    /// sweep finds the matches and those three classes 64 bytes at a time
-    /// (`sift_fuzzy_sweep_first`). A longer one is aligned and scored at each match the sweep finds
-    /// (`sift_fuzzy_sweep_scores`), while its bytes are in cache.
+    /// The full scan of a fuzzy key in a ranked fuzzy query, its matches scored as the sweep finds
+    /// them (`sift_fuzzy_sweep_scores`: a one-element pattern, a first letter, by where the sweep
+    /// found it first, its three scores; a longer one aligned while its bytes are in cache), and
+    /// the scores kept (`keepFuzzyScores`) for the ranking that follows.
     ///
     /// - Complexity: O(*n*) in the folded size of the field.
     func fuzzyScoringFullScan(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
-        var elements = 0
-        for byte in key.pattern where CodeBook.isLead(byte) { elements += 1 }
-        guard elements == 1 else {
-            var dense = [UInt16](repeating: 0, count: max(1, slotCapacity))
-            let matched = try dense.withUnsafeMutableBufferPointer { dense in
-                try sweep(key, .fuzzyScores(dense.baseAddress!), isCancelled)[0].matched
-            }
-            let count = matched.count
-            if count > 0 {
-                let all = matched.words
-                let scores = [UInt16](unsafeUninitializedCapacity: count) { scores, initialized in
-                    initialized = all.withUnsafeBufferPointer { all in
-                        dense.withUnsafeBufferPointer { dense in
-                            sift_fuzzy_gather_scores(
-                                all.baseAddress!,
-                                min(all.count, (dense.count + 63) / 64),
-                                dense.baseAddress!,
-                                scores.baseAddress!
-                            )
-                        }
-                    }
-                }
-                keepFuzzyScores(scores, for: key)
-            }
-            return FieldMatch(matched: matched, candidates: matched)
+        var dense = [UInt16](repeating: 0, count: max(1, slotCapacity))
+        let matched = try dense.withUnsafeMutableBufferPointer { dense in
+            try sweep(key, .fuzzyScores(dense.baseAddress!), isCancelled)[0].matched
         }
-        let classes = try sweep(key, .fuzzyFirst, isCancelled)
-        let matched = classes[0].matched
         let count = matched.count
         if count > 0 {
-            let (all, atWord, atStart) = (matched.words, classes[1].matched.words, classes[2].matched.words)
+            let all = matched.words
             let scores = [UInt16](unsafeUninitializedCapacity: count) { scores, initialized in
                 initialized = all.withUnsafeBufferPointer { all in
-                    atWord.withUnsafeBufferPointer { atWord in
-                        atStart.withUnsafeBufferPointer { atStart in
-                            sift_fuzzy_first_scores(
-                                all.baseAddress!,
-                                min(all.count, atWord.count, atStart.count),
-                                atWord.baseAddress!,
-                                atStart.baseAddress!,
-                                scores.baseAddress!
-                            )
-                        }
+                    dense.withUnsafeBufferPointer { dense in
+                        sift_fuzzy_gather_scores(
+                            all.baseAddress!,
+                            min(all.count, (dense.count + 63) / 64),
+                            dense.baseAddress!,
+                            scores.baseAddress!
+                        )
                     }
                 }
             }
