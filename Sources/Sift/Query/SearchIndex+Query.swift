@@ -125,27 +125,27 @@ extension SearchIndex {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = kept
             } else if query.order == .ranked, selectedState == .matches,
-                let patterns = Self.typoPatterns(foldedQueries[plan.folding], mode: query.mode, tolerance: query.typos)
-            {
-                // Exact matches first (in `.words` mode in their usual groups), then by typos.
-                let totals = try typoCounts(
+                let totals = try typoTotals(
                     bits,
                     plan: plan,
-                    patterns: patterns,
-                    mode: query.mode,
-                    tolerance: query.typos,
+                    query: query,
+                    foldedQueries[plan.folding],
                     &statistics,
                     isCancelled
                 )
+            {
+                // Exact matches first (in `.words` mode in their usual groups), then by typos.
                 let exact = Bitset.combining(totals[0])
                 var handles: [RecordHandle] = []
-                if query.mode == .words, exact.count > 0 {
+                if exact.count > 0, query.mode != .prefix,
+                    let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
+                {
                     handles = try rowsInRankingGroups(
                         exact,
                         plan: plan,
-                        firstPattern: patterns[0],
-                        isOnlyPattern: patterns.count == 1,
-                        mode: query.mode,
+                        firstPattern: ranking.pattern,
+                        isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
+                        mode: ranking.mode,
                         &statistics,
                         isCancelled
                     ).handles
@@ -153,43 +153,7 @@ extension SearchIndex {
                     handles = try orderedRows([exact], order: .original, isCancelled: isCancelled)
                     breakRankingTies(&handles, runs: [(handles.count, nil)], folding: plan.folding)
                 }
-                var typoGroups: [(bits: Bitset, count: Int)] = []
-                for members in totals.dropFirst() where members.wordCount > 0 {
-                    let group = Bitset.combining(members)
-                    if group.count > 0 { typoGroups.append(group) }
-                }
-                rows = try keptRows(handles, then: typoGroups, plan: plan, for: query, isCancelled: isCancelled)
-            } else if query.order == .ranked, selectedState == .matches,
-                case .expression(let expression)? = foldedQueries[plan.folding],
-                expression.hasTypoPatterns(query.typos),
-                let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
-            {
-                // Exact matches first, in their usual groups, then the matches that need typos, by
-                // their number of typos.
-                let totals = try expressionTypoCounts(
-                    bits,
-                    plan: plan,
-                    expression: expression,
-                    tolerance: query.typos,
-                    &statistics,
-                    isCancelled
-                )
-                let exact = Bitset.combining(totals[0])
-                let handles = try rowsInRankingGroups(
-                    exact,
-                    plan: plan,
-                    firstPattern: ranking.pattern,
-                    isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
-                    mode: ranking.mode,
-                    &statistics,
-                    isCancelled
-                ).handles
-                var typoGroups: [(bits: Bitset, count: Int)] = []
-                for members in totals.dropFirst() where members.wordCount > 0 {
-                    let group = Bitset.combining(members)
-                    if group.count > 0 { typoGroups.append(group) }
-                }
-                rows = try keptRows(handles, then: typoGroups, plan: plan, for: query, isCancelled: isCancelled)
+                rows = try keptRows(handles, then: totals.dropFirst(), plan: plan, for: query, isCancelled: isCancelled)
             } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
                 let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
             {
@@ -222,18 +186,62 @@ extension SearchIndex {
         )
     }
 
-    /// A ranked answer with typo tolerance: the exact matches' rows, then each group of typo
-    /// matches (by typo count, or an expression's one group). The groups have no deciding field:
-    /// the tie-break, then original order. Kept for the query (see `keepOrderedRows`).
+    /// The matches of a ranked query by their number of typos (element 0: the exact ones), where
+    /// typo tolerance applies to it: a literal `.words` or `.prefix` query with a pattern long
+    /// enough for an edit (`typoCounts`), or an operator expression with such a positive word
+    /// (`expressionTypoCounts`). Nil otherwise.
+    ///
+    /// - Complexity: as `typoCounts` or `expressionTypoCounts`.
+    private func typoTotals(
+        _ bits: Bitset,
+        plan: ScopePlan,
+        query: Query,
+        _ folded: FoldedQuery?,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> [Bitset]? {
+        if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
+            return try typoCounts(
+                bits,
+                plan: plan,
+                patterns: patterns,
+                mode: query.mode,
+                tolerance: query.typos,
+                &statistics,
+                isCancelled
+            )
+        }
+        if case .expression(let expression)? = folded, expression.hasTypoPatterns(query.typos) {
+            return try expressionTypoCounts(
+                bits,
+                plan: plan,
+                expression: expression,
+                tolerance: query.typos,
+                &statistics,
+                isCancelled
+            )
+        }
+        return nil
+    }
+
+    /// A ranked answer with typo tolerance: the exact matches' rows, then the typo matches, one
+    /// group per number of typos (`typoTotals`, after its first element). The groups have no
+    /// deciding field: the tie-break, then original order. Kept for the query (see
+    /// `keepOrderedRows`).
     ///
     /// - Complexity: O(*m*) for *m* rows in the groups, plus the tie-break's passes.
     private func keptRows(
         _ exactRows: [RecordHandle],
-        then typoGroups: [(bits: Bitset, count: Int)],
+        then typoTotals: ArraySlice<Bitset>,
         plan: ScopePlan,
         for query: Query,
         isCancelled: () -> Bool
     ) throws -> ResultRows {
+        var typoGroups: [(bits: Bitset, count: Int)] = []
+        for members in typoTotals where members.wordCount > 0 {
+            let group = Bitset.combining(members)
+            if group.count > 0 { typoGroups.append(group) }
+        }
         var typoRows = try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
         breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
         let rows = ResultRows(exactRows + typoRows)
