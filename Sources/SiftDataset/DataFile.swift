@@ -57,9 +57,11 @@ public struct DataFile: Sendable {
                     + "use .tsv, .tab, .csv, .jsonl or .ndjson"
             )
         }
-        let bytes = try DataLoader.readFile(path) { read, total in
+        // Parsing takes about as much again as the bytes (where each value is); see `init(bytes:)`.
+        let reading: (Int, Int) -> Void = { read, total in
             progress?(DataLoadProgress(phase: .reading, completed: read, total: total))
         }
+        let bytes = try DataLoader.readFile(path, format: format, loadFactor: 3, progress: reading)
         try self.init(bytes: bytes, source: path, format: format, progress: progress)
     }
 
@@ -104,6 +106,11 @@ public struct DataFile: Sendable {
             return
         }
         let total = bytes.count
+        let need = Self.parsingMemory(bytes, delimiter: delimiter)
+        let budget = MemoryBudget.current()
+        guard need <= budget.available else {
+            throw DataFileError(file: source, message: budget.refusal(need, for: "parsing the file"))
+        }
         let (columns, chunks) = try bytes.withUnsafeBufferPointer {
             (buffer) throws(DataFileError) -> ([String], [DelimitedChunk]) in
             var parser = DelimitedParser(bytes: buffer, source: source, delimiter: delimiter)
@@ -119,6 +126,32 @@ public struct DataFile: Sendable {
         let kept = chunks.filter { $0.rowCount > 0 }
         rowCount = kept.last.map { $0.firstRow + $0.rowCount } ?? 0
         storage = .delimited(bytes: bytes, chunks: kept)
+    }
+
+    /// What parsing TSV or CSV bytes allocates, at most: where each value is (16 bytes a value,
+    /// and a value ends at a delimiter or a line break) and where each row starts (8 bytes a
+    /// line), counted on every core before anything is allocated.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes, divided among the cores.
+    static func parsingMemory(_ bytes: [UInt8], delimiter: UInt8) -> Int {
+        let stretch = 1 << 24
+        let stretches = (bytes.count + stretch - 1) / stretch
+        var counts = [(ends: Int, lines: Int)](repeating: (0, 0), count: stretches)
+        bytes.withUnsafeBufferPointer { bytes in
+            counts.withUnsafeMutableBufferPointer { counts in
+                let (input, output) = (UnsafeSendable(bytes), UnsafeSendable(counts))
+                parallelFor(stretches) { i in
+                    var (ends, lines) = (0, 0)
+                    for byte in input.value[(i * stretch)..<min(input.value.count, (i + 1) * stretch)] {
+                        ends &+= byte == delimiter || byte == 0x0A || byte == 0x0D ? 1 : 0
+                        lines &+= byte == 0x0A ? 1 : 0
+                    }
+                    output.value[i] = (ends, lines)
+                }
+            }
+        }
+        let (ends, lines) = counts.reduce((0, 0)) { ($0.0 + $1.ends, $0.1 + $1.lines) }
+        return 16 * (ends + 1) + 8 * (lines + 1)
     }
 
     /// The file of a table's rows (for its records, made on every core).
@@ -259,6 +292,49 @@ public struct DataFile: Sendable {
         categories: [String] = [],
         progress: (@Sendable (DataLoadProgress) -> Void)? = nil
     ) throws(DataFileError) -> [Record] {
+        let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
+        return withPieces { pieces in maker.records(0..<rowCount, pieces: pieces) }
+    }
+
+    /// The records of ``records(idField:fields:categories:progress:)``, made and handed to `body`
+    /// a batch of at most `batchSize` rows at a time, in file order: a caller that indexes each
+    /// batch as it comes never holds more than one batch of records. The ids are all checked
+    /// first, so that a duplicate is reported, naming its line, before any batch.
+    ///
+    /// - Parameters:
+    ///   - idField: the column holding record ids; `nil` numbers the records by data row.
+    ///   - fields: the columns to keep; `nil` keeps every column.
+    ///   - categories: more columns to keep (scope filters, sorting).
+    ///   - batchSize: The most records a batch holds.
+    ///   - progress: Called, from any thread, with the number of records made so far.
+    ///   - body: Called with each batch; what it throws ends the loop and is thrown on.
+    /// - Throws: ``DataFileError`` as ``records(idField:fields:categories:progress:)`` throws it,
+    ///   before any batch; what `body` throws.
+    /// - Complexity: O(*n*) in the size of the values kept, divided among the cores.
+    public func forEachBatchOfRecords(
+        idField: String? = nil,
+        fields: [String]? = nil,
+        categories: [String] = [],
+        batchSize: Int,
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil,
+        _ body: ([Record]) throws -> Void
+    ) throws {
+        let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
+        let size = max(1, batchSize)
+        try withPieces { pieces in
+            for start in stride(from: 0, to: rowCount, by: size) {
+                try body(maker.records(start..<min(rowCount, start + size), pieces: pieces))
+            }
+        }
+    }
+
+    /// What making records needs: the kept columns and the checked ids.
+    private func recordMaker(
+        idField: String?,
+        fields: [String]?,
+        categories: [String],
+        progress: (@Sendable (DataLoadProgress) -> Void)?
+    ) throws(DataFileError) -> RecordMaker {
         let idColumn = try idField.map { name throws(DataFileError) in try requireColumn(name, role: "id field") }
         var kept: [(name: String, column: Int)]
         if let fields {
@@ -273,35 +349,50 @@ public struct DataFile: Sendable {
             for name in categories { _ = try requireColumn(name, role: "category field") }
             kept = columns.enumerated().map { ($1, $0) }
         }
-        let rowCount = self.rowCount
         let total = rowCount
         var report: (@Sendable (Int) -> Void)? = nil
         if let progress { report = { progress(DataLoadProgress(phase: .records, completed: $0, total: total)) } }
-        let made = ProgressCounter(report: report)
-        return try withPieces { (pieces) throws(DataFileError) -> [Record] in
-            var ids: [String] = []
-            if idColumn != nil || !isDelimited {
-                // A table's own row numbers are checked too (a file's are 1, 2, 3, ...).
-                ids = try checkedIDs(column: idColumn, pieces: pieces)
-            }
-            let names = kept.map(\.name)
-            let keptColumns = kept.map(\.column)
-            guard rowCount > 0 else { return [] }  // see `table`: no empty unsafeUninitializedCapacity
-            return [Record](unsafeUninitializedCapacity: rowCount) { buffer, initialized in
+        var ids: [String] = []
+        if idColumn != nil || !isDelimited {
+            // A table's own row numbers are checked too (a file's are 1, 2, 3, ...).
+            ids = try withPieces { (pieces) throws(DataFileError) in try checkedIDs(column: idColumn, pieces: pieces) }
+        }
+        return RecordMaker(
+            names: kept.map(\.name),
+            columns: kept.map(\.column),
+            ids: ids,
+            made: ProgressCounter(report: report)
+        )
+    }
+
+    /// Makes the records of rows on every core.
+    private struct RecordMaker {
+        let names: [String]
+        let columns: [Int]
+        /// Every row's id; empty: the data row numbers.
+        let ids: [String]
+        let made: ProgressCounter
+
+        func records(_ rows: Range<Int>, pieces: [Piece]) -> [Record] {
+            guard !rows.isEmpty else { return [] }  // see `table`: no empty unsafeUninitializedCapacity
+            let first = rows.lowerBound
+            return [Record](unsafeUninitializedCapacity: rows.count) { buffer, initialized in
                 let records = UnsafeSendable(buffer)
-                parallelFor(pieces.count) { p in
-                    let piece = pieces[p]
-                    for row in piece.rows {
+                let overlapping = pieces.filter { $0.rows.overlaps(rows) }
+                parallelFor(overlapping.count) { p in
+                    let piece = overlapping[p]
+                    let pieceRows = piece.rows.clamped(to: rows)
+                    for row in pieceRows {
                         var values = [String: String](minimumCapacity: names.count)
-                        for (name, column) in zip(names, keptColumns) where !piece.isEmpty(row: row, column: column) {
+                        for (name, column) in zip(names, columns) where !piece.isEmpty(row: row, column: column) {
                             values[name] = piece.string(row: row, column: column)
                         }
                         let id = ids.isEmpty ? String(row + 1) : ids[row]
-                        (records.value.baseAddress! + row).initialize(to: Record(id: id, fields: values))
+                        (records.value.baseAddress! + (row - first)).initialize(to: Record(id: id, fields: values))
                     }
-                    made.add(piece.rows.count)
+                    made.add(pieceRows.count)
                 }
-                initialized = rowCount
+                initialized = rows.count
             }
         }
     }
@@ -360,7 +451,7 @@ public struct DataFile: Sendable {
         guard let column = column(named: name) else {
             throw DataFileError(
                 file: source,
-                message: "unknown \(role) '\(name)' (columns: \(columns.joined(separator: ", ")))"
+                message: "unknown \(role) '\(shownName(name))' (columns: \(shownNames(columns)))"
             )
         }
         return column

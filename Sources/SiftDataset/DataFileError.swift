@@ -27,7 +27,7 @@ public struct DataFileError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         var text = file
         if let line { text += ":\(line)" }
-        if let field { text += ": field '\(oneLine(field))'" }
+        if let field { text += ": field '\(shownName(field))'" }
         return text + ": " + oneLine(message)
     }
 }
@@ -65,4 +65,23 @@ func oneLine(_ text: String) -> String {
 /// `count` followed by `noun`, pluralised with an "s" unless `count` is 1.
 func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"
+}
+
+/// The most characters of a name a message shows.
+let shownNameLength = 64
+
+/// A column or field name as a one-line message shows it: control characters escaped, and at
+/// most 64 characters, cut with `…` and the name's length (a header of one 10 MB name, such as
+/// a file of NUL bytes has, is not echoed whole).
+package func shownName(_ name: String) -> String {
+    let line = oneLine(name)
+    guard line.count > shownNameLength else { return line }
+    return String(line.prefix(shownNameLength)) + "… (\(name.utf8.count) bytes)"
+}
+
+/// Names as a one-line message lists them: the first ten (each as ``shownName(_:)``), then how
+/// many more (a header of a million columns is not listed whole).
+package func shownNames(_ names: [String], separator: String = ", ") -> String {
+    let shown = names.prefix(10).map(shownName).joined(separator: separator)
+    return names.count > 10 ? shown + "\(separator)… (\(names.count) in all)" : shown
 }

@@ -120,16 +120,60 @@ enum DatasetLoader {
         var snapshot: SearchIndex?
         /// The scope a query runs in.
         var selectedScope: String
+        /// The data file, when its records were not made (`DatasetRequest.keepsRecords` false):
+        /// ``makeIndex(phases:)`` makes and indexes them a batch at a time.
+        var unmadeRecords: DataFile? = nil
 
         /// The index: the snapshot's, or a new one over the records (in the phase `indexing`).
         func makeIndex(phases: LoadPhases = LoadPhases()) throws -> SearchIndex {
             if let snapshot { return snapshot }
+            if let file = unmadeRecords { return try indexInBatches(file, phases: phases) }
             phases.begin("indexing", label: "indexing \(grouped(dataset.records.count)) records")
             defer { phases.end() }
             do {
                 return try SearchIndex(configuration: settings.configuration, records: dataset.records)
             } catch {
                 throw ToolError(error.description)
+            }
+        }
+
+        /// Records per batch of ``indexInBatches(_:phases:)``: one fewer than the bulk inserts
+        /// that trim their buffers (each batch keeps the spare capacity for the next; the index is
+        /// trimmed once, at the end).
+        static let recordsPerBatch = 65_535
+
+        /// Makes the data file's records a batch at a time and inserts each into a new index, so
+        /// that at most one batch of records exists at once. Before the first batch the memory
+        /// the index will take is estimated (from the first batch, scaled to every row) and
+        /// refused, in one line naming the need and the limit, if the process cannot have it.
+        private func indexInBatches(_ file: DataFile, phases: LoadPhases) throws -> SearchIndex {
+            let total = file.rowCount
+            phases.begin("indexing", label: "indexing \(grouped(total)) records", total: total)
+            defer { phases.end() }
+            do {
+                let index = try SearchIndex(configuration: settings.configuration)
+                var indexed = 0
+                try file.forEachBatchOfRecords(idField: dataset.idField, batchSize: Self.recordsPerBatch) { batch in
+                    if indexed == 0 && batch.count < total {
+                        let sample = SearchIndex.estimatedMemory(of: batch, configuration: settings.configuration)
+                        let need = Int((Double(sample) * Double(total) / Double(batch.count)).rounded(.up))
+                        let budget = MemoryBudget.current()
+                        guard need <= budget.available else {
+                            throw ToolError(
+                                "\(file.source): " + budget.refusal(need, for: "indexing \(grouped(total)) records")
+                            )
+                        }
+                    }
+                    try index.insert(contentsOf: batch)
+                    indexed += batch.count
+                    phases.progress(DataLoadProgress(phase: .records, completed: indexed, total: total))
+                }
+                index.trimCapacity()
+                return index
+            } catch let error as ToolError {
+                throw error
+            } catch {
+                throw ToolError("\(error)")
             }
         }
     }
@@ -140,7 +184,7 @@ enum DatasetLoader {
         // A snapshot, or one with damaged first bytes (which the snapshot loader reports as such).
         if SnapshotDetection.signature(request.file) != .other { return try openSnapshot(request, phases: phases) }
         // Standard input, a pipe or a device: read once, whole, before anything looks at it.
-        let input = try InputFile.readOnceIfNeeded(request.file, phases: phases)
+        let input = try InputFile.readOnceIfNeeded(request.file, format: request.inputFormat, phases: phases)
         if let input, InputFile.isSnapshot(input) {
             let copy = try InputFile.temporaryCopy(of: input)
             defer { unlink(copy) }
@@ -172,7 +216,7 @@ enum DatasetLoader {
             table: table
         )
         let idField = request.id ?? description.id
-        let records = try DatasetFile.records(of: table, idField: idField, phases: phases)
+        let records = request.keepsRecords ? try DatasetFile.records(of: table, idField: idField, phases: phases) : []
         phases.end()
         let dataset = Dataset(
             file: file,
@@ -187,7 +231,8 @@ enum DatasetLoader {
             settings: settings,
             descriptionFile: descriptionFile,
             snapshot: nil,
-            selectedScope: selected
+            selectedScope: selected,
+            unmadeRecords: request.keepsRecords ? nil : table
         )
     }
 
@@ -226,7 +271,7 @@ enum DatasetLoader {
         }
         func requireDescribed(_ name: String, key: String) throws {
             guard table.column(named: name) != nil else {
-                throw keyError(key, "unknown column '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
+                throw keyError(key, "unknown column '\(shownName(name))' (columns: \(shownNames(table.columns)))")
             }
         }
 
@@ -433,17 +478,23 @@ enum DatasetLoader {
         } catch {
             throw ToolError("\(error)")
         }
-        phases.begin("records", label: "reading records", total: index.count)
         var records: [Record] = []
-        records.reserveCapacity(index.count)
         let configuration = index.configuration
-        var stored = index.metadata[MetadataKey.columns].flatMap(jsonList) ?? configuration.searchFields
+        let storedColumns = index.metadata[MetadataKey.columns].flatMap(jsonList)
+        var stored = storedColumns ?? configuration.searchFields
         var known = Set(stored)
         var others = Set<String>()
+        // `sift query` reads what it prints from the index: the records are made only to find
+        // the columns of a snapshot that does not list them (one the library saved).
+        let makesRecords = request.keepsRecords || storedColumns == nil
+        if makesRecords {
+            phases.begin("records", label: "reading records", total: index.count)
+            records.reserveCapacity(index.count)
+        }
         do {
             // Records are stored in original order: the data row of a record is its position + 1.
             let progress = phases.progress
-            for handle in index.handles() {
+            for handle in makesRecords ? index.handles() : [] {
                 let record = try index.record(handle)
                 records.append(record)
                 for field in record.fields.keys where !known.contains(field) { others.insert(field) }
@@ -460,7 +511,7 @@ enum DatasetLoader {
         let columns = stored
         for field in request.show where !known.contains(field) {
             throw ToolError(
-                "\(request.file): unknown column to show '\(field)' (columns: \(columns.joined(separator: ", ")))"
+                "\(request.file): unknown column to show '\(shownName(field))' (columns: \(shownNames(columns)))"
             )
         }
 

@@ -209,6 +209,10 @@ struct DatasetRequest {
 
     /// The scope a query runs in (`sift query --in`).
     var selectedScope: String?
+    /// Whether the dataset keeps its records (the REPL's mirror of its index); `sift query` and
+    /// `sift index` read what they print from the index, so a data file's records are made and
+    /// indexed a batch at a time, never all held at once.
+    var keepsRecords = true
     /// Whether `--scope NAME` selects a snapshot's scope (what `sift query` has always done)
     /// rather than being refused as a change to the snapshot.
     var scopeSelectsInSnapshot = false
@@ -277,15 +281,7 @@ enum DatasetFile {
         phases: LoadPhases
     ) throws -> DataFile {
         let dataFormat = format?.dataFormat ?? DataFormat.detect(path: file)
-        guard let dataFormat else {
-            let name = (file as NSString).lastPathComponent
-            let hasExtension = name.dropFirst().contains(".") && !name.hasSuffix(".")
-            let ext = hasExtension ? "'.\((name as NSString).pathExtension)'" : "none"
-            throw ToolError(
-                "\(file): cannot tell the data format from the file extension (\(ext)); "
-                    + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl"
-            )
-        }
+        guard let dataFormat else { throw ToolError("\(file): " + unknownFormat(file)) }
         do {
             let bytes: [UInt8]
             if let given = bytesGiven {
@@ -295,6 +291,7 @@ enum DatasetFile {
                 bytes = try DataLoader.readBytes(
                     path: file,
                     maximumBytes: InputFile.maximumBytes,
+                    format: dataFormat,
                     progress: phases.progress
                 )
             }
@@ -305,9 +302,18 @@ enum DatasetFile {
         }
     }
 
+    /// Why a file of no known extension and no `--input-format` is not read.
+    static func unknownFormat(_ file: String) -> String {
+        let name = (file as NSString).lastPathComponent
+        let hasExtension = name.dropFirst().contains(".") && !name.hasSuffix(".")
+        let ext = hasExtension ? "'.\((name as NSString).pathExtension)'" : "none"
+        return "cannot tell the data format from the file extension (\(ext)); "
+            + "name it .tsv, .csv or .jsonl, or give --input-format tsv|csv|jsonl"
+    }
+
     static func requireColumn(_ name: String, role: String, in table: DataFile, file: String) throws {
         guard table.column(named: name) != nil else {
-            throw ToolError("\(file): unknown \(role) '\(name)' (columns: \(table.columns.joined(separator: ", ")))")
+            throw ToolError("\(file): unknown \(role) '\(shownName(name))' (columns: \(shownNames(table.columns)))")
         }
     }
 

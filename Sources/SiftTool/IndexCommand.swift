@@ -36,7 +36,9 @@ struct IndexCommand: ParsableCommand {
         try Self.checkOutput(output, input: file, force: force)
         let clock = ContinuousClock()
         let start = clock.now
-        let opened = try DatasetLoader.open(DatasetRequest(file: file, index: index))
+        var request = DatasetRequest(file: file, index: index)
+        request.keepsRecords = false
+        let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
         index.metadata = DatasetLoader.metadata(opened)
         let built = clock.now

@@ -27,11 +27,24 @@ enum InputFile {
 
     /// The whole input when it is not a regular file (read now, once), or nil for a regular file
     /// (read later by path). A path that does not exist is left to the loader's error.
-    static func readOnceIfNeeded(_ path: String, phases: LoadPhases) throws -> [UInt8]? {
+    ///
+    /// Its first bytes decide at once what it can be: with a `format` (given, or told by the
+    /// name), the loader checks them as that format's; without, anything but a snapshot is
+    /// refused after 64 bytes (`/dev/zero` is not read for minutes to be refused at its end).
+    static func readOnceIfNeeded(_ path: String, format: InputFormat?, phases: LoadPhases) throws -> [UInt8]? {
         guard path == "-" || FileManager.default.fileExists(atPath: path), !isRegularFile(path) else { return nil }
         phases.begin("reading")
+        let dataFormat = format?.dataFormat ?? DataFormat.detect(path: path)
         do {
-            return try DataLoader.readBytes(path: path, maximumBytes: maximumBytes, progress: phases.progress)
+            return try DataLoader.readBytes(
+                path: path,
+                maximumBytes: maximumBytes,
+                format: dataFormat,
+                refusal: { first in
+                    dataFormat != nil || isSnapshot(Array(first)) ? nil : DatasetFile.unknownFormat(path)
+                },
+                progress: phases.progress
+            )
         } catch {
             throw ToolError(error.description)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sift
+import SiftDataset
 
 /// `sift query FILE QUERY`: one search, printed as a table or as JSON Lines.
 struct QueryCommand: ParsableCommand {
@@ -96,6 +97,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         var request = DatasetRequest(file: file, index: index, search: search)
+        request.keepsRecords = false
         request.selectedScope = scopeName
         request.scopeSelectsInSnapshot = SnapshotDetection.isSnapshot(file) && !index.scopes.isEmpty
         let opened = try DatasetLoader.open(request)
@@ -223,7 +225,7 @@ struct QueryPage {
 
     /// Why no record was printed, in one line naming the file and the searched fields.
     func emptyReason() -> String {
-        let searched = "searched \(searchedFields.joined(separator: ", "))"
+        let searched = "searched \(shownNames(searchedFields))"
         switch result.state {
         case .tooShort(let needed):
             return "query too short in scope \(query.scope) (needs \(needed) characters); nothing printed"

@@ -33,10 +33,16 @@ extension SearchIndex {
     ///
     /// - Throws: on the first record that cannot be inserted (a duplicate id, including one
     ///   repeated within `records`, or an ICU failure); the records before it stay inserted, that
-    ///   one and the later ones are not.
+    ///   one and the later ones are not. ``SiftError/capacityExceeded(_:)``, before inserting any,
+    ///   when ``memoryCheckMinimumRecords`` records or more would not fit in what the process's
+    ///   ``MemoryBudget`` leaves (``estimatedMemory(of:configuration:)``).
     /// - Complexity: O(*s*) in the total size of the records, the collation and encoding work
     ///   divided among the cores for large batches.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
+        if records.count >= Self.memoryCheckMinimumRecords {
+            let need = Self.estimatedMemory(of: records, configuration: configuration)
+            try MemoryBudget.current().require(need, for: "indexing \(records.count) records")
+        }
         renumberSlotsIfWorthwhile()
         if records.count >= 8192 {
             reserveCapacity(forAdditional: records.count)

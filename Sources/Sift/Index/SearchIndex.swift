@@ -170,11 +170,20 @@ public final class SearchIndex {
     /// tests set a few.
     var minimumSlotsToRenumber = 256
 
+    /// From how many records the initializer and ``insert(contentsOf:)`` check the
+    /// ``MemoryBudget`` first (below, a batch takes a few megabytes at most).
+    public static let memoryCheckMinimumRecords = 8192
+
     /// Creates an index and inserts `records` in order.
+    ///
+    /// With many records (``memoryCheckMinimumRecords`` or more), it first estimates the memory
+    /// the index will take (``estimatedMemory(of:configuration:)``) and throws
+    /// ``SiftError/capacityExceeded(_:)`` naming the need and the limit when the process's
+    /// ``MemoryBudget`` cannot give it, rather than aborting on an allocation halfway through.
     ///
     /// - Throws: `SiftError` for an unknown locale, a scope naming an unknown field, duplicate
     ///   scope names or record ids, a ranking tie-break without a field name or on text other than
-    ///   the sort field's.
+    ///   the sort field's; ``SiftError/capacityExceeded(_:)`` when the index would not fit in memory.
     /// - Complexity: O(*n*) in the total size of the records' search fields.
     public init(configuration: IndexConfiguration, records: [Record] = []) throws(SiftError) {
         self.configuration = configuration
@@ -733,8 +742,12 @@ public final class SearchIndex {
         slotOfID.prepareToInsert(count, ids: ids)
     }
 
-    /// Drops spare capacity from the large buffers (after a bulk load).
-    func trimCapacity() {
+    /// Drops spare capacity from the large buffers: after a load made of several bulk
+    /// ``insert(contentsOf:)`` calls (each of fewer than 65,536 records, which keeps its spare
+    /// capacity for the next), as a single call of 65,536 records or more does by itself.
+    ///
+    /// - Complexity: O(*s*) in the size of the index (each large buffer is copied once).
+    public func trimCapacity() {
         ids.trimCapacity()
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }

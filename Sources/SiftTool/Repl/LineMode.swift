@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftDataset
 
 /// The REPL's line mode: reads lines from standard input, so that it is scriptable. A plain line
 /// sets the search text and prints the results table; a line starting with `:` is a command.
@@ -204,7 +205,7 @@ final class LineMode {
         }
         let columns = session.dataset.columns
         guard columns.contains(field) else {
-            throw ToolError("unknown field '\(field)' (fields: \(columns.joined(separator: ", ")))")
+            throw ToolError("unknown field '\(shownName(field))' (fields: \(shownNames(columns)))")
         }
         var descending = session.settings.descending
         var numeric = session.settings.sortOptions.numeric
@@ -247,7 +248,7 @@ final class LineMode {
         }
         let columns = session.dataset.columns
         guard columns.contains(tieBreak.field) else {
-            throw ToolError("unknown field '\(tieBreak.field)' (fields: \(columns.joined(separator: ", ")))")
+            throw ToolError("unknown field '\(tieBreak.field)' (fields: \(shownNames(columns)))")
         }
         let sortField = session.settings.sort ?? session.settings.searchFields[0]
         guard tieBreak.numeric || tieBreak.field == sortField else {

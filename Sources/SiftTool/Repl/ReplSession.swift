@@ -1,5 +1,6 @@
 import Foundation
 import Sift
+import SiftDataset
 
 /// One REPL session over a dataset: the search controller, the search bar as the user left it,
 /// the latest update, and the edits and reconfigurations, shared by line mode and live mode.
@@ -398,7 +399,7 @@ final class ReplSession {
     private func checkedFields(_ fields: [String: String], allowEmpty: Bool = false) throws -> [String: String] {
         guard !fields.isEmpty else { throw ToolError("expected field=value") }
         for field in fields.keys.sorted() where !dataset.columns.contains(field) {
-            throw ToolError("unknown field '\(field)' (fields: \(dataset.columns.joined(separator: ", ")))")
+            throw ToolError("unknown field '\(shownName(field))' (fields: \(shownNames(dataset.columns)))")
         }
         return allowEmpty ? fields : fields.filter { !$0.value.isEmpty }
     }

@@ -478,15 +478,17 @@ struct TextColumn {
     }
 }
 
-/// A copy of `array` with capacity for 1/64 more elements (at least 1024): after a bulk load, room
-/// for the next edits (about 15,000 more records after a million) without holding much unused
-/// memory. Past it, the array grows geometrically, as arrays do.
+/// A copy of `array` with capacity for 1/64 more elements (at least 1024, or as many as it holds
+/// when that is fewer): after a bulk load, room for the next edits (about 15,000 more records
+/// after a million) without holding much unused memory. Past it, the array grows geometrically,
+/// as arrays do. A small array gets no more than its own size: an index of a million columns
+/// holds a dozen of these per column, and 1,024 spare elements each made 55 KB a column.
 ///
 /// The spare capacity is written once (zeros, then removed), so that the memory is really
 /// there: otherwise an edit that first reaches a page of it takes a page fault, which in a
 /// virtual machine can cost tens of microseconds, and such edits made the slowest 1% of edits.
 func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
-    let headroom = max(1024, array.count / 64)
+    let headroom = max(min(1024, array.count), array.count / 64)
     var copy = [T]()
     copy.reserveCapacity(array.count + headroom)
     copy.append(contentsOf: array)
@@ -496,13 +498,15 @@ func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
 }
 
 /// Makes room for `extra` more elements, growing a full array by an eighth of its size (at least
-/// 1,024 elements) instead of doubling it: a large buffer that edits keep appending to, and whose
-/// dead part compaction reclaims, then holds at most an eighth more than it needs, not up to
-/// twice. Appends stay amortized O(1) (each growth copies the array, once per eighth).
+/// 1,024 elements, or doubling a smaller one) instead of doubling it: a large buffer that edits
+/// keep appending to, and whose dead part compaction reclaims, then holds at most an eighth more
+/// than it needs, not up to twice; a small one (a column of a few records, of which a wide file
+/// has a million) stays small. Appends stay amortized O(1) (each growth copies the array, once
+/// per eighth).
 ///
 /// - Complexity: O(1) when there is room, O(*n*) when the array grows.
 @inline(__always)  // a compare and a branch on every append of an edit
 func growGently<T>(_ array: inout [T], by extra: Int) {
     guard array.count + extra > array.capacity else { return }
-    array.reserveCapacity(array.count + max(extra, array.count / 8, 1024))
+    array.reserveCapacity(array.count + max(extra, array.count / 8, min(1024, array.count + 16)))
 }
