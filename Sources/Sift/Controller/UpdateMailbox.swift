@@ -39,18 +39,9 @@ final class UpdateMailbox: Sendable {
         mutating func takeHeld(changeLimit: Int?) -> SearchUpdate? {
             guard var update = newest else { return nil }
             if merged > 1, let lastTaken {
-                update.originalChangeSet = changes(
-                    from: lastTaken.original,
-                    to: update.tables.original,
-                    changed: originalChanged,
-                    changeLimit: changeLimit
-                )
-                update.resultsChangeSet = changes(
-                    from: lastTaken.results,
-                    to: update.tables.results,
-                    changed: resultsChanged,
-                    changeLimit: changeLimit
-                )
+                let (old, new, limit) = (lastTaken, update.tables, changeLimit)
+                update.originalChangeSet = changes(old.original, new.original, changed: originalChanged, limit: limit)
+                update.resultsChangeSet = changes(old.results, new.results, changed: resultsChanged, limit: limit)
             }
             newest = nil
             merged = 0
@@ -59,17 +50,10 @@ final class UpdateMailbox: Sendable {
             return update
         }
 
-        private func changes(
-            from old: RecordTable,
-            to new: RecordTable,
-            changed: Bool,
-            changeLimit: Int?
-        )
-            -> LazyChangeSet
-        {
+        private func changes(_ old: RecordTable, _ new: RecordTable, changed: Bool, limit: Int?) -> LazyChangeSet {
             guard changed else { return LazyChangeSet() }
             guard !renumbered else { return LazyChangeSet(.reload) }
-            return LazyChangeSet(from: old, to: new, limit: changeLimit, rowsKeepTheirOrder: !movedRecord)
+            return LazyChangeSet(from: old, to: new, limit: limit, rowsKeepTheirOrder: !movedRecord)
         }
     }
 
