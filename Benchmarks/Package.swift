@@ -6,6 +6,7 @@
 //   Foundation filter, ICU usearch per record and SQLite FTS5, with answer checks.
 // - `SiftBenchmarks`: micro benchmarks (ordo-one `benchmark`) with thresholds on allocation
 //   counts, stored under `Thresholds/`.
+// - `updatestorm`: the memory of a controller storm with a subscriber that never reads.
 
 import Foundation
 import PackageDescription
@@ -42,6 +43,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "updatestorm",
+            dependencies: ["CBenchSupport", .product(name: "Sift", package: siftPackage)]
         ),
         .executableTarget(
             name: "SiftBenchmarks",

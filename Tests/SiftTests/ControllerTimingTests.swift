@@ -159,8 +159,9 @@ struct ControllerTimingTests {
     }
 
     /// Updates reach callbacks on the chosen actor and on the main actor in publishing order,
-    /// with no gaps, while keystrokes arrive faster than queries finish.
-    @Test func callbacksDeliverEveryUpdateInOrderOnTheirActor() async throws {
+    /// each with change sets from the one the callback handled before (updates a busy callback
+    /// missed are merged into the newest), while keystrokes arrive faster than queries finish.
+    @Test func callbacksDeliverUpdatesInOrderOnTheirActor() async throws {
         let controller = try controller(clock: ManualClock())
         let recorder = await UpdateRecorder(controller)
         let collector = UpdateCollector()
@@ -178,9 +179,11 @@ struct ControllerTimingTests {
             $0.last?.sequence == final.sequence
         }
         #expect(onActor.last?.sequence == final.sequence && onMain.last?.sequence == final.sequence)
-        #expect(onActor.map(\.sequence) == recorder.all.map(\.sequence))
-        #expect(onMain.map(\.sequence) == recorder.all.map(\.sequence))
-        try expectConsistentHistory(onActor)
+        let published = Set(recorder.all.map(\.sequence))
+        #expect(onActor.allSatisfy { published.contains($0.sequence) })
+        #expect(onMain.allSatisfy { published.contains($0.sequence) })
+        try expectConsistentHistory(onActor, merged: true)
+        try expectConsistentHistory(onMain, merged: true)
         #expect(final.resultTitles == ["Oslo"])
     }
 

@@ -122,6 +122,7 @@ extension SearchController {
         renumberSlotsIfWorthwhile()
         guard let handle = index.handle(forID: id) else { throw SiftError.unknownRecord(id: id) }
         let from = try index.position(of: handle)
+        recordMoved = true
         try edit(replacing: handle) { index in
             try index.move(from: from, to: position)
             return handle

@@ -1,22 +1,51 @@
 extension SearchController {
     /// A stream of the controller's updates, starting with the latest one.
     ///
-    /// The first element is the current state (`currentUpdate`): show its tables as they are.
-    /// Each later element's change sets turn the previous element's tables into its own, as long
-    /// as no update was dropped (see `UpdateBuffering`). The stream finishes when the controller
-    /// is deinitialized.
+    /// The first element is the current state: show its tables as they are. Each later
+    /// element's change sets turn the tables of the element before it (the one the consumer
+    /// received last) into its own:
     ///
-    /// - Parameter buffering: how many updates to hold while the consumer is busy; by default all.
+    /// - With `.all` (the default), a consumer that keeps up receives every update. One that
+    ///   falls behind receives, when it next reads, only the newest update, standing for those it
+    ///   missed: its `sequence` skips theirs, and its change sets lead from the tables the
+    ///   consumer received last to the newest (worked out when first read, O(*n* + *m*) in the
+    ///   two tables' rows; `requiresReload` past `Options.changeLimit`, or after the index
+    ///   renumbered its slots). The stream holds at most that one update and the tables last
+    ///   received, however many updates go by unread: a slow or idle consumer costs O(1)
+    ///   updates, not a copy of the tables per edit.
+    /// - With `.newest(count)`, updates beyond the newest `count` are dropped unmerged: after a
+    ///   gap in `sequence`, show the tables of the update received instead of animating its
+    ///   change sets.
+    ///
+    /// Generations never decrease along the stream. It finishes when the controller is
+    /// deinitialized (after the update it holds), or when the consuming task is cancelled.
+    ///
+    /// - Parameter buffering: what to hold while the consumer is busy; by default the newest
+    ///   update, merged (see `UpdateBuffering`).
     /// - Complexity: O(1).
     public func updates(buffering: UpdateBuffering = .all) -> AsyncStream<SearchUpdate> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SearchUpdate.self, bufferingPolicy: buffering.policy)
-        continuation.yield(latestUpdate)
-        subscribers[nextSubscriber] = continuation
+        let stream: AsyncStream<SearchUpdate>
+        switch buffering {
+        case .all:
+            let mailbox = UpdateMailbox(holding: latestUpdate, changeLimit: options.changeLimit)
+            stream = mailbox.stream()
+            subscribers[nextSubscriber] = .mailbox(mailbox)
+        case .newest(let count):
+            let (newest, continuation) = AsyncStream.makeStream(
+                of: SearchUpdate.self,
+                bufferingPolicy: .bufferingNewest(max(1, count))
+            )
+            continuation.yield(latestUpdate)
+            stream = newest
+            subscribers[nextSubscriber] = .stream(continuation)
+        }
         nextSubscriber += 1
         return stream
     }
 
-    /// Calls `handler` with every update, in order, on `actor`, starting with the latest one.
+    /// Calls `handler` with every update, in order, on `actor`, starting with the latest one. A
+    /// handler that falls behind gets the newest update with change sets from the one it
+    /// handled last (see `updates(buffering:)`).
     ///
     /// ```swift
     /// controller.deliverUpdates(to: model) { model, update in model.apply(update) }
@@ -36,7 +65,8 @@ extension SearchController {
     }
 
     /// Calls `handler` with every update, in order, on the main actor, starting with the latest
-    /// one: the callback for UI code.
+    /// one: the callback for UI code. A handler that falls behind gets the newest update with
+    /// change sets from the one it handled last (see `updates(buffering:)`).
     ///
     /// ```swift
     /// await controller.deliverUpdatesOnMainActor { update in
@@ -88,7 +118,8 @@ extension SearchController {
     func publish(_ reason: UpdateReason, original: TableChangeSet, results: LazyChangeSet, timing: SearchTiming?) {
         var original = original
         var results = results
-        if tablesRenumbered {
+        let renumbered = tablesRenumbered
+        if renumbered {
             original = .reload
             results = LazyChangeSet(.reload)
             tablesRenumbered = false
@@ -104,14 +135,15 @@ extension SearchController {
             },
             resultsQuery: content.query,
             tables: tables,
-            originalChanges: original,
+            originalChanges: LazyChangeSet(original),
             resultsChanges: results,
-            timing: timing
+            timing: timing,
+            renumberedHandles: renumbered,
+            movedRecord: recordMoved
         )
+        recordMoved = false
         latestUpdate = update
-        for (id, continuation) in subscribers {
-            if case .terminated = continuation.yield(update) { subscribers[id] = nil }
-        }
+        for (id, subscriber) in subscribers where !subscriber.send(update) { subscribers[id] = nil }
         if update.state.isSettled { resumeSettleWaiters(with: update) }
     }
 }

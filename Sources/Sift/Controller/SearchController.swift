@@ -64,12 +64,15 @@ public actor SearchController {
     /// Whether the tables' rows took new handles (the index renumbered its slots) since the last
     /// update: the next update's change sets then say `requiresReload`.
     var tablesRenumbered = false
+    /// Whether a record moved in the original order since the last update: rows that both
+    /// tables keep may then change their relative order (see `UpdateMailbox`).
+    var recordMoved = false
 
     // MARK: Generations and delivery
     /// The generation of the latest input the actor has processed; it only grows.
     var processedGeneration: UInt64 = 0
     var latestUpdate: SearchUpdate
-    var subscribers: [Int: AsyncStream<SearchUpdate>.Continuation] = [:]
+    var subscribers: [Int: UpdateSubscriber] = [:]
     var nextSubscriber = 0
     var searchTask: Task<Void, Never>?
     /// Callers of `settledUpdate(for:)` still waiting, by ticket.
@@ -143,7 +146,7 @@ public actor SearchController {
             scopes: index.scopes.map { ScopeButton(name: $0.name, minimumLength: $0.minimumLength, count: nil) },
             resultsQuery: nil,
             tables: tables,
-            originalChanges: TableChangeSet(),
+            originalChanges: LazyChangeSet(),
             resultsChanges: LazyChangeSet()
         )
     }
@@ -170,7 +173,7 @@ public actor SearchController {
 
     deinit {
         searchTask?.cancel()
-        for continuation in subscribers.values { continuation.finish() }
+        for subscriber in subscribers.values { subscriber.finish() }
     }
 
     // MARK: - Inputs

@@ -5,6 +5,10 @@ internal import Synchronization
 /// Updates of a controller are numbered by `sequence` without gaps; each one's change sets turn
 /// the tables of the update before it into its own `tables`. Their `generation` never decreases:
 /// an update about an older keystroke is never delivered after one about a newer keystroke.
+///
+/// A subscriber that falls behind receives the newest update in place of the ones it missed
+/// (`UpdateBuffering.all`): its `sequence` skips theirs, and its change sets turn the tables of
+/// the update the subscriber received last into its own.
 public struct SearchUpdate: Sendable {
     /// 0 for the controller's initial update, then 1, 2, 3... with no gaps.
     public var sequence: UInt64
@@ -24,9 +28,18 @@ public struct SearchUpdate: Sendable {
     public var resultsQuery: Query?
     /// The original and results tables after this update.
     public var tables: SearchTables
-    /// How the original table changed since the previous update.
-    public var originalChanges: TableChangeSet
-    /// How the results table changed since the previous update.
+    /// How the original table changed since the previous update (since the previous update
+    /// received, for a subscriber that fell behind).
+    ///
+    /// - Complexity: O(1) once worked out; an update standing for several (see
+    ///   `UpdateBuffering.all`) works it out on first read, O(*n* + *n'*) in the rows of the two
+    ///   original tables.
+    public var originalChanges: TableChangeSet {
+        get { originalChangeSet.value }
+        set { originalChangeSet = LazyChangeSet(newValue) }
+    }
+    /// How the results table changed since the previous update (since the previous update
+    /// received, for a subscriber that fell behind).
     ///
     /// A new query's change set is worked out the first time it is read (by whichever reader
     /// comes first; the others share it): an app that reloads its table on a new query never
@@ -41,7 +54,14 @@ public struct SearchUpdate: Sendable {
     /// How long the answer took; only on updates with reason `.answer`.
     public var timing: SearchTiming?
 
+    var originalChangeSet: LazyChangeSet
     var resultsChangeSet: LazyChangeSet
+    /// Whether the index renumbered its slots for this update: the previous update's handles name
+    /// other records now, so no change set can be worked out from its tables.
+    var renumberedHandles: Bool
+    /// Whether a record moved in the original order for this update: rows kept from the previous
+    /// update's tables may be in another relative order.
+    var movedRecord: Bool
 
     init(
         sequence: UInt64,
@@ -52,9 +72,11 @@ public struct SearchUpdate: Sendable {
         scopes: [ScopeButton],
         resultsQuery: Query?,
         tables: SearchTables,
-        originalChanges: TableChangeSet,
+        originalChanges: LazyChangeSet,
         resultsChanges: LazyChangeSet,
-        timing: SearchTiming? = nil
+        timing: SearchTiming? = nil,
+        renumberedHandles: Bool = false,
+        movedRecord: Bool = false
     ) {
         self.sequence = sequence
         self.generation = generation
@@ -64,9 +86,11 @@ public struct SearchUpdate: Sendable {
         self.scopes = scopes
         self.resultsQuery = resultsQuery
         self.tables = tables
-        self.originalChanges = originalChanges
+        self.originalChangeSet = originalChanges
         self.resultsChangeSet = resultsChanges
         self.timing = timing
+        self.renumberedHandles = renumberedHandles
+        self.movedRecord = movedRecord
     }
 }
 
@@ -74,7 +98,7 @@ public struct SearchUpdate: Sendable {
 final class LazyChangeSet: Sendable {
     private enum State {
         case known(TableChangeSet)
-        case between(old: RecordTable, new: RecordTable, limit: Int?)
+        case between(old: RecordTable, new: RecordTable, limit: Int?, rowsKeepTheirOrder: Bool)
     }
 
     private let state: Mutex<State>
@@ -82,9 +106,18 @@ final class LazyChangeSet: Sendable {
     /// A change set known already.
     init(_ changes: TableChangeSet = TableChangeSet()) { state = Mutex(.known(changes)) }
 
-    /// The change set from `old` to `new`, worked out when first read.
-    init(from old: RecordTable, to new: RecordTable, limit: Int?) {
-        state = Mutex(.between(old: old, new: new, limit: limit))
+    /// The change set from `old` to `new`, worked out when first read (see
+    /// `TableChangeSet.init(from:to:limit:rowsKeepTheirOrder:)`).
+    init(from old: RecordTable, to new: RecordTable, limit: Int?, rowsKeepTheirOrder: Bool = true) {
+        state = Mutex(.between(old: old, new: new, limit: limit, rowsKeepTheirOrder: rowsKeepTheirOrder))
+    }
+
+    /// Whether the change set is known to be empty without working it out.
+    var isKnownEmpty: Bool {
+        state.withLock { state in
+            if case .known(let changes) = state { return changes.isEmpty }
+            return false
+        }
     }
 
     var value: TableChangeSet {
@@ -92,8 +125,8 @@ final class LazyChangeSet: Sendable {
             switch state {
             case .known(let changes):
                 return changes
-            case .between(let old, let new, let limit):
-                let changes = TableChangeSet(from: old, to: new, limit: limit)
+            case .between(let old, let new, let limit, let rowsKeepTheirOrder):
+                let changes = TableChangeSet(from: old, to: new, limit: limit, rowsKeepTheirOrder: rowsKeepTheirOrder)
                 state = .known(changes)
                 return changes
             }

@@ -29,6 +29,20 @@ extension TableChangeSet {
     ///   than `limit`; plus O(*k* log *k*) for the *k* rows whose relative order is examined
     ///   (ranked tables).
     public init(from old: RecordTable, to new: RecordTable, limit: Int?) {
+        self.init(from: old, to: new, limit: limit, rowsKeepTheirOrder: true)
+    }
+
+    /// `init(from:to:limit:)`, told whether rows of two tables made from an index in the same
+    /// original or collation order keep their relative order.
+    ///
+    /// They do between two tables made at the same state of the index's order, and across any
+    /// edits but moves (an updated record takes a new handle). With `rowsKeepTheirOrder` false
+    /// (a record moved in the original order in between) the rows that stay are compared by
+    /// position, as in ranked tables.
+    ///
+    /// - Complexity: as `init(from:to:limit:)`; with `rowsKeepTheirOrder` false, plus O(*k*) for
+    ///   the *k* rows that stay when they kept their order, O(*k* log *k*) otherwise.
+    init(from old: RecordTable, to new: RecordTable, limit: Int?, rowsKeepTheirOrder: Bool) {
         self.init()
         guard old.layout.isSectioned == new.layout.isSectioned,
             old.layout.isSectioned || old.numberOfSections == 1,
@@ -56,7 +70,8 @@ extension TableChangeSet {
         // Rows with equal handles are equal, and sit in sections of the same key, when both tables
         // come from one index; in the same non-ranked order they also keep their relative order.
         let fromIndex = old.isSnapshot && new.isSnapshot
-        let sameOrder = fromIndex && old.layout.order == new.layout.order && old.layout.order != .ranked
+        let sameOrder =
+            fromIndex && rowsKeepTheirOrder && old.layout.order == new.layout.order && old.layout.order != .ranked
         let inNew = new.rowNumberLookup()
         let inOld = old.rowNumberLookup()
         // Read once: `handles` may take a lock (rows kept as bitsets) and retains the list.

@@ -34,7 +34,10 @@
 /// - over every update published: sequence numbers without gaps, generations that never
 ///   decrease, each update's query the search bar's at its generation (so an older query's
 ///   answer never replaces a newer one), and each update's change sets, applied to the previous
-///   update's tables, give exactly its tables.
+///   update's tables, give exactly its tables;
+/// - over the updates a subscriber with the default buffering (`.all`) receives when it reads
+///   only after each settle (so that the updates it missed are merged): the same, with sequence
+///   numbers that only grow and change sets that lead from the tables it received last.
 public enum _SiftControllerFuzzing {
     /// Checks one input; returns a description of the first problem, or nil.
     public static func check(_ data: [UInt8]) async -> String? {
@@ -118,6 +121,10 @@ public enum _SiftControllerFuzzing {
         var bar: [UInt64: (text: String, scope: String)]
         var latest: UInt64 = 0
         var references: [Collation: ReferenceSearch] = [:]
+        /// A subscriber with the default buffering, read only after a settle, and the last update
+        /// it received.
+        var slowReader: AsyncStream<SearchUpdate>.Iterator?
+        var slowReaderLast: SearchUpdate?
 
         init(_ data: [UInt8]) throws {
             let collation = _SiftFuzzing.collations[Int(data[0]) % _SiftFuzzing.collations.count]
@@ -200,7 +207,8 @@ public enum _SiftControllerFuzzing {
         // MARK: Running
 
         mutating func run() async throws -> String? {
-            let updates = await controller.updates()
+            let updates = await controller.updates(buffering: .newest(.max))
+            slowReader = await controller.updates().makeAsyncIterator()
             var steps = 0
             while next < script.count, steps < stepLimit {
                 steps += 1
@@ -210,6 +218,7 @@ public enum _SiftControllerFuzzing {
             }
             try await settle()
             if let problem = try await compareWithFreshIndex() { return "at the end: \(problem)" }
+            if let problem = await readSlowly() { return "at the end: \(problem)" }
             return try await checkHistory(updates)
         }
 
@@ -247,10 +256,12 @@ public enum _SiftControllerFuzzing {
             case 0xF:
                 try await settle()
                 if let problem = try await editThroughATable() { return problem }
-                return try await compareWithFreshIndex()
+                if let problem = try await compareWithFreshIndex() { return problem }
+                return await readSlowly()
             case 0x10:
                 try await settle()
-                return try await compareWithFreshIndex()
+                if let problem = try await compareWithFreshIndex() { return problem }
+                return await readSlowly()
             case 0x11:
                 for _ in 0..<(parameter() % 16) { await Task.yield() }
             case 0..<0x20: break
@@ -408,6 +419,33 @@ public enum _SiftControllerFuzzing {
             guard shown == expected else {
                 return
                     "\(query.text.debugDescription) in \(query.scope): shown \(shown.sorted()), usearch \(expected.sorted())"
+            }
+            return nil
+        }
+
+        /// What the slow subscriber holds, read up to the controller's current update: sequence
+        /// numbers that grow, generations that never decrease, the bar's query at each update's
+        /// generation, and change sets that lead exactly from the tables it received last.
+        mutating func readSlowly() async -> String? {
+            let current = await controller.currentUpdate.sequence
+            while slowReaderLast.map({ $0.sequence < current }) ?? true {
+                guard let update = await slowReader?.next() else { return "the slow subscriber's stream ended" }
+                defer { slowReaderLast = update }
+                guard let bar = bar[update.generation], update.query.text == bar.text, update.query.scope == bar.scope
+                else { return "slow subscriber: update \(update.sequence) shows \(update.query.text.debugDescription)" }
+                guard let previous = slowReaderLast else { continue }
+                guard update.sequence > previous.sequence, update.generation >= previous.generation else {
+                    return "slow subscriber: update \(update.sequence), generation \(update.generation) after "
+                        + "\(previous.sequence), generation \(previous.generation)"
+                }
+                for kind in TableKind.allCases {
+                    let changes = kind == .original ? update.originalChanges : update.resultsChanges
+                    let applied = try? changes.apply(to: previous.tables[kind], dataSource: update.tables[kind])
+                    guard applied == update.tables[kind] else {
+                        return "slow subscriber: update \(update.sequence) after \(previous.sequence): its \(kind) "
+                            + "change set \(changes) does not give its table"
+                    }
+                }
             }
             return nil
         }
