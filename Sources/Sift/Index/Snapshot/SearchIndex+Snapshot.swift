@@ -140,6 +140,16 @@ extension SearchIndex {
         }
     }
 
+    /// Loads an index saved by `save(to:)`, checking its folded data against a sample of its
+    /// records (`load(from:verifying:)` with `SnapshotVerification.sampled`: every record of a
+    /// snapshot of up to 16,384).
+    ///
+    /// - Throws: `SiftError.snapshot(path:reason:)`, naming what is wrong.
+    /// - Complexity: O(*n*) in the size of the file, plus folding the sample again.
+    public static func load(from path: String) throws(SiftError) -> SearchIndex {
+        try load(from: path, verifying: .sampled)
+    }
+
     /// Loads an index saved by `save(to:)`.
     ///
     /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot, a
@@ -154,13 +164,14 @@ extension SearchIndex {
     /// texts are the truth: everything derived from them either is computed on load or must agree
     /// with them.
     ///
-    /// - Parameter verification: which records are folded again; `.sampled` (the default) folds
-    ///   every record of a small snapshot and a sample of a large one.
+    /// - Parameter verification: which records are folded again: `.sampled` (what
+    ///   `load(from:)` does) every record of a small snapshot and a sample of a large one,
+    ///   `.everyRecord` all of them.
     /// - Throws: `SiftError.snapshot(path:reason:)`, naming what disagrees.
     /// - Complexity: O(*n*) in the size of the file, plus folding the records `verification` picks.
     public static func load(
         from path: String,
-        verifying verification: SnapshotVerification = .sampled
+        verifying verification: SnapshotVerification
     ) throws(SiftError) -> SearchIndex {
         let bytes = try FileIO.read(path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
