@@ -19,7 +19,7 @@ public enum SnapshotVerification: Sendable, Hashable {
     /// build.
     case sampled
     /// Every record is folded again: a forged file is refused or loads as a fresh build of its
-    /// records would, at the cost of the collation work of a fresh build (about 30× a sampled
-    /// load of a million records). For files from a source you do not trust.
+    /// records would, at the cost of a fresh build's folding (most of a build's time). For files
+    /// from a source you do not trust.
     case everyRecord
 }
