@@ -140,18 +140,39 @@ extension SearchIndex {
         }
     }
 
+    /// Loads an index saved by `save(to:)`, checking its folded data against a sample of its
+    /// records (`load(from:verifying:)` with `SnapshotVerification.sampled`: every record of a
+    /// snapshot of up to 16,384).
+    ///
+    /// - Throws: `SiftError.snapshot(path:reason:)`, naming what is wrong.
+    /// - Complexity: O(*n*) in the size of the file, plus folding the sample again.
+    public static func load(from path: String) throws(SiftError) -> SearchIndex {
+        try load(from: path, verifying: .sampled)
+    }
+
     /// Loads an index saved by `save(to:)`.
     ///
     /// Every way a file can be wrong is detected and reported, never trusted: not a snapshot, a
-    /// snapshot with damaged first bytes (`SnapshotSignature`), truncated, corrupted (checksum, or any inconsistency in the data), another format
-    /// version, a different ICU collation version (folded elements would not compare equal;
-    /// rebuild the snapshot from the data), or stored collation settings that do not match the
-    /// folded data (each folding's fingerprint, see `FoldingFingerprint`). The checksum and the
-    /// fingerprints are integrity checks, not signatures.
+    /// snapshot with damaged first bytes (`SnapshotSignature`), truncated, corrupted (checksum, or
+    /// any inconsistency in the data), another format version, a different ICU collation version
+    /// (folded elements would not compare equal; rebuild the snapshot from the data), or stored
+    /// collation settings that do not match the folded data (each folding's fingerprint, see
+    /// `FoldingFingerprint`). The checksum and the fingerprints are integrity checks, not
+    /// signatures: a file edited consistently (its checksum recomputed) passes them, so the folded
+    /// data is checked against the records' texts as well, in full for its structure and by
+    /// folding records again (`verification` says which; see `SnapshotVerification`). The records'
+    /// texts are the truth: everything derived from them either is computed on load or must agree
+    /// with them.
     ///
-    /// - Throws: `SiftError.snapshot(path:reason:)`.
-    /// - Complexity: O(*n*) in the size of the file: no collation work.
-    public static func load(from path: String) throws(SiftError) -> SearchIndex {
+    /// - Parameter verification: which records are folded again: `.sampled` (what
+    ///   `load(from:)` does) every record of a small snapshot and a sample of a large one,
+    ///   `.everyRecord` all of them.
+    /// - Throws: `SiftError.snapshot(path:reason:)`, naming what disagrees.
+    /// - Complexity: O(*n*) in the size of the file, plus folding the records `verification` picks.
+    public static func load(
+        from path: String,
+        verifying verification: SnapshotVerification
+    ) throws(SiftError) -> SearchIndex {
         let bytes = try FileIO.read(path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
         switch SnapshotSignature.classify(header: bytes.prefix(SnapshotFile.headerSize), fileSize: bytes.count) {
@@ -216,8 +237,10 @@ extension SearchIndex {
             var stored:
                 [(
                     collation: Collation, version: String, fingerprint: FoldingFingerprint, codeBook: CodeBook,
-                    columns: [FoldedColumn]
+                    columns: [FoldedColumn], storages: [FoldedColumn.Storage]
                 )] = []
+            // The first record holding each code, in any folding: folded again whatever the sample.
+            var firstUses: [Int32] = []
             for _ in 0..<foldingCount {
                 let collation = try decodeCollation(&reader)
                 let version = try reader.readString("collator version")
@@ -226,7 +249,9 @@ extension SearchIndex {
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
                 var columns: [FoldedColumn] = []
-                for _ in 0..<columnCount {
+                var storages: [FoldedColumn.Storage] = []
+                var firstUse = [Int32](repeating: Int32.max, count: codeBook.count + 1)
+                for field in configuration.searchFields {
                     let storage = FoldedColumn.Storage(
                         codes: try reader.readArray(UInt8.self, "codes"),
                         wordStarts: try reader.readArray(UInt64.self, "word starts"),
@@ -235,9 +260,20 @@ extension SearchIndex {
                         segmentFlags: try reader.readArray(UInt32.self, "segment flags"),
                         flags: try reader.readArray(UInt8.self, "flags")
                     )
-                    columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
+                    do throws(SnapshotFormatError) {
+                        columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
+                        try storage.checkSaved(
+                            recordCount: Int(recordCount),
+                            codeCount: codeBook.count,
+                            firstUses: &firstUse
+                        )
+                    } catch {
+                        throw .init("the folded \(field) under collation \(collation.locale): \(error.what)")
+                    }
+                    storages.append(storage)
                 }
-                stored.append((collation, version, fingerprint, codeBook, columns))
+                firstUses.append(contentsOf: firstUse.lazy.filter { $0 != Int32.max })
+                stored.append((collation, version, fingerprint, codeBook, columns, storages))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
             if !reader.isAtEnd { configuration.rankingTieBreak = try decodeTieBreak(&reader) }
@@ -277,6 +313,10 @@ extension SearchIndex {
                 folding.columns = stored.columns
             }
             try index.restore(fieldNames: fieldNames, ids: ids, values: values)
+            try index.verifyFoldedColumns(
+                stored.map(\.storages),
+                records: recordsToVerify(count: Int(recordCount), firstUses: firstUses, verification: verification)
+            )
             index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
             // The ranking keys now rather than on the first ranked keystroke.
             index.rankingKeysStorage = nil
