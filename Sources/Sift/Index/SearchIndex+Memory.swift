@@ -113,6 +113,8 @@ extension SearchIndex {
         // per byte of searched text).
         let perRecord = 24 + 8 * configuration.searchFields.count * foldings
         let folded = 3 * searchedText * foldings / 2
-        return records.count * perRecord + 5 * text / 4 + values + folded
+        // After a bulk load each column's dozen buffers keep up to 1,024 spare elements.
+        let headroom = min(records.count, 1024) * 96 * configuration.searchFields.count * foldings
+        return records.count * perRecord + 5 * text / 4 + values + folded + headroom
     }
 }
