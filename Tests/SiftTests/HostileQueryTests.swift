@@ -26,6 +26,9 @@ struct HostileQueryTests {
             configuration: IndexConfiguration(searchFields: ["text"], collation: collation),
             records: records
         )
+        // Queries of 10,000 characters: past the default `QueryLimits` (refused, see
+        // QueryLimitsTests), answered once the limits are lifted.
+        index.queryLimits = .unlimited
         let reference = try ReferenceSearch(collation: collation)
         let folder = try ICUFolder(ICUCollator(collation))
         for query in Self.queries {

@@ -85,13 +85,19 @@ enum ReplLoader {
         if let snapshot = opened.snapshot {
             // `opened` is not read again: its index goes to the controller's actor.
             phases.begin("tables")
+            snapshot.queryLimits = request.queryLimits
             do {
                 controller = try SearchController(index: snapshot, options: settings.controllerOptions)
             } catch {
                 throw ToolError("\(error)")
             }
         } else {
-            controller = try makeController(settings: settings, records: dataset.records, phases: phases)
+            controller = try makeController(
+                settings: settings,
+                records: dataset.records,
+                queryLimits: request.queryLimits,
+                phases: phases
+            )
         }
         let duration = indexStart.duration(to: clock.now)
         phases.end()
@@ -110,11 +116,13 @@ enum ReplLoader {
     static func makeController(
         settings: DatasetSettings,
         records: [Record],
+        queryLimits: QueryLimits = QueryLimits(),
         phases: LoadPhases
     ) throws -> SearchController {
         do {
             phases.begin("indexing", label: "indexing \(grouped(records.count)) records")
             let index = try SearchIndex(configuration: settings.configuration, records: records)
+            index.queryLimits = queryLimits
             let layout = settings.controllerOptions.originalTable
             let sorts = layout.order == .sorted || layout.isSectioned
             phases.begin("tables", label: sorts ? "sorting by \(settings.sort ?? settings.searchFields[0])" : "tables")
