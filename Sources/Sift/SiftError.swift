@@ -53,7 +53,8 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
         case .queryTooLarge(let limit, let size, let maximum):
             let measure =
                 limit == QueryLimits.lengthName
-                ? "UTF-8 bytes" : limit == QueryLimits.termsName ? "distinct terms" : "distinct words that tolerate typos"
+                ? "UTF-8 bytes"
+                : limit == QueryLimits.termsName ? "distinct terms" : "distinct words that tolerate typos"
             return "the query is too large: \(size) \(measure), at most \(maximum) (QueryLimits.\(limit))"
         }
     }

@@ -72,7 +72,9 @@ struct QueryLimitsTests {
         let four = "alphaa bravoo charliee deltaa"
         let error = SiftError.queryTooLarge(limit: "maximumTypoWords", size: 4, maximum: 3)
         #expect(throws: error) { try index.search(Query(four, mode: .words, typos: .auto)) }
-        #expect(throws: error) { try index.search(Query(four.replacingSpaces(with: " | "), mode: .words, typos: .auto)) }
+        #expect(throws: error) {
+            try index.search(Query(four.replacingSpaces(with: " | "), mode: .words, typos: .auto))
+        }
         // Without typos, or with short words (no edit), the same count is no problem.
         _ = try index.search(Query(four, mode: .words))
         _ = try index.search(Query("echo golf kilo lima mike", mode: .words, typos: .auto))

@@ -152,7 +152,11 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding;
     ///   polls `isCancelled` every 64 terms.
-    func foldOperators(_ text: String, folding index: Int, _ isCancelled: () -> Bool = { false }) throws
+    func foldOperators(
+        _ text: String,
+        folding index: Int,
+        _ isCancelled: () -> Bool = { false }
+    ) throws
         -> FoldedQuery?
     {
         let expression = QueryExpression(parsing: text)
@@ -188,16 +192,26 @@ extension SearchIndex {
     {
         let folding = foldings[index]
         let pieces = term.isPhrase ? [term.text] : try folding.folder.queryWords(term.text).map(String.init)
+        let identical = folding.collation.strength == .identical
         var patterns: [(bytes: [UInt8], text: String)] = []
         var occursNowhere = false
+        // The elements of the term's words, for a term that occurs nowhere: what tells it apart.
+        var nowhereText = ""
+        var nowhereWords = Set<String>()
         for piece in pieces {
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
+            let word = Self.elementsText(elements, identical ? piece : nil)
+            if nowhereWords.insert(word).inserted { nowhereText += word }
             guard let bytes = folding.codeBook.encode(elements) else {
                 occursNowhere = true
                 continue
             }
-            if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
+            // A word repeated in the term after folding (its codes; at identical strength its
+            // text too) is one pattern.
+            if !patterns.contains(where: { $0.bytes == bytes && (!identical || $0.text == piece) }) {
+                patterns.append((bytes, piece))
+            }
         }
         if occursNowhere { patterns = [] } else if patterns.isEmpty { return nil }
         return FoldedExpression.Term(
@@ -205,8 +219,14 @@ extension SearchIndex {
             anchor: term.isPhrase ? .anywhere : .wordStart,
             isNegated: term.isNegated,
             occursNowhere: occursNowhere,
-            nowhereText: occursNowhere ? term.text : ""
+            nowhereText: occursNowhere ? nowhereText : ""
         )
+    }
+
+    /// A word's collation elements (and its text, at identical strength) as text: the identity
+    /// of a word that occurs nowhere (it has no codes), for merging and counting terms.
+    static func elementsText(_ elements: [Int64], _ text: String?) -> String {
+        elements.map { String($0, radix: 16) }.joined(separator: ",") + (text.map { "=" + $0 } ?? "") + ";"
     }
 
     // MARK: - Evaluation

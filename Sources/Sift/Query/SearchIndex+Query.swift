@@ -390,8 +390,8 @@ extension SearchIndex {
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
         var patterns: [(bytes: [UInt8], text: String)] = []
         var seen = Set<FoldedExpression.PatternKey>()
-        // Words with an element no record holds, by text: the query matches nothing, but they
-        // count as terms all the same.
+        // Words with an element no record holds, by their elements: the query matches nothing,
+        // but they count as terms all the same.
         var nowhere = Set<String>()
         for (position, piece) in pieces.enumerated() {
             if position & 63 == 63, isCancelled() { throw CancellationError() }
@@ -402,7 +402,7 @@ extension SearchIndex {
                 let bytes = folding.codeBook.encode(elements)
                     ?? (forgiving ? folding.codeBook.encodeForTypos(elements) : nil)
             else {
-                nowhere.insert(piece)
+                nowhere.insert(Self.elementsText(elements, identical ? piece : nil))
                 continue
             }
             if seen.insert(.init(bytes: bytes, text: identical ? piece : nil)).inserted {
