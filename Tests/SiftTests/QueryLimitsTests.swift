@@ -91,6 +91,31 @@ struct QueryLimitsTests {
         #expect(result.rows == plain.rows)
     }
 
+    @Test func wordsWithElementsNoRecordHoldsCountAsTheWordsTheyAre() throws {
+        let index = try Self.makeIndex()
+        // No record holds ω or ψ. With typos, both words are encoded with the code no record
+        // holds in their last place, so their patterns are equal (and evaluated once); they are
+        // still two words, as they are without typos (found by SiftQueryFuzzer).
+        let text = "alphaω alphaψ"
+        index.queryLimits = QueryLimits(maximumTerms: 1)
+        let terms = SiftError.queryTooLarge(limit: "maximumTerms", size: 2, maximum: 1)
+        for typos in [TypoTolerance.off, .auto] {
+            #expect(throws: terms, "typos \(typos)") { try index.search(Query(text, mode: .words, typos: typos)) }
+            #expect(throws: terms, "typos \(typos)") {
+                try index.search(Query("alphaω | alphaψ", mode: .words, typos: typos))
+            }
+        }
+        index.queryLimits = QueryLimits(maximumTypoWords: 1)
+        #expect(throws: SiftError.queryTooLarge(limit: "maximumTypoWords", size: 2, maximum: 1)) {
+            try index.search(Query(text, mode: .words, typos: .auto))
+        }
+        // Within the limits, the two words answer as one does (an edit drops ω or ψ).
+        index.queryLimits = QueryLimits(maximumTypoWords: 2)
+        let both = try index.search(Query(text, mode: .words, typos: .auto))
+        #expect(!both.rows.isEmpty)
+        #expect(both.rows == (try index.search(Query("alphaω", mode: .words, typos: .auto)).rows))
+    }
+
     // MARK: - Merging
 
     @Test func aRepeatedTermIsEvaluatedOnce() throws {

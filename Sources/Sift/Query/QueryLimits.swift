@@ -13,7 +13,8 @@
 /// - `maximumLength`, 4,096 UTF-8 bytes: a pasted paragraph (some 600 words of English) is well
 ///   within it; longer text is a document, not a query, and only costs folding.
 /// - `maximumTerms`, 256: the distinct words and phrases the query is evaluated as, after folding
-///   (a repeated term counts once: `a | a | a` is one term). A long pasted sentence has a few
+///   (a repeated term counts once: `a | a | a` is one term; words are told apart by their
+///   collation elements, whatever the index holds). A long pasted sentence has a few
 ///   dozen words; 256 term scans of a 100,000-record field take tens of milliseconds.
 /// - `maximumTypoWords`, 32: the distinct query words long enough for an edit (see
 ///   `TypoTolerance`) in a query with typo tolerance; each adds a typo sweep per field, several

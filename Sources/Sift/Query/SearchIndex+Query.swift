@@ -321,7 +321,7 @@ extension SearchIndex {
     /// - Throws: `SiftError.queryTooLarge`, an ICU failure, or `CancellationError`.
     func foldQuery(_ query: Query, folding index: Int, _ isCancelled: () -> Bool = { false }) throws -> FoldedQuery {
         try checkLength(query)
-        let (folded, terms) = try foldQueryCountingTerms(
+        let (folded, terms, typoWords) = try foldQueryCountingTerms(
             query.text,
             mode: query.mode,
             syntax: query.syntax,
@@ -332,13 +332,6 @@ extension SearchIndex {
         let limits = queryLimits
         guard terms <= limits.maximumTerms else {
             throw SiftError.queryTooLarge(limit: QueryLimits.termsName, size: terms, maximum: limits.maximumTerms)
-        }
-        var typoWords = 0
-        switch folded {
-        case .patterns(let patterns) where Self.typoAnchor(for: query.mode) != nil && query.typos != .off:
-            typoWords = patterns.filter { Self.typoEdits($0.bytes, query.typos) > 0 }.count
-        case .expression(let expression): typoWords = expression.typoWordCount(query.typos)
-        default: break
         }
         guard typoWords <= limits.maximumTypoWords else {
             throw SiftError.queryTooLarge(
@@ -370,7 +363,14 @@ extension SearchIndex {
     /// `foldQuery(_:mode:syntax:typos:folding:)`, with the number of distinct terms the query
     /// searches for (what `QueryLimits.maximumTerms` counts): its distinct words in `.words`
     /// mode (those that occur nowhere included), its distinct terms with operators, otherwise 1
-    /// (0 for a text without collation elements). Polls `isCancelled` every 64 words.
+    /// (0 for a text without collation elements); and the number of those words that tolerate
+    /// typos (what `QueryLimits.maximumTypoWords` counts). Words are told apart by their
+    /// collation elements, not their codes: a word encoded for typos
+    /// (`CodeBook.encodeForTypos`) gives every element no record holds the same code, so two
+    /// distinct words (`search`, `searhc` in an index without `s`) can share a pattern. They are
+    /// evaluated once but counted as the two words they are, so that what a query counts does
+    /// not depend on the index's contents or on its typo tolerance. Polls `isCancelled` every
+    /// 64 words.
     ///
     /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding.
     func foldQueryCountingTerms(
@@ -380,11 +380,13 @@ extension SearchIndex {
         typos: TypoTolerance = .off,
         folding index: Int,
         _ isCancelled: () -> Bool = { false }
-    ) throws -> (folded: FoldedQuery, terms: Int) {
+    ) throws -> (folded: FoldedQuery, terms: Int, typoWords: Int) {
         let identical = foldings[index].collation.strength == .identical
         if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index, isCancelled) {
-            if case .expression(let folded) = expression { return (expression, folded.termCount(identical: identical)) }
-            return (expression, 0)
+            if case .expression(let folded) = expression {
+                return (expression, folded.termCount(identical: identical), folded.typoWordCount(typos))
+            }
+            return (expression, 0, 0)
         }
         let folding = foldings[index]
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
@@ -393,25 +395,42 @@ extension SearchIndex {
         // Words with an element no record holds, by their elements: the query matches nothing,
         // but they count as terms all the same.
         var nowhere = Set<String>()
+        // Words encoded for typos, by their elements: their codes are lossy, so they are counted
+        // here rather than by their patterns.
+        var encodedForTypos = Set<String>()
+        // Patterns of words the code book encodes exactly (codes and elements correspond one to
+        // one), and how many of those tolerate typos.
+        var exactPatterns = 0
+        var exactTypoPatterns = 0
         for (position, piece) in pieces.enumerated() {
             if position & 63 == 63, isCancelled() { throw CancellationError() }
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
             let forgiving = Self.typoAnchor(for: mode) != nil && typos.edits(forElements: elements.count) > 0
-            guard
-                let bytes = folding.codeBook.encode(elements)
-                    ?? (forgiving ? folding.codeBook.encodeForTypos(elements) : nil)
-            else {
+            let bytes: [UInt8]
+            let isExact: Bool
+            if let exact = folding.codeBook.encode(elements) {
+                (bytes, isExact) = (exact, true)
+            } else if forgiving {
+                isExact = false
+                bytes = folding.codeBook.encodeForTypos(elements)
+                encodedForTypos.insert(Self.elementsText(elements, identical ? piece : nil))
+            } else {
                 nowhere.insert(Self.elementsText(elements, identical ? piece : nil))
                 continue
             }
             if seen.insert(.init(bytes: bytes, text: identical ? piece : nil)).inserted {
                 patterns.append((bytes, piece))
+                if isExact {
+                    exactPatterns += 1
+                    if forgiving { exactTypoPatterns += 1 }
+                }
             }
         }
-        let terms = patterns.count + nowhere.count
-        if !nowhere.isEmpty { return (.nothing, terms) }
-        return (patterns.isEmpty ? .everything : .patterns(patterns), terms)
+        let terms = exactPatterns + encodedForTypos.count + nowhere.count
+        if !nowhere.isEmpty { return (.nothing, terms, 0) }
+        let typoWords = exactTypoPatterns + encodedForTypos.count
+        return (patterns.isEmpty ? .everything : .patterns(patterns), terms, typoWords)
     }
 
     static func anchor(for mode: MatchMode) -> Anchor {
