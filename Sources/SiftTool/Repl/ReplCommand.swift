@@ -69,6 +69,9 @@ enum ReplLoader {
         /// tables).
         var phases: [(phase: String, duration: Duration)]
         var descriptionFile: String?
+        /// The query limits of the command line (`--max-query-length` and the like), which a
+        /// re-index keeps.
+        var queryLimits = QueryLimits()
     }
 
     static func open(_ request: DatasetRequest) throws -> Opened {
@@ -107,7 +110,8 @@ enum ReplLoader {
             controller: controller,
             indexDuration: duration,
             phases: phases.durations,
-            descriptionFile: descriptionFile
+            descriptionFile: descriptionFile,
+            queryLimits: request.queryLimits
         )
     }
 
@@ -116,7 +120,7 @@ enum ReplLoader {
     static func makeController(
         settings: DatasetSettings,
         records: [Record],
-        queryLimits: QueryLimits = QueryLimits(),
+        queryLimits: QueryLimits,
         phases: LoadPhases
     ) throws -> SearchController {
         do {
