@@ -7,9 +7,11 @@
 //   ICU usearch (corpus: `Corpus/`);
 // - `SiftControllerFuzzer`: keystrokes, scopes and edits through a `SearchController`, its updates
 //   checked for generations and change sets and its tables against a fresh index and usearch
-//   (corpus: `ControllerCorpus/`).
+//   (corpus: `ControllerCorpus/`);
+// - `SiftQueryFuzzer`: operator query texts of many terms and repeats against an index, checked
+//   against a brute-force evaluation and `QueryLimits` refusing cleanly (corpus: `QueryCorpus/`).
 //
-// Run them with `scripts/fuzz.sh [SECONDS] [--target index|controller|all] [--grow-corpus]`.
+// Run them with `scripts/fuzz.sh [SECONDS] [--target index|controller|query|all] [--grow-corpus]`.
 
 import Foundation
 import PackageDescription
@@ -29,6 +31,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "SiftControllerFuzzer",
+            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+        ),
+        .executableTarget(
+            name: "SiftQueryFuzzer",
             dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
         ),
     ]

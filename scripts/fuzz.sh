@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes Sift with libFuzzer (one process each, one target after the other).
-#   scripts/fuzz.sh [SECONDS] [--target index|controller|all] [--grow-corpus]
+#   scripts/fuzz.sh [SECONDS] [--target index|controller|query|all] [--grow-corpus]
 #
 # SECONDS (default 120) is per target; --target picks the targets (default all):
 #   index       SiftIndexFuzzer: records and typed queries; every keystroke against ICU usearch,
@@ -9,9 +9,13 @@
 #   controller  SiftControllerFuzzer: keystrokes, backspaces, scopes, submits, cancels and edits
 #               through either table, racing the answers; the updates' generations and change
 #               sets, and the tables against a fresh index and usearch. Corpus: Fuzz/ControllerCorpus.
+#   query       SiftQueryFuzzer: a query text grown into operator expressions of many terms with
+#               repeats, negations and phrases; answers against a brute-force evaluation, and
+#               QueryLimits refusing cleanly (SiftError.queryTooLarge naming a limit the query is
+#               past). Corpus: Fuzz/QueryCorpus.
 # New inputs go to a scratch corpus; with --grow-corpus, inputs that add coverage are merged into
 # the target's corpus (commit them: the tests replay both corpora). Crashes and disagreements land
-# in fuzz-artifacts/ (index-* and controller-*). Each target ends with one line: its final
+# in fuzz-artifacts/ (index-*, controller-* and query-*). Each target ends with one line: its final
 # coverage (cov, ft), execs per second, libFuzzer's input length limit at the end and the largest
 # input it added.
 set -euo pipefail
@@ -21,18 +25,19 @@ target=all
 grow=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --target) target="${2:?--target needs index, controller or all}"; shift 2 ;;
+    --target) target="${2:?--target needs index, controller, query or all}"; shift 2 ;;
     --target=*) target="${1#--target=}"; shift ;;
     --grow-corpus) grow=1; shift ;;
     [0-9]*) seconds="$1"; shift ;;
-    *) echo "usage: scripts/fuzz.sh [SECONDS] [--target index|controller|all] [--grow-corpus]" >&2; exit 2 ;;
+    *) echo "usage: scripts/fuzz.sh [SECONDS] [--target index|controller|query|all] [--grow-corpus]" >&2; exit 2 ;;
   esac
 done
 case "$target" in
   index) targets=(index) ;;
   controller) targets=(controller) ;;
-  all) targets=(index controller) ;;
-  *) echo "fuzz: unknown target '$target' (index, controller or all)" >&2; exit 2 ;;
+  query) targets=(query) ;;
+  all) targets=(index controller query) ;;
+  *) echo "fuzz: unknown target '$target' (index, controller, query or all)" >&2; exit 2 ;;
 esac
 
 swift build --package-path Fuzz -c release --scratch-path .build-fuzz \
@@ -45,6 +50,8 @@ export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}"
 for name in "${targets[@]}"; do
   if [ "$name" = index ]; then
     fuzzer=.build-fuzz/release/SiftIndexFuzzer corpus=Fuzz/Corpus max_len=8192
+  elif [ "$name" = query ]; then
+    fuzzer=.build-fuzz/release/SiftQueryFuzzer corpus=Fuzz/QueryCorpus max_len=4096
   else
     fuzzer=.build-fuzz/release/SiftControllerFuzzer corpus=Fuzz/ControllerCorpus max_len=4096
   fi

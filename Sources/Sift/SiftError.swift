@@ -28,6 +28,10 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The index cannot hold more (the message says what is full), e.g. a field's text past the
     /// 4 GiB a column addresses. The index is unchanged.
     case capacityExceeded(String)
+    /// A query past one of the index's `QueryLimits`: the limit's name (`maximumLength`,
+    /// `maximumTerms` or `maximumTypoWords`), the query's size by that measure (UTF-8 bytes, distinct
+    /// terms, distinct words that tolerate typos) and the limit.
+    case queryTooLarge(limit: String, size: Int, maximum: Int)
 
     /// One line saying what went wrong, e.g. `unknown scope 'Europe'`.
     public var description: String {
@@ -46,6 +50,12 @@ public enum SiftError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidConfiguration(let message): return "invalid configuration: \(message)"
         case .snapshot(let path, let reason): return "\(path): \(reason)"
         case .capacityExceeded(let message): return "the index is full: \(message)"
+        case .queryTooLarge(let limit, let size, let maximum):
+            let measure =
+                limit == QueryLimits.lengthName
+                ? "UTF-8 bytes"
+                : limit == QueryLimits.termsName ? "distinct terms" : "distinct words that tolerate typos"
+            return "the query is too large: \(size) \(measure), at most \(maximum) (QueryLimits.\(limit))"
         }
     }
 }

@@ -106,6 +106,30 @@ struct SearchOptions: ParsableArguments {
     )
     var typos: TypoTolerance?
 
+    @Option(
+        help: ArgumentHelp(
+            "Refuse a query longer than this many UTF-8 bytes (default 4096).",
+            valueName: "bytes"
+        )
+    )
+    var maxQueryLength: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Refuse a query of more distinct terms (words and phrases; a repeated one counts once) (default 256).",
+            valueName: "N"
+        )
+    )
+    var maxQueryTerms: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --typos, refuse a query of more distinct words long enough for an edit (default 32).",
+            valueName: "N"
+        )
+    )
+    var maxTypoWords: Int?
+
     @Flag(help: "Deprecated: use --order ranked.")
     var ranked = false
 
@@ -116,9 +140,24 @@ struct SearchOptions: ParsableArguments {
     var show: [String] = []
 
     func validate() throws {
+        for (name, value) in [
+            ("--max-query-length", maxQueryLength), ("--max-query-terms", maxQueryTerms),
+            ("--max-typo-words", maxTypoWords),
+        ] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1") }
+        }
         if ranked, let order, order != .ranked {
             throw ValidationError("--ranked and --order \(order.rawValue) exclude each other")
         }
+    }
+
+    /// The library's `QueryLimits`, with the `--max-…` options given.
+    var queryLimits: QueryLimits {
+        var limits = QueryLimits()
+        if let maxQueryLength { limits.maximumLength = maxQueryLength }
+        if let maxQueryTerms { limits.maximumTerms = maxQueryTerms }
+        if let maxTypoWords { limits.maximumTypoWords = maxTypoWords }
+        return limits
     }
 
     /// `--order`, or `--ranked`.
@@ -206,6 +245,8 @@ struct DatasetRequest {
     var order: ResultOrder?
     var show: [String] = []
     var trigger: SearchTrigger?
+    /// `--max-query-length`, `--max-query-terms`, `--max-typo-words`.
+    var queryLimits = QueryLimits()
 
     /// The scope a query runs in (`sift query --in`).
     var selectedScope: String?
@@ -245,6 +286,7 @@ struct DatasetRequest {
         typos = search.typos
         order = search.resultOrder
         show = search.show
+        queryLimits = search.queryLimits
     }
 
     /// Options that configure an index, which a snapshot already fixes.

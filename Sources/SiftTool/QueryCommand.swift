@@ -42,6 +42,14 @@ struct QueryCommand: ParsableCommand {
             (an edit: a letter inserted, deleted, replaced, or two adjacent letters swapped), so \
             ripgrpe finds ripgrep; --typos N allows at most N edits; exact matches rank first. \
             With operators, phrases and -excluded words match exactly.
+
+            A query that starts with - (such as -india in words mode) needs -- before it, or it \
+            reads as an option: sift query FILE --mode words -- -india.
+
+            A query longer than --max-query-length bytes (default 4096), of more than \
+            --max-query-terms distinct words and phrases (default 256; a repeated one counts \
+            once), or with --typos of more than --max-typo-words distinct words long enough for \
+            an edit (default 32), is refused with an error naming the limit.
             """
     )
 
@@ -51,7 +59,7 @@ struct QueryCommand: ParsableCommand {
     @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'.")
     var file: String
 
-    @Argument(help: "The search text.")
+    @Argument(help: "The search text. One that starts with - needs -- before it: sift query FILE -- -word.")
     var query: String
 
     @OptionGroup(title: "Index options (shared with 'sift repl' and 'sift index')")
@@ -102,6 +110,7 @@ struct QueryCommand: ParsableCommand {
         request.scopeSelectsInSnapshot = SnapshotDetection.isSnapshot(file) && !index.scopes.isEmpty
         let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
+        index.queryLimits = search.queryLimits
         let settings = opened.settings
         let query = Query(
             query,

@@ -216,6 +216,23 @@ struct ReplLineModeTests {
         #expect(afterOff.contains("\"zurcih\" in All: 0 results"), "\(transcript)")
     }
 
+    /// The query limits of the command line hold in every index the session builds: a
+    /// configuration command re-indexes with them, not with the defaults.
+    @Test func reindexingKeepsTheCommandLineQueryLimits() async throws {
+        let transcript = try await Repl.transcript(
+            ["paris | zürich", ":mode words", "paris | zürich", ":typos auto", "paris"],
+            options: ["--max-query-terms", "1"]
+        )
+        let refusal = "failed: the query is too large: 2 distinct terms, at most 1 (QueryLimits.maximumTerms)"
+        // Contains mode (one term): answered before any re-index.
+        let beforeWords = transcript.components(separatedBy: "> :mode words").first ?? ""
+        #expect(!beforeWords.contains(refusal), "\(transcript)")
+        let afterWords = transcript.components(separatedBy: "> :mode words").last ?? ""
+        #expect(afterWords.contains("\"paris | zürich\" in All: \(refusal)"), "\(transcript)")
+        let afterTypos = transcript.components(separatedBy: "> :typos auto").last ?? ""
+        #expect(afterTypos.contains("\"paris\" in All: 1 result"), "\(transcript)")
+    }
+
     /// :tie-break orders ranked ties (Paris and Ñuñoa: both match "a" inside a five-letter name)
     /// by a numeric field, smallest or largest first, and :tie-break none puts file order back;
     /// a text tie-break off the sort field and an unknown field are errors.

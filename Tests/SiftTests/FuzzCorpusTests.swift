@@ -6,7 +6,9 @@ import Testing
 /// Replays the fuzzers' corpora (seeds plus inputs libFuzzer found interesting) through the same
 /// checks the fuzzers run: `Fuzz/Corpus` through `_SiftFuzzing` (Sift agrees with ICU usearch on
 /// every keystroke) and `Fuzz/ControllerCorpus` through `_SiftControllerFuzzing` (generations,
-/// change sets, and tables equal to a fresh index's).
+/// change sets, and tables equal to a fresh index's), and `Fuzz/QueryCorpus` through
+/// `_SiftQueryFuzzing` (operator expressions of many terms against brute force, limits refusing
+/// cleanly).
 @Suite("Fuzz corpus replay", .timeLimit(.minutes(10)))
 struct FuzzCorpusTests {
     static func inputs(_ folder: String) -> [String] {
@@ -20,11 +22,18 @@ struct FuzzCorpusTests {
 
     static let indexInputs = inputs("Fuzz/Corpus")
     static let controllerInputs = inputs("Fuzz/ControllerCorpus")
+    static let queryInputs = inputs("Fuzz/QueryCorpus")
 
     @Test func theCorporaArePresent() {
         #expect(Self.indexInputs.count >= 16)
         #expect(Self.indexInputs.filter { $0.hasPrefix("seed-ml-") }.count >= 10, "multilingual seeds")
         #expect(Self.controllerInputs.count >= 10)
+        #expect(Self.queryInputs.count >= 8)
+    }
+
+    @Test(arguments: queryInputs)
+    func queryCorpusInputAgreesWithBruteForce(_ name: String) throws {
+        #expect(_SiftQueryFuzzing.check(try Self.bytes("Fuzz/QueryCorpus", name)) == nil)
     }
 
     @Test(arguments: indexInputs)

@@ -26,6 +26,9 @@ struct HostileQueryTests {
             configuration: IndexConfiguration(searchFields: ["text"], collation: collation),
             records: records
         )
+        // Queries of 10,000 characters: past the default `QueryLimits` (refused, see
+        // QueryLimitsTests), answered once the limits are lifted.
+        index.queryLimits = .unlimited
         let reference = try ReferenceSearch(collation: collation)
         let folder = try ICUFolder(ICUCollator(collation))
         for query in Self.queries {
@@ -73,6 +76,11 @@ struct HostileQueryTests {
             configuration: IndexConfiguration(searchFields: ["t"]),
             records: [Record(id: "long", fields: ["t": long]), Record(id: "short", fields: ["t": "aaa"])]
         )
+        // Past the default limit (4,096 bytes): refused at once, naming the limit.
+        #expect(throws: SiftError.queryTooLarge(limit: "maximumLength", size: 10_000, maximum: 4_096)) {
+            try index.search(Query(long))
+        }
+        index.queryLimits.maximumLength = 10_001
         #expect(try index.ids(index.search(Query(long))) == ["long"])
         #expect(try index.matchRanges(of: index.handle(forID: "long")!, for: Query(long)) == ["t": [0..<10_000]])
         #expect(try index.search(Query(long + "a")).rows.isEmpty)

@@ -151,6 +151,11 @@ public final class SearchIndex {
     /// that scans run split even on one core.
     var scanWorkers = ParallelWork.cores
 
+    /// The most one query may ask of the index: its length, its distinct terms, its words that
+    /// tolerate typos (see `QueryLimits`). A query past a limit is refused with
+    /// `SiftError.queryTooLarge` before any work.
+    public var queryLimits = QueryLimits()
+
     /// Records per batch of a bulk insert (`insert(contentsOf:)` with 8,192 records or more).
     /// Internal: tests set it small so that a bulk insert crosses many batches.
     var bulkBatchSize = 65_536

@@ -14,15 +14,36 @@ extension SearchIndex {
     /// no collation elements (empty, or only ignorable characters) matches everything and
     /// highlights nothing.
     ///
-    /// - Complexity: O(*s*) in the size of the record's searched fields.
-    public func matchRanges(of handle: RecordHandle, for query: Query) throws -> [String: [Range<Int>]] {
+    /// Each pattern is first checked against the field by the scan kernel (no folding); only the
+    /// patterns that match it are walked for their ranges (the field folded again for its
+    /// offsets), so a query of many terms costs, per record, a walk per term that matched it.
+    /// `isCancelled` is polled before each pattern and field; a query past the index's
+    /// `queryLimits` is refused.
+    ///
+    /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, `SiftError.queryTooLarge`,
+    ///   an ICU failure, or `CancellationError`.
+    /// - Complexity: O(*s*) per distinct query pattern in the size *s* of the record's searched
+    ///   fields for the kernel checks, plus O(*s*) per pattern that matches for its walk.
+    public func matchRanges(
+        of handle: RecordHandle,
+        for query: Query,
+        isCancelled: () -> Bool = { false }
+    ) throws -> [String: [Range<Int>]] {
+        try checkLength(query)
         try addDeferredWordStarts()
         let slot = try resolve(handle)
         let plan = try scopePlan(of: query)
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return [:] }
-        let folded = try foldQuery(query, folding: plan.folding)
-        let patterns = highlightPatterns(folded, mode: query.mode, plan: plan, slot: slot, tolerance: query.typos)
+        let folded = try foldQuery(query, folding: plan.folding, isCancelled)
+        let patterns = try highlightPatterns(
+            folded,
+            mode: query.mode,
+            plan: plan,
+            slot: slot,
+            tolerance: query.typos,
+            isCancelled
+        )
         let literalTypoAnchor =
             Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) != nil
             ? Self.typoAnchor(for: query.mode) : nil
@@ -32,16 +53,21 @@ extension SearchIndex {
         for field in plan.fields {
             var ranges: [Range<Int>] = []
             for (pattern, anchor) in patterns {
+                if isCancelled() { throw CancellationError() }
                 let key = key(plan, field, anchor, pattern)
+                // The kernel's check first: a pattern the field does not hold has no ranges there.
                 let exact =
-                    try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
+                    evaluate(key, slot: slot).matched
+                    ? try restartSensitiveRanges(key, text: pattern.text, slot: slot) ?? fieldRanges(key, slot: slot)
+                    : []
                 ranges += exact
                 // A word with no exact match in the field shows its typo matches (their nearest prefixes).
                 let edits = Self.typoEdits(pattern.bytes, query.typos)
                 // In an expression, the positive word terms' patterns (the only ones shown at word starts).
                 let typoAnchor = isExpression ? (anchor == .wordStart ? Anchor.wordStart : nil) : literalTypoAnchor
                 if exact.isEmpty, let typoAnchor, edits > 0 {
-                    ranges += typoRanges(typoKey(plan, field, typoAnchor, pattern, edits: edits), slot: slot)
+                    let typoKey = typoKey(plan, field, typoAnchor, pattern, edits: edits)
+                    if evaluate(typoKey, slot: slot).matched { ranges += typoRanges(typoKey, slot: slot) }
                 }
             }
             guard !ranges.isEmpty else { continue }
@@ -68,10 +94,14 @@ extension SearchIndex {
     /// name[ranges[0]]                                           // "Straße"
     /// ```
     ///
-    /// - Complexity: O(*s*) in the size of the record's searched fields.
-    public func highlights(of handle: RecordHandle, for query: Query) throws -> [String: [Range<String.Index>]] {
+    /// - Complexity: that of `matchRanges(of:for:isCancelled:)`.
+    public func highlights(
+        of handle: RecordHandle,
+        for query: Query,
+        isCancelled: () -> Bool = { false }
+    ) throws -> [String: [Range<String.Index>]] {
         var result: [String: [Range<String.Index>]] = [:]
-        for (field, ranges) in try matchRanges(of: handle, for: query) {
+        for (field, ranges) in try matchRanges(of: handle, for: query, isCancelled: isCancelled) {
             let text = try value(of: field, for: handle)
             let utf16 = text.utf16
             let length = utf16.count

@@ -12,9 +12,39 @@ struct FoldedExpression {
         /// Some element of the term never occurs in the index: its patterns match no record.
         var occursNowhere: Bool
 
+        /// The term's text, kept only when it occurs nowhere (its patterns are then empty): what
+        /// tells two such terms apart in `key`.
+        var nowhereText = ""
+
         /// Whether typo tolerance (`Query.typos`) applies to the term: a positive word term.
         /// Phrases and negated terms match exactly.
         var toleratesTypos: Bool { !isNegated && anchor == .wordStart }
+
+        /// What makes two terms the same term after folding: their patterns' codes (and texts, at
+        /// identical strength, where matches are also checked against the text), anchor and
+        /// negation. Terms with equal keys match the same records with the same typos.
+        func key(identical: Bool) -> TermKey {
+            TermKey(
+                patterns: patterns.map { PatternKey(bytes: $0.bytes, text: identical ? $0.text : nil) },
+                anchor: anchor,
+                isNegated: isNegated,
+                nowhereText: occursNowhere ? nowhereText : nil
+            )
+        }
+    }
+
+    /// A folded pattern as merging compares it: its codes, and its text only at identical strength.
+    struct PatternKey: Hashable {
+        var bytes: [UInt8]
+        var text: String?
+    }
+
+    /// A term as merging compares it (see `Term.key(identical:)`).
+    struct TermKey: Hashable {
+        var patterns: [PatternKey]
+        var anchor: Anchor
+        var isNegated: Bool
+        var nowhereText: String?
     }
 
     /// Whether a tolerance gives some pattern of a positive word term an edit: only then does the
@@ -29,8 +59,52 @@ struct FoldedExpression {
             }
     }
 
-    /// Non-empty clauses of non-empty terms (terms without collation elements are left out).
+    /// Non-empty clauses of non-empty terms (terms without collation elements are left out), each
+    /// term once per clause and each clause (as a set of terms) once: a repeated term or clause
+    /// is evaluated once (`a | a | a` costs one term).
     var clauses: [[Term]]
+    /// How many times each clause was written: a record's typos count a repeated clause's typos
+    /// that many times, as they would without merging. All 1 unless a clause repeats.
+    var clauseWeights: [Int]
+
+    /// An expression of `clauses`, each written once.
+    init(clauses: [[Term]]) {
+        self.clauses = clauses
+        self.clauseWeights = Array(repeating: 1, count: clauses.count)
+    }
+
+    /// An expression of `clauses`, written `weights` times each.
+    init(clauses: [[Term]], weights: [Int]) {
+        precondition(clauses.count == weights.count, "a weight per clause")
+        self.clauses = clauses
+        self.clauseWeights = weights
+    }
+
+    /// The distinct terms of the expression (what `QueryLimits.maximumTerms` counts).
+    ///
+    /// - Complexity: O(*t*) for *t* terms.
+    func termCount(identical: Bool) -> Int {
+        var keys = Set<TermKey>()
+        for clause in clauses { for term in clause { keys.insert(term.key(identical: identical)) } }
+        return keys.count
+    }
+
+    /// The distinct patterns of positive word terms that a tolerance gives an edit (what
+    /// `QueryLimits.maximumTypoWords` counts).
+    ///
+    /// - Complexity: O(*p*) for *p* patterns.
+    func typoWordCount(_ tolerance: TypoTolerance) -> Int {
+        guard tolerance != .off else { return 0 }
+        var words = Set<[UInt8]>()
+        for clause in clauses {
+            for term in clause where term.toleratesTypos && !term.occursNowhere {
+                for pattern in term.patterns where SearchIndex.typoEdits(pattern.bytes, tolerance) > 0 {
+                    words.insert(pattern.bytes)
+                }
+            }
+        }
+        return words.count
+    }
 }
 
 extension FoldedQuery {
@@ -71,21 +145,46 @@ extension SearchIndex {
     // MARK: - Folding
 
     /// A words-mode query read with operators, folded; nil when its text uses no operator (it
-    /// then reads exactly as a literal words query).
+    /// then reads exactly as a literal words query). Repeats are merged: a term written again in
+    /// a clause is left out (an OR of equal terms is the term), and a clause written again (the
+    /// same set of terms) is kept once with a weight (an AND of equal clauses is the clause; its
+    /// typos still count as often as it was written).
     ///
-    /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding.
-    func foldOperators(_ text: String, folding index: Int) throws(SiftError) -> FoldedQuery? {
+    /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding;
+    ///   polls `isCancelled` every 64 terms.
+    func foldOperators(
+        _ text: String,
+        folding index: Int,
+        _ isCancelled: () -> Bool = { false }
+    ) throws
+        -> FoldedQuery?
+    {
         let expression = QueryExpression(parsing: text)
         guard expression.usesOperators else { return nil }
+        let identical = foldings[index].collation.strength == .identical
         var clauses: [[FoldedExpression.Term]] = []
+        var weights: [Int] = []
+        var clauseOfKeys: [Set<FoldedExpression.TermKey>: Int] = [:]
+        var folded = 0
         for clause in expression.clauses {
             var terms: [FoldedExpression.Term] = []
+            var keys = Set<FoldedExpression.TermKey>()
             for term in clause {
-                if let folded = try foldTerm(term, folding: index) { terms.append(folded) }
+                folded += 1
+                if folded & 63 == 0, isCancelled() { throw CancellationError() }
+                guard let term = try foldTerm(term, folding: index) else { continue }
+                if keys.insert(term.key(identical: identical)).inserted { terms.append(term) }
             }
-            if !terms.isEmpty { clauses.append(terms) }
+            if terms.isEmpty { continue }
+            if let earlier = clauseOfKeys[keys] {
+                weights[earlier] += 1
+            } else {
+                clauseOfKeys[keys] = clauses.count
+                clauses.append(terms)
+                weights.append(1)
+            }
         }
-        return clauses.isEmpty ? .everything : .expression(FoldedExpression(clauses: clauses))
+        return clauses.isEmpty ? .everything : .expression(FoldedExpression(clauses: clauses, weights: weights))
     }
 
     /// One term's patterns; nil for a term without collation elements.
@@ -93,24 +192,41 @@ extension SearchIndex {
     {
         let folding = foldings[index]
         let pieces = term.isPhrase ? [term.text] : try folding.folder.queryWords(term.text).map(String.init)
+        let identical = folding.collation.strength == .identical
         var patterns: [(bytes: [UInt8], text: String)] = []
         var occursNowhere = false
+        // The elements of the term's words, for a term that occurs nowhere: what tells it apart.
+        var nowhereText = ""
+        var nowhereWords = Set<String>()
         for piece in pieces {
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
+            let word = Self.elementsText(elements, identical ? piece : nil)
+            if nowhereWords.insert(word).inserted { nowhereText += word }
             guard let bytes = folding.codeBook.encode(elements) else {
                 occursNowhere = true
                 continue
             }
-            if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
+            // A word repeated in the term after folding (its codes; at identical strength its
+            // text too) is one pattern.
+            if !patterns.contains(where: { $0.bytes == bytes && (!identical || $0.text == piece) }) {
+                patterns.append((bytes, piece))
+            }
         }
         if occursNowhere { patterns = [] } else if patterns.isEmpty { return nil }
         return FoldedExpression.Term(
             patterns: patterns,
             anchor: term.isPhrase ? .anywhere : .wordStart,
             isNegated: term.isNegated,
-            occursNowhere: occursNowhere
+            occursNowhere: occursNowhere,
+            nowhereText: occursNowhere ? nowhereText : ""
         )
+    }
+
+    /// A word's collation elements (and its text, at identical strength) as text: the identity
+    /// of a word that occurs nowhere (it has no codes), for merging and counting terms.
+    static func elementsText(_ elements: [Int64], _ text: String?) -> String {
+        elements.map { String($0, radix: 16) }.joined(separator: ",") + (text.map { "=" + $0 } ?? "") + ";"
     }
 
     // MARK: - Evaluation
@@ -119,10 +235,13 @@ extension SearchIndex {
     /// filter). Every term's field result comes from `fieldMatch`, so each is cached, narrowed on
     /// the next keystroke and served on backspace like a pattern of a literal query. With a
     /// `tolerance`, a pattern of a positive word term also matches where a record word's prefix is
-    /// within its edits (`TypoTolerance`), as a word of a literal `.words` query does.
+    /// within its edits (`TypoTolerance`), as a word of a literal `.words` query does. A pattern
+    /// that several terms share is looked up once (`SharedPatternMatches`); `isCancelled` is
+    /// polled before every term, so that a query of many terms answered from the cache still
+    /// stops when superseded.
     ///
-    /// - Complexity: one `fieldMatch` per term pattern and field (two for a pattern with edits),
-    ///   plus O(*n* / 64) per term for the bitset operations over *n* slots.
+    /// - Complexity: one `fieldMatch` per distinct term pattern and field (two for a pattern with
+    ///   edits), plus O(*n* / 64) per term for the bitset operations over *n* slots.
     func expressionMatches(
         _ plan: ScopePlan,
         _ expression: FoldedExpression,
@@ -130,44 +249,57 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
+        var shared = SharedPatternMatches(expression, identical: isIdentical(plan), tolerance: tolerance)
         var result = live
         for clause in expression.clauses {
             var any = Bitset()
             for term in clause {
-                any.formUnion(try termHolds(plan, term, tolerance: tolerance, &statistics, isCancelled))
+                if isCancelled() { throw CancellationError() }
+                any.formUnion(try termHolds(plan, term, tolerance: tolerance, &statistics, &shared, isCancelled))
             }
             result.formIntersection(any)
         }
         return result
     }
 
+    /// Whether the plan's folding compares at identical strength (where a pattern's text counts).
+    func isIdentical(_ plan: ScopePlan) -> Bool { foldings[plan.folding].collation.strength == .identical }
+
     /// The records where a term holds: its patterns all match some searched field (a positive
     /// word term's within their edits, with a tolerance), or for a negated term, not.
     ///
-    /// - Complexity: one `fieldMatch` per pattern and field (two for a pattern with edits), plus
-    ///   O(*n* / 64) for the bitset operations over *n* slots.
+    /// - Complexity: one `fieldMatch` per pattern and field (two for a pattern with edits) not
+    ///   in `shared`, plus O(*n* / 64) for the bitset operations over *n* slots.
     func termHolds(
         _ plan: ScopePlan,
         _ term: FoldedExpression.Term,
         tolerance: TypoTolerance,
         _ statistics: inout QueryStatistics,
+        _ shared: inout SharedPatternMatches,
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
         var matched = Bitset()
         if !term.occursNowhere {
             for (position, pattern) in term.patterns.enumerated() {
-                var inSomeField = Bitset()
-                for field in plan.fields {
-                    inSomeField.formUnion(
-                        try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
-                    )
-                }
                 let edits = term.toleratesTypos ? Self.typoEdits(pattern.bytes, tolerance) : 0
-                if edits > 0 {
+                let sharedKey = shared.key(pattern, of: term)
+                var inSomeField: Bitset
+                if let known = shared.take(sharedKey) {
+                    inSomeField = known
+                } else {
+                    inSomeField = Bitset()
                     for field in plan.fields {
-                        let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
-                        inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                        inSomeField.formUnion(
+                            try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
+                        )
                     }
+                    if edits > 0 {
+                        for field in plan.fields {
+                            let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
+                            inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                        }
+                    }
+                    shared.keep(inSomeField, for: sharedKey)
                 }
                 if position == 0 { matched = inSomeField } else { matched.formIntersection(inSomeField) }
             }
@@ -197,11 +329,13 @@ extension SearchIndex {
         _ isCancelled: () -> Bool
     ) throws -> [Bitset] {
         var totals = [matches]
-        for clause in expression.clauses {
+        var shared = SharedPatternMatches(expression, identical: isIdentical(plan), tolerance: tolerance)
+        for (clause, weight) in zip(expression.clauses, expression.clauseWeights) {
             // Per term, the records where it holds with at most k typos, k = 0, 1, ...
             var cumulative: [[Bitset]] = []
             for term in clause {
-                var holds = try termHolds(plan, term, tolerance: tolerance, &statistics, isCancelled)
+                if isCancelled() { throw CancellationError() }
+                var holds = try termHolds(plan, term, tolerance: tolerance, &statistics, &shared, isCancelled)
                 holds.formIntersection(matches)
                 let counts =
                     term.toleratesTypos && !term.occursNowhere
@@ -234,12 +368,13 @@ extension SearchIndex {
                 exactly.append(part)
                 below = atMost
             }
-            var next = [Bitset](repeating: Bitset(), count: totals.count + max(0, largest - 1))
+            // A clause written `weight` times counts its typos that many times.
+            var next = [Bitset](repeating: Bitset(), count: totals.count + max(0, largest - 1) * weight)
             for (total, members) in totals.enumerated() where members.wordCount > 0 {
                 for (k, part) in exactly.enumerated() where part.wordCount > 0 {
                     var both = members
                     both.formIntersection(part)
-                    next[total + k].formUnion(both)
+                    next[total + k * weight].formUnion(both)
                 }
             }
             totals = next
@@ -258,7 +393,7 @@ extension SearchIndex {
         tolerance: TypoTolerance
     ) -> Int? {
         var total = 0
-        for clause in expression.clauses {
+        for (clause, weight) in zip(expression.clauses, expression.clauseWeights) {
             var fewest: Int? = nil
             for term in clause {
                 let count: Int?
@@ -276,7 +411,7 @@ extension SearchIndex {
                 if let count { fewest = min(fewest ?? count, count) }
             }
             guard let fewest else { return nil }
-            total += fewest
+            total += fewest * weight
         }
         return total
     }
@@ -321,22 +456,51 @@ extension SearchIndex {
     /// record, within `tolerance` (a negated term, or a word of a term that does not match as a
     /// whole, shows nothing).
     ///
-    /// - Complexity: O(*s*) per term pattern in the size *s* of the slot's searched fields.
+    /// `isCancelled` is polled before each term.
+    ///
+    /// - Complexity: O(*s*) per distinct term pattern in the size *s* of the slot's searched fields.
     func highlightPatterns(
         _ folded: FoldedQuery,
         mode: MatchMode,
         plan: ScopePlan,
         slot: Int32,
-        tolerance: TypoTolerance = .off
-    ) -> [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] {
+        tolerance: TypoTolerance = .off,
+        _ isCancelled: () -> Bool = { false }
+    ) throws -> [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] {
         switch folded {
         case .everything, .nothing: return []
         case .patterns(let patterns): return patterns.map { ($0, Self.anchor(for: mode)) }
         case .expression(let expression):
+            // Each pattern checked against the record once, and shown once, however many terms
+            // hold it.
+            var holds: [SharedPatternMatches.Key: Bool] = [:]
+            var shown = Set<SharedPatternMatches.Key>()
+            let shared = SharedPatternMatches(
+                FoldedExpression(clauses: []),
+                identical: isIdentical(plan),
+                tolerance: tolerance
+            )
             var result: [(pattern: (bytes: [UInt8], text: String), anchor: Anchor)] = []
             for clause in expression.clauses {
-                for term in clause where !term.isNegated && termMatches(plan, term, slot: slot, tolerance: tolerance) {
-                    result += term.patterns.map { ($0, term.anchor) }
+                for term in clause where !term.isNegated && !term.occursNowhere {
+                    if isCancelled() { throw CancellationError() }
+                    let matched = term.patterns.allSatisfy { pattern in
+                        let key = shared.key(pattern, of: term)
+                        if let known = holds[key] { return known }
+                        let one = FoldedExpression.Term(
+                            patterns: [pattern],
+                            anchor: term.anchor,
+                            isNegated: false,
+                            occursNowhere: false
+                        )
+                        let matches = termMatches(plan, one, slot: slot, tolerance: tolerance)
+                        holds[key] = matches
+                        return matches
+                    }
+                    guard matched else { continue }
+                    for pattern in term.patterns where shown.insert(shared.key(pattern, of: term)).inserted {
+                        result.append((pattern, term.anchor))
+                    }
                 }
             }
             return result

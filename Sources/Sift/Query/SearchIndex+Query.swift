@@ -35,7 +35,13 @@ extension SearchIndex {
     ///   - query: text, scope, mode and order.
     ///   - isCancelled: polled during long scans; when it returns true the search throws
     ///     `CancellationError`.
-    /// - Throws: `SiftError.unknownScope`, an ICU failure, or `CancellationError`.
+    /// A query past the index's `queryLimits` (its length, distinct terms, or words that tolerate
+    /// typos) is refused with `SiftError.queryTooLarge` before any scan. `isCancelled` is polled
+    /// during scans, between the terms of an expression, the words of a query and their typo
+    /// levels, and while folding a long query.
+    ///
+    /// - Throws: `SiftError.unknownScope`, `SiftError.queryTooLarge`, an ICU failure, or
+    ///   `CancellationError`.
     /// - Complexity: O(*n*) in the folded size of the searched fields for a full scan; O(*k*) in
     ///   the size of the *k* candidate records when narrowing; O(1) per field on a cache hit; plus
     ///   O(*m* log *m*) to order *m* results; for `.ranked`, the first pattern's scans anchored at
@@ -52,6 +58,7 @@ extension SearchIndex {
     ///   candidates of the shorter word's typo result with the same budget), and `.ranked` adds
     ///   the scans of the smaller budgets and O(*n* / 64) bitset work per word and typo count.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
+        try checkLength(query)
         try addDeferredWordStarts()
         guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)
@@ -71,7 +78,7 @@ extension SearchIndex {
         if query.order == .ranked, query.mode == .contains || query.mode == .words, length > 0,
             length >= selectedPlan.scope.minimumLength
         {
-            let folded = try foldQuery(query, folding: selectedPlan.folding)
+            let folded = try foldQuery(query, folding: selectedPlan.folding, isCancelled)
             foldedQueries[selectedPlan.folding] = folded
             if let ranking = folded.rankingPattern(mode: query.mode) {
                 try sweepRankingAnchors(
@@ -98,7 +105,7 @@ extension SearchIndex {
             case .matches:
                 let folded =
                     try foldedQueries[plan.folding]
-                    ?? foldQuery(query, folding: plan.folding)
+                    ?? foldQuery(query, folding: plan.folding, isCancelled)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
@@ -252,8 +259,11 @@ extension SearchIndex {
     /// Whether one record matches a query in the query's scope (for re-evaluating edited records
     /// against a live query without searching everything).
     ///
+    /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, `SiftError.queryTooLarge`
+    ///   (see `queryLimits`), or an ICU failure.
     /// - Complexity: O(*s*) in the size of the record's searched fields.
     public func matches(_ handle: RecordHandle, _ query: Query) throws -> Bool {
+        try checkLength(query)
         try addDeferredWordStarts()
         let slot = try resolve(handle)
         let plan = try scopePlan(of: query)
@@ -293,10 +303,44 @@ extension SearchIndex {
         return plan
     }
 
+    /// Refuses a query whose text is longer than `queryLimits.maximumLength` UTF-8 bytes.
+    ///
+    /// - Throws: `SiftError.queryTooLarge`.
+    /// - Complexity: O(1) for a native string.
+    func checkLength(_ query: Query) throws(SiftError) {
+        let length = query.text.utf8.count
+        guard length <= queryLimits.maximumLength else {
+            throw .queryTooLarge(limit: QueryLimits.lengthName, size: length, maximum: queryLimits.maximumLength)
+        }
+    }
+
     /// `query`'s text folded under one folding, in its mode, syntax and typo tolerance (see
-    /// `foldQuery(_:mode:syntax:typos:folding:)`).
-    func foldQuery(_ query: Query, folding index: Int) throws(SiftError) -> FoldedQuery {
-        try foldQuery(query.text, mode: query.mode, syntax: query.syntax, typos: query.typos, folding: index)
+    /// `foldQuery(_:mode:syntax:typos:folding:)`), refused past `queryLimits`: its length is
+    /// checked before folding, its distinct terms and words that tolerate typos after.
+    ///
+    /// - Throws: `SiftError.queryTooLarge`, an ICU failure, or `CancellationError`.
+    func foldQuery(_ query: Query, folding index: Int, _ isCancelled: () -> Bool = { false }) throws -> FoldedQuery {
+        try checkLength(query)
+        let (folded, terms, typoWords) = try foldQueryCountingTerms(
+            query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: index,
+            isCancelled
+        )
+        let limits = queryLimits
+        guard terms <= limits.maximumTerms else {
+            throw SiftError.queryTooLarge(limit: QueryLimits.termsName, size: terms, maximum: limits.maximumTerms)
+        }
+        guard typoWords <= limits.maximumTypoWords else {
+            throw SiftError.queryTooLarge(
+                limit: QueryLimits.typoWordsName,
+                size: typoWords,
+                maximum: limits.maximumTypoWords
+            )
+        }
+        return folded
     }
 
     /// The query folded under one folding: its patterns (one per query word in `.words` mode),
@@ -304,30 +348,89 @@ extension SearchIndex {
     /// With typo tolerance (`.words` and `.prefix` modes), a pattern long enough for an edit may
     /// hold elements the index has never seen (an edit can replace or drop them): they take the
     /// code after the code book's last (`CodeBook.encodeForTypos`), which no record holds.
+    /// A word repeated after folding (its codes equal; at identical strength its text too) is
+    /// one pattern.
     func foldQuery(
         _ text: String,
         mode: MatchMode,
         syntax: QuerySyntax = .literal,
         typos: TypoTolerance = .off,
         folding index: Int
-    ) throws(SiftError) -> FoldedQuery {
-        if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index) {
-            return expression
+    ) throws -> FoldedQuery {
+        try foldQueryCountingTerms(text, mode: mode, syntax: syntax, typos: typos, folding: index).folded
+    }
+
+    /// `foldQuery(_:mode:syntax:typos:folding:)`, with the number of distinct terms the query
+    /// searches for (what `QueryLimits.maximumTerms` counts): its distinct words in `.words`
+    /// mode (those that occur nowhere included), its distinct terms with operators, otherwise 1
+    /// (0 for a text without collation elements); and the number of those words that tolerate
+    /// typos (what `QueryLimits.maximumTypoWords` counts). Words are told apart by their
+    /// collation elements, not their codes: a word encoded for typos
+    /// (`CodeBook.encodeForTypos`) gives every element no record holds the same code, so two
+    /// distinct words (`search`, `searhc` in an index without `s`) can share a pattern. They are
+    /// evaluated once but counted as the two words they are, so that what a query counts does
+    /// not depend on the index's contents or on its typo tolerance. Polls `isCancelled` every
+    /// 64 words.
+    ///
+    /// - Complexity: O(*n*) in the length of the text, plus ICU's word breaking and folding.
+    func foldQueryCountingTerms(
+        _ text: String,
+        mode: MatchMode,
+        syntax: QuerySyntax = .literal,
+        typos: TypoTolerance = .off,
+        folding index: Int,
+        _ isCancelled: () -> Bool = { false }
+    ) throws -> (folded: FoldedQuery, terms: Int, typoWords: Int) {
+        let identical = foldings[index].collation.strength == .identical
+        if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index, isCancelled) {
+            if case .expression(let folded) = expression {
+                return (expression, folded.termCount(identical: identical), folded.typoWordCount(typos))
+            }
+            return (expression, 0, 0)
         }
         let folding = foldings[index]
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
         var patterns: [(bytes: [UInt8], text: String)] = []
-        for piece in pieces {
+        var seen = Set<FoldedExpression.PatternKey>()
+        // Words with an element no record holds, by their elements: the query matches nothing,
+        // but they count as terms all the same.
+        var nowhere = Set<String>()
+        // Words encoded for typos, by their elements: their codes are lossy, so they are counted
+        // here rather than by their patterns.
+        var encodedForTypos = Set<String>()
+        // Patterns of words the code book encodes exactly (codes and elements correspond one to
+        // one), and how many of those tolerate typos.
+        var exactPatterns = 0
+        var exactTypoPatterns = 0
+        for (position, piece) in pieces.enumerated() {
+            if position & 63 == 63, isCancelled() { throw CancellationError() }
             let elements = try folding.folder.patternElements(piece)
             if elements.isEmpty { continue }
             let forgiving = Self.typoAnchor(for: mode) != nil && typos.edits(forElements: elements.count) > 0
-            guard
-                let bytes = folding.codeBook.encode(elements)
-                    ?? (forgiving ? folding.codeBook.encodeForTypos(elements) : nil)
-            else { return .nothing }
-            if !patterns.contains(where: { $0.bytes == bytes && $0.text == piece }) { patterns.append((bytes, piece)) }
+            let bytes: [UInt8]
+            let isExact: Bool
+            if let exact = folding.codeBook.encode(elements) {
+                (bytes, isExact) = (exact, true)
+            } else if forgiving {
+                isExact = false
+                bytes = folding.codeBook.encodeForTypos(elements)
+                encodedForTypos.insert(Self.elementsText(elements, identical ? piece : nil))
+            } else {
+                nowhere.insert(Self.elementsText(elements, identical ? piece : nil))
+                continue
+            }
+            if seen.insert(.init(bytes: bytes, text: identical ? piece : nil)).inserted {
+                patterns.append((bytes, piece))
+                if isExact {
+                    exactPatterns += 1
+                    if forgiving { exactTypoPatterns += 1 }
+                }
+            }
         }
-        return patterns.isEmpty ? .everything : .patterns(patterns)
+        let terms = exactPatterns + encodedForTypos.count + nowhere.count
+        if !nowhere.isEmpty { return (.nothing, terms, 0) }
+        let typoWords = exactTypoPatterns + encodedForTypos.count
+        return (patterns.isEmpty ? .everything : .patterns(patterns), terms, typoWords)
     }
 
     static func anchor(for mode: MatchMode) -> Anchor {
@@ -369,6 +472,7 @@ extension SearchIndex {
         case .patterns(let patterns):
             var result: Bitset? = nil
             for pattern in patterns {
+                if isCancelled() { throw CancellationError() }
                 // Exact field results, then (with typo tolerance) the fields' typo results.
                 let fieldSets = try fieldResults(
                     plan,

@@ -14,11 +14,18 @@ extension SearchIndex {
     ///   - handle: the record.
     ///   - query: the query whose matches the snippets show.
     ///   - length: the longest window, in characters (grapheme clusters); at least 1.
-    /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, or an ICU failure.
-    /// - Complexity: O(*s*) in the size of the record's searched fields.
-    public func snippets(of handle: RecordHandle, for query: Query, length: Int) throws -> [String: Snippet] {
+    ///   - isCancelled: polled between the query's patterns (see `matchRanges(of:for:isCancelled:)`).
+    /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, `SiftError.queryTooLarge`, an
+    ///   ICU failure, or `CancellationError`.
+    /// - Complexity: that of `matchRanges(of:for:isCancelled:)`, plus O(*s*) per field with a match.
+    public func snippets(
+        of handle: RecordHandle,
+        for query: Query,
+        length: Int,
+        isCancelled: () -> Bool = { false }
+    ) throws -> [String: Snippet] {
         var result: [String: Snippet] = [:]
-        for (field, ranges) in try matchRanges(of: handle, for: query) where !ranges.isEmpty {
+        for (field, ranges) in try matchRanges(of: handle, for: query, isCancelled: isCancelled) where !ranges.isEmpty {
             result[field] = Snippet(field: try value(of: field, for: handle), matches: ranges, length: length)
         }
         return result

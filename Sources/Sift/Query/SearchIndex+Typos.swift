@@ -98,6 +98,8 @@ extension SearchIndex {
     /// its edits counts its distance, at least 1). Every word's sets (exact, within 1, within 2)
     /// come from `fieldMatch`, so they are cached and narrowed like the query's own.
     ///
+    /// `isCancelled` is polled before each word and edit level.
+    ///
     /// - Complexity: per pattern with edits, one `fieldMatch` per field and edit count, plus
     ///   O(*n* / 64) bitset work per pair of typo count and level.
     func typoCounts(
@@ -115,6 +117,7 @@ extension SearchIndex {
         for pattern in patterns {
             let edits = Self.typoEdits(pattern.bytes, tolerance)
             guard edits > 0 else { continue }
+            if isCancelled() { throw CancellationError() }
             var exact = Bitset()
             for field in plan.fields {
                 exact.formUnion(try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched)
@@ -123,6 +126,7 @@ extension SearchIndex {
             var within = [Bitset](repeating: Bitset(), count: edits + 1)
             within[0] = exact
             for level in stride(from: edits, through: 1, by: -1) {
+                if isCancelled() { throw CancellationError() }
                 var set = exact
                 for field in plan.fields {
                     let key = typoKey(plan, field, typoAnchor, pattern, edits: level)

@@ -152,7 +152,7 @@ public enum _SiftFuzzing {
 
     /// The words-mode query `typed`, read with operators, against a brute-force evaluation of its
     /// expression on every record: through `search` and through `matches(_:_:)`.
-    private static func compareOperators(
+    static func compareOperators(
         _ typed: String,
         index: SearchIndex,
         reference: ReferenceSearch,

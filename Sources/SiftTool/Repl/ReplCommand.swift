@@ -69,6 +69,9 @@ enum ReplLoader {
         /// tables).
         var phases: [(phase: String, duration: Duration)]
         var descriptionFile: String?
+        /// The query limits of the command line (`--max-query-length` and the like), which a
+        /// re-index keeps.
+        var queryLimits = QueryLimits()
     }
 
     static func open(_ request: DatasetRequest) throws -> Opened {
@@ -85,13 +88,19 @@ enum ReplLoader {
         if let snapshot = opened.snapshot {
             // `opened` is not read again: its index goes to the controller's actor.
             phases.begin("tables")
+            snapshot.queryLimits = request.queryLimits
             do {
                 controller = try SearchController(index: snapshot, options: settings.controllerOptions)
             } catch {
                 throw ToolError("\(error)")
             }
         } else {
-            controller = try makeController(settings: settings, records: dataset.records, phases: phases)
+            controller = try makeController(
+                settings: settings,
+                records: dataset.records,
+                queryLimits: request.queryLimits,
+                phases: phases
+            )
         }
         let duration = indexStart.duration(to: clock.now)
         phases.end()
@@ -101,7 +110,8 @@ enum ReplLoader {
             controller: controller,
             indexDuration: duration,
             phases: phases.durations,
-            descriptionFile: descriptionFile
+            descriptionFile: descriptionFile,
+            queryLimits: request.queryLimits
         )
     }
 
@@ -110,11 +120,13 @@ enum ReplLoader {
     static func makeController(
         settings: DatasetSettings,
         records: [Record],
+        queryLimits: QueryLimits,
         phases: LoadPhases
     ) throws -> SearchController {
         do {
             phases.begin("indexing", label: "indexing \(grouped(records.count)) records")
             let index = try SearchIndex(configuration: settings.configuration, records: records)
+            index.queryLimits = queryLimits
             let layout = settings.controllerOptions.originalTable
             let sorts = layout.order == .sorted || layout.isSectioned
             phases.begin("tables", label: sorts ? "sorting by \(settings.sort ?? settings.searchFields[0])" : "tables")

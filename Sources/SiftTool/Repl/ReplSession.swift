@@ -15,6 +15,8 @@ final class ReplSession {
     private(set) var settings: DatasetSettings
     private(set) var controller: SearchController
     let descriptionFile: String?
+    /// The query limits of the command line: every index the session builds has them.
+    let queryLimits: QueryLimits
     private let buffering: UpdateBuffering
 
     // MARK: The search bar
@@ -57,6 +59,7 @@ final class ReplSession {
         settings = opened.settings
         controller = opened.controller
         descriptionFile = opened.descriptionFile
+        queryLimits = opened.queryLimits
         indexDurations = [opened.indexDuration]
         loadPhases = opened.phases
         self.buffering = buffering
@@ -407,7 +410,8 @@ final class ReplSession {
     // MARK: - Reconfiguring
 
     /// Applies a configuration change: builds a new index of the current records (edits
-    /// included) and a new controller, then puts the search bar back as it was.
+    /// included, with the session's query limits) and a new controller, then puts the search
+    /// bar back as it was.
     ///
     /// - Returns: how long indexing took.
     @discardableResult
@@ -418,7 +422,12 @@ final class ReplSession {
         let name = (dataset.file as NSString).lastPathComponent
         let phases = LoadPhases(bar: ProgressBar.standardError(title: "Re-indexing \(name)"))
         defer { phases.finish() }
-        let controller = try ReplLoader.makeController(settings: settings, records: dataset.records, phases: phases)
+        let controller = try ReplLoader.makeController(
+            settings: settings,
+            records: dataset.records,
+            queryLimits: queryLimits,
+            phases: phases
+        )
         let duration = start.duration(to: clock.now)
         indexDurations.append(duration)
         self.settings = settings
