@@ -681,7 +681,7 @@ struct DocumentationExampleTests {
         index.metadata["source"] = "cities.tsv"
         try index.save(to: path)  // atomic: a temporary file, fsync, rename
 
-        let reopened = try SearchIndex.load(from: path)  // no collation work
+        let reopened = try SearchIndex.load(from: path)  // no collation work but a check
         print(reopened.count, reopened.metadata["source"] ?? "")  // 3 cities.tsv
         print(try reopened.search(Query("strasse")).rows.map { try reopened.id(of: $0) })  // ["2"]
 
