@@ -67,7 +67,7 @@ public struct DataLoader {
 
     /// Reads a whole file, for ``DataFile/init(bytes:source:format:progress:)``.
     ///
-    /// The read keeps within the process's memory limits (``MemoryBudget``): a regular file is
+    /// The read keeps within the process's memory limits (`MemoryBudget`): a regular file is
     /// measured first, and refused at once when its bytes cannot be had; an input of unknown size
     /// (a pipe, a device) is refused as soon as its next buffer could not be. Given the `format`,
     /// an input that cannot be one is refused after its first bytes instead of at its end: a
@@ -104,9 +104,9 @@ public struct DataLoader {
     /// (a header of a million columns takes about 14 MB).
     public static let maximumHeaderBytes = 1 << 26
 
-    /// The default limit of ``readBytes(path:maximumBytes:format:progress:)``: half of the machine's
+    /// The default limit of ``readBytes(path:maximumBytes:format:refusal:progress:)``: half of the machine's
     /// physical memory (a data file takes several times its size once indexed). The process's
-    /// memory limits (``MemoryBudget``) apply too, whatever this says.
+    /// memory limits (`MemoryBudget`) apply too, whatever this says.
     public static let defaultMaximumBytes: Int = {
         let pages = sysconf(Int32(_SC_PHYS_PAGES))
         let pageSize = sysconf(Int32(_SC_PAGESIZE))

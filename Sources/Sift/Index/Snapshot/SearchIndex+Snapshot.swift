@@ -164,9 +164,10 @@ extension SearchIndex {
     /// texts are the truth: everything derived from them either is computed on load or must agree
     /// with them.
     ///
-    /// - Parameter verification: which records are folded again: `.sampled` (what
-    ///   `load(from:)` does) every record of a small snapshot and a sample of a large one,
-    ///   `.everyRecord` all of them.
+    /// - Parameters:
+    ///   - path: The snapshot file.
+    ///   - verification: which records are folded again: `.sampled` (what `load(from:)` does)
+    ///     every record of a small snapshot and a sample of a large one, `.everyRecord` all of them.
     /// - Throws: `SiftError.snapshot(path:reason:)`, naming what disagrees.
     /// - Complexity: O(*n*) in the size of the file, plus folding the records `verification` picks.
     public static func load(
