@@ -328,6 +328,60 @@ public struct DataFile: Sendable {
         }
     }
 
+    /// ``forEachBatchOfRecords(idField:fields:categories:batchSize:progress:_:)`` for a caller
+    /// that has no more use for the file: where each value of a row is (16 bytes a value, about
+    /// twice a file of short fields) is freed as soon as the row's record is made, so that a load
+    /// that indexes each batch holds the file's bytes, what is left of its values' places and
+    /// the index, never all of the places and all of the index at once. (Only what no other
+    /// copy of this `DataFile` shares is freed.)
+    ///
+    /// - Parameters: As ``forEachBatchOfRecords(idField:fields:categories:batchSize:progress:_:)``.
+    /// - Throws: As ``forEachBatchOfRecords(idField:fields:categories:batchSize:progress:_:)``.
+    /// - Complexity: O(*n*) in the size of the values kept, divided among the cores.
+    public consuming func consumeBatchesOfRecords(
+        idField: String? = nil,
+        fields: [String]? = nil,
+        categories: [String] = [],
+        batchSize: Int,
+        progress: (@Sendable (DataLoadProgress) -> Void)? = nil,
+        _ body: ([Record]) throws -> Void
+    ) throws {
+        let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
+        let (rowCount, columnCount) = (self.rowCount, columns.count)
+        guard case .delimited(let bytes, var chunks) = storage else {
+            try forEachBatchOfRecords(
+                idField: idField,
+                fields: fields,
+                categories: categories,
+                batchSize: batchSize,
+                progress: progress,
+                body
+            )
+            return
+        }
+        _ = consume self
+        let size = max(1, batchSize)
+        var firstChunk = 0
+        for start in stride(from: 0, to: rowCount, by: size) {
+            let batch = start..<min(rowCount, start + size)
+            let records = bytes.withUnsafeBufferPointer { buffer in
+                var pieces: [Piece] = []
+                for chunk in chunks[firstChunk...] {
+                    let rows = chunk.firstRow..<(chunk.firstRow + chunk.rowCount)
+                    guard rows.lowerBound < batch.upperBound else { break }
+                    pieces.append(Piece(rows: rows, columnCount: columnCount, bytes: buffer, chunk: chunk))
+                }
+                return maker.records(batch, pieces: pieces)
+            }
+            // The chunks whose rows are all made: their places are no longer needed.
+            while firstChunk < chunks.count, chunks[firstChunk].firstRow + chunks[firstChunk].rowCount <= batch.upperBound {
+                chunks[firstChunk] = DelimitedChunk(start: 0, limit: 0)
+                firstChunk += 1
+            }
+            try body(records)
+        }
+    }
+
     /// What making records needs: the kept columns and the checked ids.
     private func recordMaker(
         idField: String?,

@@ -93,6 +93,21 @@ struct Dataset {
     var records: [Record]
 }
 
+/// A data file whose records are still to be made, held until the one taker that frees it as it
+/// makes them (`DataFile.consumeBatchesOfRecords`): a class, so that the copies of
+/// `DatasetLoader.Opened` share one hold on it.
+final class UnmadeRecords {
+    private var file: DataFile?
+
+    init(_ file: DataFile) { self.file = file }
+
+    /// The file, once; nil after.
+    func take() -> DataFile? {
+        defer { file = nil }
+        return file
+    }
+}
+
 /// Opens a dataset (a data file with its description file, or a snapshot from `sift index`) for
 /// `sift query`, `sift index` and the REPL alike.
 enum DatasetLoader {
@@ -121,13 +136,13 @@ enum DatasetLoader {
         /// The scope a query runs in.
         var selectedScope: String
         /// The data file, when its records were not made (`DatasetRequest.keepsRecords` false):
-        /// ``makeIndex(phases:)`` makes and indexes them a batch at a time.
-        var unmadeRecords: DataFile? = nil
+        /// ``makeIndex(phases:)`` takes it, and makes and indexes them a batch at a time.
+        var unmadeRecords: UnmadeRecords? = nil
 
         /// The index: the snapshot's, or a new one over the records (in the phase `indexing`).
         func makeIndex(phases: LoadPhases = LoadPhases()) throws -> SearchIndex {
             if let snapshot { return snapshot }
-            if let file = unmadeRecords { return try indexInBatches(file, phases: phases) }
+            if let file = unmadeRecords?.take() { return try indexInBatches(file, phases: phases) }
             phases.begin("indexing", label: "indexing \(grouped(dataset.records.count)) records")
             defer { phases.end() }
             do {
@@ -146,22 +161,21 @@ enum DatasetLoader {
         /// that at most one batch of records exists at once. Before the first batch the memory
         /// the index will take is estimated (from the first batch, scaled to every row) and
         /// refused, in one line naming the need and the limit, if the process cannot have it.
-        private func indexInBatches(_ file: DataFile, phases: LoadPhases) throws -> SearchIndex {
+        private func indexInBatches(_ file: consuming DataFile, phases: LoadPhases) throws -> SearchIndex {
             let total = file.rowCount
+            let source = file.source
             phases.begin("indexing", label: "indexing \(grouped(total)) records", total: total)
             defer { phases.end() }
             do {
                 let index = try SearchIndex(configuration: settings.configuration)
                 var indexed = 0
-                try file.forEachBatchOfRecords(idField: dataset.idField, batchSize: Self.recordsPerBatch) { batch in
+                try file.consumeBatchesOfRecords(idField: dataset.idField, batchSize: Self.recordsPerBatch) { batch in
                     if indexed == 0 && batch.count < total {
                         let sample = SearchIndex.estimatedMemory(of: batch, configuration: settings.configuration)
                         let need = Int((Double(sample) * Double(total) / Double(batch.count)).rounded(.up))
                         let budget = MemoryBudget.current()
                         guard need <= budget.available else {
-                            throw ToolError(
-                                "\(file.source): " + budget.refusal(need, for: "indexing \(grouped(total)) records")
-                            )
+                            throw ToolError("\(source): " + budget.refusal(need, for: "indexing \(grouped(total)) records"))
                         }
                     }
                     try index.insert(contentsOf: batch)
@@ -232,7 +246,7 @@ enum DatasetLoader {
             descriptionFile: descriptionFile,
             snapshot: nil,
             selectedScope: selected,
-            unmadeRecords: request.keepsRecords ? nil : table
+            unmadeRecords: request.keepsRecords ? nil : UnmadeRecords(table)
         )
     }
 
