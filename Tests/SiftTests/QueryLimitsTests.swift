@@ -193,6 +193,23 @@ struct QueryLimitsTests {
         }
     }
 
+    /// Rows of one answer fold its query once (`FoldedQueryMemo`); an edit that adds elements
+    /// to the code book folds it again.
+    @Test func rowsShownOneByOneFoldTheQueryOnceUntilAnEdit() throws {
+        let index = try Self.makeIndex()
+        let query = Query("alpha | ωψ", mode: .words)
+        let rows = try index.search(query).rows
+        #expect(!rows.isEmpty)
+        _ = try index.matchRanges(of: rows[0], for: query)
+        #expect(index.foldedQueryMemo?.text == query.text)
+        // ω and ψ were in no record: the term matched nothing. Now a record holds them.
+        let new = try index.insert(Record(id: "new", fields: ["name": "ωψ", "notes": ""]))
+        #expect(try index.matches(new, query))
+        #expect(try index.matchRanges(of: new, for: query) == ["name": [0..<2]])
+        let alpha = Query("alpha", mode: .words)
+        #expect(try index.matchRanges(of: rows[0], for: query) == index.matchRanges(of: rows[0], for: alpha))
+    }
+
     // MARK: - Cancellation
 
     /// A cancellation check that says "cancelled" from its `after`-th call on, counting calls.

@@ -156,6 +156,10 @@ public final class SearchIndex {
     /// `SiftError.queryTooLarge` before any work.
     public var queryLimits = QueryLimits()
 
+    /// The last query folded (see `FoldedQueryMemo`): rows of one answer shown one by one fold
+    /// its query once.
+    var foldedQueryMemo: FoldedQueryMemo?
+
     /// Records per batch of a bulk insert (`insert(contentsOf:)` with 8,192 records or more).
     /// Internal: tests set it small so that a bulk insert crosses many batches.
     var bulkBatchSize = 65_536

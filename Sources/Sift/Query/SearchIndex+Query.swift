@@ -321,6 +321,12 @@ extension SearchIndex {
     /// - Throws: `SiftError.queryTooLarge`, an ICU failure, or `CancellationError`.
     func foldQuery(_ query: Query, folding index: Int, _ isCancelled: () -> Bool = { false }) throws -> FoldedQuery {
         try checkLength(query)
+        let codeCount = foldings[index].codeBook.count
+        if let memo = foldedQueryMemo,
+            memo.answers(query, folding: index, revision: revision, codeCount: codeCount, limits: queryLimits)
+        {
+            return memo.folded
+        }
         let (folded, terms, typoWords) = try foldQueryCountingTerms(
             query.text,
             mode: query.mode,
@@ -340,6 +346,17 @@ extension SearchIndex {
                 maximum: limits.maximumTypoWords
             )
         }
+        foldedQueryMemo = FoldedQueryMemo(
+            text: query.text,
+            mode: query.mode,
+            syntax: query.syntax,
+            typos: query.typos,
+            folding: index,
+            revision: revision,
+            codeCount: codeCount,
+            limits: limits,
+            folded: folded
+        )
         return folded
     }
 
