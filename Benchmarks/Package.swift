@@ -7,6 +7,7 @@
 // - `SiftBenchmarks`: micro benchmarks (ordo-one `benchmark`) with thresholds on allocation
 //   counts, stored under `Thresholds/`.
 // - `updatestorm`: the memory of a controller storm with a subscriber that never reads.
+// - `settlebench`: how soon a keystroke settles after the costliest query the limits let through.
 
 import Foundation
 import PackageDescription
@@ -43,6 +44,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "settlebench",
+            dependencies: [.product(name: "Sift", package: siftPackage)]
         ),
         .executableTarget(
             name: "updatestorm",
