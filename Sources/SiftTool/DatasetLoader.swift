@@ -187,7 +187,7 @@ enum DatasetLoader {
             } catch let error as ToolError {
                 throw error
             } catch {
-                throw ToolError("\(error)")
+                throw ToolError("\(source): \(error)")
             }
         }
     }

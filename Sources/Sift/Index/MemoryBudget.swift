@@ -28,22 +28,27 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
         public var bytes: Int
         /// What the process (or its group) uses of it now, in bytes.
         public var used: Int
+        /// What is kept back under this limit for what no estimate counts: under `RLIMIT_AS`,
+        /// the address space a new thread's stack and malloc arena reserve (72 MiB a core).
+        public var reserve: Int
 
         /// The bytes left under this limit.
-        public var available: Int { max(0, bytes - used) }
+        public var available: Int { max(0, bytes - used - reserve) }
 
         /// Creates a limit.
-        public init(name: String, bytes: Int, used: Int) {
+        public init(name: String, bytes: Int, used: Int, reserve: Int = 0) {
             self.name = name
             self.bytes = bytes
             self.used = used
+            self.reserve = reserve
         }
 
-        /// `RLIMIT_AS 4.0 GB, 0.9 GB in use`.
+        /// `RLIMIT_AS 4.0 GB, 900.0 MB in use, 288.0 MB kept for threads`.
         public var description: String {
-            used == 0
-                ? "\(name) \(MemoryBudget.format(bytes))"
-                : "\(name) \(MemoryBudget.format(bytes)), \(MemoryBudget.format(used)) in use"
+            var text = "\(name) \(MemoryBudget.format(bytes))"
+            if used > 0 { text += ", \(MemoryBudget.format(used)) in use" }
+            if reserve > 0 { text += ", \(MemoryBudget.format(reserve)) kept for threads" }
+            return text
         }
     }
 
@@ -108,8 +113,16 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
             guard getrlimit(__rlimit_resource_t(resource.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
                 limit.rlim_cur < UInt(Int.max)
             else { continue }
+            // The address space counts what threads reserve (an 8 MiB stack, a 64 MiB malloc
+            // arena) before they use it: kept back for a worker a core.
+            let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
             limits.append(
-                Limit(name: name, bytes: Int(limit.rlim_cur), used: ProcFile.kilobytes(named: field, in: status) ?? 0)
+                Limit(
+                    name: name,
+                    bytes: Int(limit.rlim_cur),
+                    used: ProcFile.kilobytes(named: field, in: status) ?? 0,
+                    reserve: resource == RLIMIT_AS ? (72 << 20) * cores : 0
+                )
             )
         }
         limits += ControlGroup.limits()
