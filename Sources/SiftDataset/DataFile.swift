@@ -382,7 +382,9 @@ public struct DataFile: Sendable {
                 return maker.records(batch, pieces: pieces)
             }
             // The chunks whose rows are all made: their places are no longer needed.
-            while firstChunk < chunks.count, chunks[firstChunk].firstRow + chunks[firstChunk].rowCount <= batch.upperBound {
+            while firstChunk < chunks.count,
+                chunks[firstChunk].firstRow + chunks[firstChunk].rowCount <= batch.upperBound
+            {
                 chunks[firstChunk] = DelimitedChunk(start: 0, limit: 0)
                 firstChunk += 1
             }

@@ -175,7 +175,9 @@ enum DatasetLoader {
                         let need = Int((Double(sample) * Double(total) / Double(batch.count)).rounded(.up))
                         let budget = MemoryBudget.current()
                         guard need <= budget.available else {
-                            throw ToolError("\(source): " + budget.refusal(need, for: "indexing \(grouped(total)) records"))
+                            throw ToolError(
+                                "\(source): " + budget.refusal(need, for: "indexing \(grouped(total)) records")
+                            )
                         }
                     }
                     try index.insert(contentsOf: batch)
