@@ -101,6 +101,19 @@ import Testing
             #expect(batches.joined().elementsEqual(all))
             #expect(batches.allSatisfy { $0.count <= size })
         }
+        // Consumed, freeing each chunk's value places behind it: the same records.
+        for size in [1, 13, 1_000] {
+            let copy = try DataFile(bytes: Array(text.utf8), source: "b.tsv", format: .tsv, chunkBytes: 512)
+            var batches: [[Record]] = []
+            try copy.consumeBatchesOfRecords(idField: "id", batchSize: size) { batches.append($0) }
+            #expect(batches.joined().elementsEqual(all))
+        }
+        let jsonLines = (0..<100).map { "{\"id\": \"j\($0)\", \"n\": \($0)}" }.joined(separator: "\n")
+        let table = try DataFile(bytes: Array(jsonLines.utf8), source: "j.jsonl", format: .jsonLines)
+        let expected = try table.records(idField: "id")
+        var made: [Record] = []
+        try table.consumeBatchesOfRecords(idField: "id", batchSize: 30) { made += $0 }
+        #expect(made == expected)
         let repeated = try DataFile(bytes: Array((text + "k5\tagain\t1\n").utf8), source: "b.tsv", format: .tsv)
         var handed = 0
         #expect(throws: DataFileError.self) {
