@@ -263,7 +263,7 @@ enum DatasetLoader {
         if let name = request.selectedScope {
             guard scopes.contains(where: { $0.name == name }) else {
                 throw ToolError(
-                    "\(file): unknown scope '\(name)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))"
+                    "\(file): unknown scope '\(name)' (scopes: \(shownNames(scopes.map(\.name))))"
                 )
             }
             return name

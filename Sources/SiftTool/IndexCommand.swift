@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sift
+import SiftDataset
 
 /// `sift index FILE -o SNAPSHOT`: build an index once and save it, for fast opening later.
 struct IndexCommand: ParsableCommand {
@@ -50,7 +51,7 @@ struct IndexCommand: ParsableCommand {
         let saved = clock.now
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         var line =
-            "indexed \(index.count) records (\(opened.settings.searchFields.joined(separator: ", "))) in "
+            "indexed \(index.count) records (\(shownNames(opened.settings.searchFields))) in "
             + "\(Self.seconds(built - start)), saved \(output) (\(size / 1_000_000) MB) in \(Self.seconds(saved - built))"
         if let description = opened.descriptionFile {
             line += " · described by \((description as NSString).lastPathComponent)"

@@ -24,6 +24,33 @@ struct NarrowingTests {
         #expect(try index.ids(back) == ["Paris", "Parma", "Pau", "Porto"])
     }
 
+    /// A query over more fields than the cache holds (64 by default) evicts as it goes (each
+    /// field's result takes the place of the least recently used): every keystroke answers as a
+    /// fresh index does.
+    @Test func moreFieldsThanTheCacheHoldsAnswerAsAFreshIndex() throws {
+        let fields = (0..<150).map { "f\($0)" }
+        let words = ["paris", "parma", "pau", "porto", "lyon", "pampa", "opal", "apart"]
+        let records = (0..<40).map { r in
+            Record(
+                id: "\(r)",
+                fields: Dictionary(
+                    uniqueKeysWithValues: fields.enumerated().map { f, name in
+                        (name, words[(r * 7 + f * 3) % words.count] + " " + words[(r + f) % words.count])
+                    }
+                )
+            )
+        }
+        let configuration = IndexConfiguration(searchFields: fields)
+        let index = try SearchIndex(configuration: configuration, records: records)
+        for text in ["p", "pa", "par", "pa", "p", "pau", "", "o", "op", "opa"] {
+            let typed = try index.search(Query(text))
+            let freshIndex = try SearchIndex(configuration: configuration, records: records)
+            let fresh = try freshIndex.search(Query(text))
+            #expect(try index.ids(typed) == (try freshIndex.ids(fresh)), "\(text)")
+        }
+        #expect(index.cache.count == 64)
+    }
+
     /// Danish: `a` does not match inside `Aalborg` (aa is one letter, å), but `aa` does. The
     /// elements of `aa` do not start with those of `a`, so no reuse: a full scan.
     @Test func danishAaIsAContractionSoNoNarrowing() throws {

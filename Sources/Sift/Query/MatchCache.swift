@@ -56,6 +56,10 @@ struct MatchCache {
     /// The slots of edits `editBase + 1 ... version`, in order (only while some entry needs them).
     private var editedSlots: [Int32] = []
     private var editBase = 0
+    /// How many entries each folding's field has (see `fieldID`): a query over more fields than
+    /// the cache holds (a wide file searches a million) finds at once that most have none,
+    /// instead of scanning every entry for each field.
+    private var entriesOfField: [Int: Int] = [:]
     /// Edits kept before entries that lag by half as many are dropped.
     static let maximumPendingEdits = 512
 
@@ -68,7 +72,9 @@ struct MatchCache {
     /// - Complexity: O(*c* + *p* · *s*) for *c* entries and *p* edits since the entry was last
     ///   read, each re-checking a record of size *s*.
     mutating func lookup(_ key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
-        guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+        guard entriesOfField[Self.fieldID(key)] != nil, let index = entries.firstIndex(where: { $0.key == key }) else {
+            return nil
+        }
         catchUp(index, evaluate)
         clock += 1
         entries[index].lastUse = clock
@@ -86,6 +92,7 @@ struct MatchCache {
     ///
     /// - Complexity: O(*c* + *p* · *s*), as `lookup`.
     mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
+        guard entriesOfField[Self.fieldID(key)] != nil else { return nil }
         var best: (length: Int, sameAnchor: Bool, index: Int)? = nil
         for (index, entry) in entries.enumerated()
         where entry.key.folding == key.folding && entry.key.field == key.field
@@ -126,17 +133,27 @@ struct MatchCache {
     /// Stores a result computed from the index as it is now.
     mutating func store(_ match: FieldMatch, for key: MatchKey) {
         clock += 1
-        if let index = entries.firstIndex(where: { $0.key == key }) {
+        let field = Self.fieldID(key)
+        if entriesOfField[field] != nil, let index = entries.firstIndex(where: { $0.key == key }) {
             entries[index] = (key, match, clock, version)
             return
         }
-        if entries.count >= capacity,
-            let oldest = entries.indices.min(by: { entries[$0].lastUse < entries[$1].lastUse })
-        {
-            entries.remove(at: oldest)
+        entriesOfField[field, default: 0] += 1
+        guard entries.count >= capacity, !entries.isEmpty else {
+            entries.append((key, match, clock, version))
+            return
         }
-        entries.append((key, match, clock, version))
+        // The least recently used entry gives its place (entries are in no particular order).
+        var oldest = 0
+        for index in entries.indices where entries[index].lastUse < entries[oldest].lastUse { oldest = index }
+        let evicted = Self.fieldID(entries[oldest].key)
+        entriesOfField[evicted]! -= 1
+        if entriesOfField[evicted] == 0 { entriesOfField[evicted] = nil }
+        entries[oldest] = (key, match, clock, version)
     }
+
+    /// A folding's field as one number, for `entriesOfField`.
+    private static func fieldID(_ key: MatchKey) -> Int { key.folding &<< 32 | key.field }
 
     /// Notes that a slot changed (inserted, updated or freed): every entry re-checks it when it
     /// is next read.
@@ -158,6 +175,8 @@ struct MatchCache {
     private mutating func dropLaggingEntries() {
         let threshold = version - Self.maximumPendingEdits / 2
         entries.removeAll { $0.version <= threshold }
+        entriesOfField.removeAll(keepingCapacity: true)
+        for entry in entries { entriesOfField[Self.fieldID(entry.key), default: 0] += 1 }
         let oldest = entries.map(\.version).min() ?? version
         editedSlots.removeFirst(oldest - editBase)
         editBase = oldest
@@ -179,6 +198,7 @@ struct MatchCache {
 
     mutating func removeAll() {
         entries.removeAll()
+        entriesOfField.removeAll()
         editedSlots.removeAll()
         editBase = version
     }

@@ -169,7 +169,7 @@ final class LineMode {
         {
             name = scope.name
         } else {
-            throw ToolError("unknown scope '\(argument)' (scopes: \(scopes.map(\.name).joined(separator: ", ")))")
+            throw ToolError("unknown scope '\(argument)' (scopes: \(shownNames(scopes.map(\.name))))")
         }
         let update = await session.settled(try session.selectScope(name))
         emit(status(update))
@@ -332,7 +332,7 @@ final class LineMode {
         if let description = session.descriptionFile {
             parts.append("described by \((description as NSString).lastPathComponent)")
         }
-        parts.append("searching \(settings.searchFields.joined(separator: ", "))")
+        parts.append("searching \(shownNames(settings.searchFields))")
         parts.append(
             "\(settings.collation.locale), \(settings.collation.strength.rawValue), \(settings.mode.rawValue)"
                 + (settings.mode == .words ? " (\(settings.syntax.rawValue))" : "")
@@ -447,7 +447,7 @@ final class LineMode {
                 + " · results table: \(ReplSession.rows(update.tables.results.rowCount))"
         )
         lines.append(
-            "index: \(settings.searchFields.joined(separator: ", ")) · \(settings.collation) · sort \(settings.sortDescription)"
+            "index: \(shownNames(settings.searchFields)) · \(settings.collation) · sort \(settings.sortDescription)"
                 + " · \(settings.scopes.count) scopes"
         )
         lines.append(
