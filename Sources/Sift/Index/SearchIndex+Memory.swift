@@ -91,7 +91,9 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n* · *f*) for *n* records of *f* fields (their sizes are read, not their text).
     public static func estimatedMemory(of records: [Record], configuration: IndexConfiguration) -> Int {
-        let searched = Set(configuration.searchFields)
+        // A few names compare faster than they hash (short strings compare by their bits).
+        let searchedNames = configuration.searchFields
+        let searched = searchedNames.count > 8 ? Set(searchedNames) : []
         let foldings =
             1 + Set(configuration.scopes.compactMap(\.collation)).subtracting([configuration.collation]).count
         var text = 0
@@ -103,7 +105,7 @@ extension SearchIndex {
                 let size = value.utf8.count
                 text += size
                 values += 1
-                if searched.contains(name) { searchedText += size }
+                if searched.isEmpty ? searchedNames.contains(name) : searched.contains(name) { searchedText += size }
             }
         }
         // Per record and search field: segment tables, flags, ranking keys; per record: the id
