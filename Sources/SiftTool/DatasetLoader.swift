@@ -184,7 +184,8 @@ enum DatasetLoader {
                     indexed += batch.count
                     phases.progress(DataLoadProgress(phase: .records, completed: indexed, total: total))
                 }
-                index.trimCapacity()
+                // One batch is one insert, which keeps its capacity as a direct build would.
+                if total > Self.recordsPerBatch { index.trimCapacity() }
                 return index
             } catch let error as ToolError {
                 throw error
