@@ -327,13 +327,16 @@ public struct DataFile: Sendable {
         progress: (@Sendable (DataLoadProgress) -> Void)? = nil,
         _ body: ([Record]) throws -> Void
     ) throws {
-        let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
-        let size = max(1, batchSize)
-        try withPieces { pieces in
-            for start in stride(from: 0, to: rowCount, by: size) {
-                try body(maker.records(start..<min(rowCount, start + size), pieces: pieces))
-            }
-        }
+        // A copy shares the file's buffers, so consuming it frees nothing of this one's.
+        let file = self
+        try file.consumeBatchesOfRecords(
+            idField: idField,
+            fields: fields,
+            categories: categories,
+            batchSize: batchSize,
+            progress: progress,
+            body
+        )
     }
 
     /// ``forEachBatchOfRecords(idField:fields:categories:batchSize:progress:_:)`` for a caller
@@ -356,19 +359,17 @@ public struct DataFile: Sendable {
     ) throws {
         let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
         let (rowCount, columnCount) = (self.rowCount, columns.count)
+        let size = max(1, batchSize)
         guard case .delimited(let bytes, var chunks) = storage else {
-            try forEachBatchOfRecords(
-                idField: idField,
-                fields: fields,
-                categories: categories,
-                batchSize: batchSize,
-                progress: progress,
-                body
-            )
+            // Rows made already (JSON Lines, a table): nothing to free as records are made.
+            try withPieces { pieces in
+                for start in stride(from: 0, to: rowCount, by: size) {
+                    try body(maker.records(start..<min(rowCount, start + size), pieces: pieces))
+                }
+            }
             return
         }
         _ = consume self
-        let size = max(1, batchSize)
         var firstChunk = 0
         for start in stride(from: 0, to: rowCount, by: size) {
             let batch = start..<min(rowCount, start + size)
