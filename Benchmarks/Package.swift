@@ -34,6 +34,8 @@ let package = Package(
         ),
         // glibc's mallinfo2/malloc_trim and CPU affinity, which Swift's Glibc module does not export.
         .target(name: "CBenchSupport"),
+        // Made-up words from a seed, for `updatestorm` and `settlebench`.
+        .target(name: "SyllableNames"),
         .executableTarget(
             name: "searchbench",
             dependencies: [
@@ -47,11 +49,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "settlebench",
-            dependencies: [.product(name: "Sift", package: siftPackage)]
+            dependencies: ["SyllableNames", .product(name: "Sift", package: siftPackage)]
         ),
         .executableTarget(
             name: "updatestorm",
-            dependencies: ["CBenchSupport", .product(name: "Sift", package: siftPackage)]
+            dependencies: ["CBenchSupport", "SyllableNames", .product(name: "Sift", package: siftPackage)]
         ),
         .executableTarget(
             name: "SiftBenchmarks",

@@ -13,29 +13,15 @@
 
 import Glibc
 import Sift
+import SyllableNames
 
 let arguments = CommandLine.arguments.dropFirst()
 let recordCount = arguments.first.flatMap { Int($0) } ?? 100_000
 let rounds = arguments.dropFirst().first.flatMap { Int($0) } ?? 40
 let gapMilliseconds = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 5
 
-/// A deterministic generator (SplitMix64), so that every run types the same texts.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-let syllables = ["ka", "lo", "mi", "ra", "sen", "tu", "vo", "zan", "pel", "dor", "qui", "bra"]
-var random = SplitMix64(state: 27)
-@MainActor func word() -> String {
-    (0..<3).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined()
-}
+var names = SyllableNames(seed: 27)
+@MainActor func word() -> String { names.next() }
 
 let records = (0..<recordCount).map { i in Record(id: "r\(i)", fields: ["name": word(), "place": word()]) }
 var distinct: [String] = []
@@ -97,8 +83,9 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
 }
 func ms(_ value: Double) -> String {
-    let hundredths = Int((value * 100).rounded())
-    return "\(hundredths / 100).\(String(repeating: "0", count: hundredths % 100 < 10 ? 1 : 0))\(hundredths % 100) ms"
+    let hundredths = Int((abs(value) * 100).rounded())
+    let fraction = hundredths % 100
+    return "\(value < 0 ? "-" : "")\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
 }
 let excess = zip(afterHeavy, alone).map { $0 - $1 }
 print("records \(recordCount), rounds \(rounds), gap \(gapMilliseconds) ms")

@@ -14,6 +14,7 @@
 import CBenchSupport
 import Glibc
 import Sift
+import SyllableNames
 
 let arguments = CommandLine.arguments.dropFirst()
 let recordCount = arguments.first.flatMap { Int($0) } ?? 100_000
@@ -24,23 +25,8 @@ guard ["none", "all", "unmerged"].contains(mode) else {
     exit(1)
 }
 
-/// A deterministic generator (SplitMix64), so that every run edits the same records.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-let syllables = ["ka", "lo", "mi", "ra", "sen", "tu", "vo", "zan", "pel", "dor", "qui", "bra"]
-var random = SplitMix64(state: 27)
-@MainActor func name() -> String {
-    (0..<3).map { _ in syllables[Int(random.next() % UInt64(syllables.count))] }.joined().capitalized
-}
+var names = SyllableNames(seed: 27)
+@MainActor func name() -> String { names.next().capitalized }
 extension String { var capitalized: String { prefix(1).uppercased() + dropFirst() } }
 
 let records = (0..<recordCount).map { i in Record(id: "r\(i)", fields: ["name": name(), "place": name()]) }
@@ -57,7 +43,7 @@ let stream: AsyncStream<SearchUpdate>? =
     }
 let keystrokes = ["k", "ka", "kal", "ka", "k", "", "m", "mi", "mir", "mi", "m", ""]
 for edit in 0..<editCount {
-    let id = "r\(random.next() % UInt64(recordCount))"
+    let id = "r\(names.nextNumber() % UInt64(recordCount))"
     try await controller.update(Record(id: id, fields: ["name": name(), "place": name()]))
     if edit % 20 == 19 {
         _ = try await controller.settledUpdate(for: controller.setText(keystrokes[edit / 20 % keystrokes.count]))
