@@ -17,12 +17,16 @@ let package = Package(
     products: [
         .library(name: "Sift", targets: ["Sift"]),
         .library(name: "SiftDataset", targets: ["SiftDataset"]),
+        .library(name: "SiftServer", targets: ["SiftServer"]),
         .executable(name: "sift", targets: ["SiftTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        // `sift serve` only: an app that depends on the `Sift` product builds none of these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         // `swift package generate-documentation --target Sift` (DocC catalogs in Sources/*/*.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -52,12 +56,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Server
+        // `sift serve`: one shared index, a WebSocket session per person, an HTTP JSON API, the
+        // search page, and a durable edit log. Hummingbird and SwiftNIO stay out of `Sift`.
+        .target(
+            name: "SiftServer",
+            dependencies: [
+                "Sift", "SiftDataset",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.embedInCode("Page/index.html"), .embedInCode("OpenAPI/openapi.json")],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tools
         // `sift`: one-shot queries and the interactive REPL.
         .executableTarget(
             name: "SiftTool",
             dependencies: [
-                "Sift", "SiftDataset",
+                "Sift", "SiftDataset", "SiftServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
@@ -75,6 +93,15 @@ let package = Package(
             // CSV.swift reads files as the serial parser the chunked one replaced did: the oracle
             // its tests compare with.
             dependencies: ["SiftDataset", "Sift", .product(name: "CSV", package: "CSV.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SiftServerTests",
+            dependencies: [
+                "SiftServer", "Sift",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,4 @@
+import Testing
+@testable import SiftServer
+
+@Test func resourcesAreEmbedded() { #expect(!ServerResources.page.isEmpty) }
