@@ -22,7 +22,7 @@ struct SiftCommand: ParsableCommand {
             same description file beside the data file (Data/cities.sift.json for \
             Data/cities.tsv), so they search the same fields.
             """,
-        subcommands: [ReplCommand.self, QueryCommand.self, IndexCommand.self],
+        subcommands: [ReplCommand.self, QueryCommand.self, IndexCommand.self, ServeCommand.self],
         defaultSubcommand: ReplCommand.self
     )
 }

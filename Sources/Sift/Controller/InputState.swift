@@ -7,7 +7,7 @@
 struct InputState: Sendable {
     /// The kind of the latest input.
     enum Change: Sendable {
-        case none, text, scope, submit, cancel
+        case none, text, scope, options, submit, cancel
     }
 
     /// Incremented by every input.
@@ -18,8 +18,17 @@ struct InputState: Sendable {
     var lastChange = Change.none
     /// Whether the current text was submitted (cleared by the next text change).
     var isSubmitted = false
+    /// How the query matches and orders its results (`SearchController.setQueryOptions`).
+    var mode: MatchMode
+    var typos: TypoTolerance
+    var order: ResultOrder
 
-    init(scope: String) { self.scope = scope }
+    init(scope: String, mode: MatchMode, typos: TypoTolerance, order: ResultOrder) {
+        self.scope = scope
+        self.mode = mode
+        self.typos = typos
+        self.order = order
+    }
 
     mutating func record(_ change: Change) -> UInt64 {
         generation += 1

@@ -140,7 +140,15 @@ extension SearchController {
     /// - Complexity: O(1) when the index does not renumber; else that of the renumbering, plus
     ///   O(*m* log *n*) for the *m* rows of the tables.
     private func renumberSlotsIfWorthwhile() {
-        guard source.supportsEditing, index.renumberSlotsIfWorthwhile() else { return }
+        guard source.supportsEditing else { return }
+        host.assumeIsolated { host in host.renumberSlotsIfWorthwhile() }
+    }
+
+    /// Gives both tables the rows they show under the handles the index's renumbering gave them.
+    ///
+    /// - Complexity: O(*m* log *n*) for the *m* rows of the tables (O(1) for a table that reads
+    ///   the index's order in place).
+    func retableAfterRenumbering() {
         let source = index.tableRowSource(withSections: rowsNeedSections)
         func renumbered(_ table: RecordTable, order: ResultOrder) -> RecordTable {
             if table.records.isIndexOrder {
@@ -163,11 +171,12 @@ extension SearchController {
             )
         }
         tables.original = renumbered(tables.original, order: options.originalTable.order)
-        tables.results = renumbered(tables.results, order: options.resultsTable.order)
+        tables.results = renumbered(tables.results, order: resultsLayout.order)
         tablesRenumbered = true
     }
 
-    /// Applies one edit of one record to the index, then patches both tables and the badges.
+    /// Applies one edit of one record to the index through the host, which has every controller
+    /// of the index (this one among them) patch its tables and badges.
     ///
     /// - Parameters:
     ///   - oldHandle: the record's handle before the edit (nil when inserting).
@@ -178,12 +187,46 @@ extension SearchController {
                 "the search source is read-only: edits need a source that follows the index"
             )
         }
+        nonisolated(unsafe) let change = change
+        try host.assumeIsolated { host in try host.edit(replacing: oldHandle, change) }
+    }
+
+    /// What a controller knows of a record before an edit changes it: where its rows are and
+    /// which badges count it.
+    struct EditOrigin: Sendable {
+        var badges: [Bool]?
+        var counted: Query?
+        var originalRow: Int?
+        var resultsRow: Int?
+    }
+
+    /// Finds where the record shows before the index changes it (every row of both tables is
+    /// still live in the index).
+    ///
+    /// - Complexity: O(log *m*) order lookups per table, plus a match per scope with a badge.
+    func prepareEdit(replacing oldHandle: RecordHandle?) throws -> EditOrigin {
         let counted = content.query
-        let before = try oldHandle.map { try badgeMemberships(of: $0, for: counted) }
-        // Where the record's rows are, found while every row of both tables is live in the index.
-        let oldOriginal = try oldHandle.flatMap { try tables.original.locate($0, precedes: originalOrder()) }
-        let oldResults = try oldHandle.flatMap { try tables.results.locate($0, precedes: resultsOrder()) }
-        let newHandle = try change(index)
+        return EditOrigin(
+            badges: try oldHandle.map { try badgeMemberships(of: $0, for: counted) },
+            counted: counted,
+            originalRow: try oldHandle.flatMap { try tables.original.locate($0, precedes: originalOrder()) },
+            resultsRow: try oldHandle.flatMap { try tables.results.locate($0, precedes: resultsOrder()) }
+        )
+    }
+
+    /// Patches both tables and the badges after the index changed a record, and publishes an
+    /// update with reason `.edit`.
+    ///
+    /// - Parameters:
+    ///   - origin: what `prepareEdit(replacing:)` found before the change.
+    ///   - newHandle: the record's handle after the change (nil when it was deleted).
+    /// - Complexity: O(log *m*) order lookups to place the record in each table, O(*m*) to shift
+    ///   the rows of the sections it enters, plus a match per scope with a badge.
+    func finishEdit(_ origin: EditOrigin, newHandle: RecordHandle?) throws {
+        let counted = origin.counted
+        let before = origin.badges
+        let oldOriginal = origin.originalRow
+        let oldResults = origin.resultsRow
         let source = index.tableRowSource(withSections: rowsNeedSections)
         // An original table that reads the index's order in place takes the order as the edit
         // left it.
@@ -236,7 +279,7 @@ extension SearchController {
     /// The results table's order on records, for what it holds now.
     private func resultsOrder() -> (RecordHandle, RecordHandle) throws -> Bool {
         switch content {
-        case .empty, .allRecords: return order(options.resultsTable.order == .sorted ? .sorted : .original, query: nil)
+        case .empty, .allRecords: return order(resultsLayout.order == .sorted ? .sorted : .original, query: nil)
         case .matches(let query): return order(query.order, query: query)
         }
     }

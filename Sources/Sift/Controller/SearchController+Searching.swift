@@ -20,11 +20,12 @@ extension SearchController {
         query = Query(
             input.text,
             scope: input.scope,
-            mode: options.mode,
-            order: options.resultsTable.order,
+            mode: input.mode,
+            order: input.order,
             syntax: options.syntax,
-            typos: options.typos
+            typos: input.typos
         )
+        resultsLayout.order = input.order
 
         guard input.isActive else {
             state = .inactive
@@ -129,11 +130,11 @@ extension SearchController {
         if content == self.content && content.query == nil { return LazyChangeSet() }
         self.content = content
         let handles: ResultRows
-        var sorted = options.resultsTable.order == .sorted
+        var sorted = resultsLayout.order == .sorted
         switch content {
         case .empty: handles = ResultRows()
         case .allRecords:
-            let order: ResultOrder = options.resultsTable.order == .sorted ? .sorted : .original
+            let order: ResultOrder = resultsLayout.order == .sorted ? .sorted : .original
             // The original table's list, when it is that order and not regrouped: shared, not copied.
             handles =
                 options.originalTable.order == order && !options.originalTable.isSectioned
@@ -144,7 +145,7 @@ extension SearchController {
         }
         let results = RecordTable(
             rows: handles,
-            layout: options.resultsTable,
+            layout: resultsLayout,
             sectionTitles: index.sectionTitles,
             source: index.tableRowSource(withSections: rowsNeedSections),
             groupedBySection: sorted

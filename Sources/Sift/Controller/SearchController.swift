@@ -48,6 +48,9 @@ public actor SearchController {
     public nonisolated let scopes: [Scope]
 
     let index: SearchIndex
+    /// The actor whose executor the controller runs on, which owns the index: the controller's
+    /// own, or one that several controllers share (`SharedSearchIndex`).
+    let host: SharedSearchIndex
     let source: any SearchSource
     let clock: ControllerClock
     /// The search bar, written by the (nonisolated) inputs.
@@ -80,6 +83,12 @@ public actor SearchController {
     var nextSettleTicket = 0
     /// When the latest processed input was processed.
     var inputMark: ControllerClock.Mark
+    /// The results table's layout: the options' one, in the order of the latest input.
+    var resultsLayout: TableLayout
+
+    /// The host's executor: every controller of one index runs on it, so they never run at the
+    /// same time as each other or the index's edits.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { host.unownedExecutor }
 
     /// A controller over an existing index.
     ///
@@ -99,15 +108,36 @@ public actor SearchController {
         source: any SearchSource = LocalIndexSource(),
         clock: any Clock<Duration> = ContinuousClock()
     ) throws(SiftError) {
+        try self.init(host: SharedSearchIndex(index), options: options, source: source, clock: clock)
+    }
+
+    /// A controller over the host's index. Call it on the host's executor
+    /// (`SharedSearchIndex.makeController(options:source:clock:)`): it reads the index.
+    init(
+        host: SharedSearchIndex,
+        options: Options,
+        source: any SearchSource,
+        clock: any Clock<Duration>
+    ) throws(SiftError) {
+        let index = host.index
         guard options.originalTable.order != .ranked else {
             throw .invalidConfiguration("the original table is in original or sorted order, not ranked")
         }
         self.options = options
         scopes = index.scopes
         self.index = index
+        self.host = host
         self.source = source
         self.clock = ControllerClock(base: clock)
-        inputs = Mutex(InputState(scope: index.scopes[0].name))
+        inputs = Mutex(
+            InputState(
+                scope: index.scopes[0].name,
+                mode: options.mode,
+                typos: options.typos,
+                order: options.resultsTable.order
+            )
+        )
+        resultsLayout = options.resultsTable
         query = Query(
             "",
             scope: index.scopes[0].name,
@@ -149,6 +179,7 @@ public actor SearchController {
             originalChanges: LazyChangeSet(),
             resultsChanges: LazyChangeSet()
         )
+        host.register(self)
     }
 
     /// A controller over a new index of `records`.
@@ -204,6 +235,26 @@ public actor SearchController {
             input.isActive = true
             input.scope = name
             return .scope
+        }
+    }
+
+    /// The query options changed: how the text matches, the typos it tolerates, and the order
+    /// of the results table (nil keeps an option as it is). Activates the search when it is
+    /// active; an inactive search only takes the options for its next query.
+    ///
+    /// - Returns: the input's generation.
+    /// - Complexity: O(1); the actor processes the input later (cancelling the query in flight).
+    @discardableResult
+    public nonisolated func setQueryOptions(
+        mode: MatchMode? = nil,
+        typos: TypoTolerance? = nil,
+        order: ResultOrder? = nil
+    ) -> UInt64 {
+        registerInput { input in
+            if let mode { input.mode = mode }
+            if let typos { input.typos = typos }
+            if let order { input.order = order }
+            return .options
         }
     }
 

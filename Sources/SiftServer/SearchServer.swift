@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+public import Sift
+
+/// `sift serve`: one shared index, a WebSocket session per person, the HTTP JSON API, the
+/// search page at `/`, and — with a data directory — edits that are durable before they are
+/// acknowledged.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 8080
+/// let server = try await SearchServer(index: index, fieldOrder: ["name", "country"], configuration: configuration)
+/// try await server.run()   // until SIGINT or SIGTERM
+/// ```
+public final class SearchServer: Sendable {
+    let service: SearchService
+    /// How many edit log entries were replayed when the server opened its data directory.
+    public let replayedEdits: Int
+
+    /// A server over an index.
+    ///
+    /// With `configuration.dataDirectory`, a snapshot there (`index.sift`) is expected to have
+    /// been loaded by the caller already when it exists (`SearchServer.snapshotPath(in:)`); the
+    /// server replays the edit log's entries after the snapshot's sequence into the index, and
+    /// writes a first snapshot in the background when there is none.
+    ///
+    /// - Parameters:
+    ///   - index: the records.
+    ///   - fieldOrder: the fields in the order rows list them (the data file's columns).
+    ///   - configuration: address, keys, data directory and limits.
+    ///   - options: how sessions search and lay out their tables (no debounce: the page sends
+    ///     every keystroke and the server cancels what a newer one supersedes).
+    /// - Throws: when the data directory or its edit log cannot be opened.
+    public init(
+        index: sending SearchIndex,
+        fieldOrder: [String],
+        configuration: ServerConfiguration,
+        options: SearchController.Options = SearchServer.defaultOptions
+    ) async throws {
+        let titleField = index.configuration.sortField ?? index.configuration.searchFields.first
+        let count = index.count
+        let shared = SharedSearchIndex(index)
+        var journal: EditJournal?
+        var replayed = 0
+        if let directory = configuration.dataDirectory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            (journal, replayed) = try await EditJournal.open(
+                directory: directory,
+                shared: shared,
+                compactionBytes: configuration.compactionBytes
+            )
+        }
+        var options = options
+        options.changeLimit = options.changeLimit ?? 1000
+        service = SearchService(
+            shared: shared,
+            fieldOrder: fieldOrder,
+            titleField: titleField,
+            recordCount: count,
+            configuration: configuration,
+            controllerOptions: options,
+            journal: journal
+        )
+        replayedEdits = replayed
+        await service.recountRecords()
+        if let journal, !FileManager.default.fileExists(atPath: Self.snapshotPath(in: journal.directory)) {
+            Task { await journal.compact() }
+        }
+    }
+
+    /// Sessions' options: results ranked as you type, the original list sorted in sections.
+    public static var defaultOptions: SearchController.Options {
+        var options = SearchController.Options()
+        options.debounce = .zero
+        options.belowThreshold = .empty
+        options.originalTable = TableLayout(order: .sorted, isSectioned: true)
+        options.resultsTable = TableLayout(order: .ranked, isSectioned: false)
+        return options
+    }
+
+    /// Where the server keeps its snapshot in a data directory.
+    public static func snapshotPath(in directory: String) -> String {
+        directory + "/" + EditJournal.snapshotName
+    }
+
+    /// The Hummingbird application: for `run()`, and for tests.
+    ///
+    /// - Parameter onRunning: called with the bound port once the server listens.
+    func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router()
+        if !service.configuration.allowedOrigins.isEmpty {
+            router.add(middleware: CORSPolicy(origins: Set(service.configuration.allowedOrigins)))
+        }
+        service.addRoutes(to: router)
+        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+        service.addWebSocketRoute(to: webSocketRouter)
+        var logger = Logger(label: "sift serve")
+        logger.logLevel = .warning
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            configuration: ApplicationConfiguration(
+                address: .hostname(service.configuration.host, port: service.configuration.port),
+                serverName: "sift"
+            ),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Serves until SIGINT or SIGTERM, then stops accepting, closes the sessions and returns.
+    ///
+    /// - Parameter onRunning: called with the bound port once the server listens.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onRunning: onRunning).runService()
+    }
+}
