@@ -116,5 +116,12 @@ public final class SearchServer: Sendable {
     /// - Parameter onRunning: called with the bound port once the server listens.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         try await makeApplication(onRunning: onRunning).runService()
+        await close()
+    }
+
+    /// Closes the edit log after the writes in flight: call it when the server stops serving
+    /// (`run(onRunning:)` does).
+    public func close() async {
+        await service.journal?.close()
     }
 }

@@ -332,9 +332,11 @@ final class EditLogStore: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw error(path, "open") }
         defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw error(path, "fstat") }
-        let size = min(Int(status.st_size), limit)
+        // The size from lseek: `stat` here names Dispatch's import of the C type, which this
+        // module does not see (MemberImportVisibility).
+        let end = lseek(fd, 0, SEEK_END)
+        guard end >= 0, lseek(fd, 0, SEEK_SET) == 0 else { throw error(path, "lseek") }
+        let size = min(Int(end), limit)
         var failed: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             while initialized < size {

@@ -91,6 +91,12 @@ actor EditJournal {
         }
     }
 
+    /// Waits for the writes in flight and closes the log (edits after this are refused).
+    func close() async {
+        failure = failure ?? "the server is stopping"
+        await log.close()
+    }
+
     /// Bytes of log on disk.
     var logBytes: Int { log.byteCount }
 

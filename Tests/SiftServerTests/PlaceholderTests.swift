@@ -1,4 +1,0 @@
-import Testing
-@testable import SiftServer
-
-@Test func resourcesAreEmbedded() { #expect(!ServerResources.page.isEmpty) }
