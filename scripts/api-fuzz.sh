@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
 # Fuzzes the HTTP API of `sift serve` with schemathesis against the server's own /openapi.json.
-#   scripts/api-fuzz.sh SIFT_BINARY [--max-examples N] [--seed N] [--keep]
+#   scripts/api-fuzz.sh SIFT_BINARY [--max-examples N] [--seed N] [--schema FILE] [--keep]
 #
 # Starts SIFT_BINARY serve on a free loopback port over the first 2,000 rows of Data/cities.tsv
 # (with its description file), with a search key, an admin key and a data directory in a
 # temporary folder, waits for /health, and runs schemathesis with the admin key as a bearer header
-# (so edits are fuzzed too). Checks: every one schemathesis has (no 5xx, status codes, content
-# types and bodies as the document says, invalid requests refused, valid ones accepted, keys
-# enforced, ...) but those listed in EXCLUDED_CHECKS below, with the reason. --max-examples (default
-# 40) bounds the cases per operation and phase; --seed (default 28) makes a run repeatable.
-# Prints how many cases ran, stops the server with SIGTERM and exits non-zero on any failure, on a
-# server that crashed or did not stop cleanly. The server's log, schemathesis' JUnit report and
-# its reproduction scripts stay in the temporary folder with --keep (its path is printed).
+# (so edits are fuzzed too). Checks: every one schemathesis has (no 5xx; status codes, content
+# types and bodies as the document says; requests the document calls invalid refused; keys
+# enforced; 405 for methods a path does not have; ...) but those in EXCLUDED_CHECKS below, with
+# the reason. --max-examples (default 150) bounds the cases per operation and phase; --seed
+# (default 28) makes a run repeatable. Prints how many cases ran, stops the server with SIGTERM
+# and exits non-zero on any failure, or on a server that crashed or did not stop cleanly.
+# --schema fuzzes against FILE (say, an edited Sources/SiftServer/OpenAPI/openapi.json) instead of
+# the document the server serves; without it, a served document that differs from that file is
+# reported (a stale binary). With --keep the server's log and schemathesis' reports stay in the
+# temporary folder (its path is printed).
 # Needs: schemathesis (PyPI, 4.x), curl, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$(pwd)
 
-usage() { sed -n '2,2p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '3,3p' "$0" | sed 's/^# *//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 sift=$(realpath "$1")
 shift
-max_examples=40
+max_examples=150
 seed=28
 keep=""
+schema=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --max-examples) max_examples="${2:?--max-examples needs a number}"; shift 2 ;;
     --seed) seed="${2:?--seed needs a number}"; shift 2 ;;
+    --schema) schema=$(realpath "${2:?--schema needs a file}"); shift 2 ;;
     --keep) keep=1; shift ;;
     *) usage ;;
   esac
@@ -92,13 +96,21 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 curl -fsS "$base/health" >/dev/null || { echo "api-fuzz: no /health after 60 s" >&2; cat "$work/server.log" >&2; exit 1; }
+if [ -z "$schema" ]; then
+  location=("$base/openapi.json")
+  if ! curl -fsS "$base/openapi.json" | cmp -s - Sources/SiftServer/OpenAPI/openapi.json; then
+    echo "api-fuzz: warning: the served /openapi.json differs from Sources/SiftServer/OpenAPI/openapi.json" >&2
+  fi
+else
+  location=(--url "$base" "$schema")
+fi
 echo "api-fuzz: $sift serve on $base ($(wc -l <"$data") lines of data), schemathesis $(schemathesis --version | awk '{print $NF}')"
 
 # Run from the temporary folder: schemathesis writes its reports and example database there.
 status=0
 (
   cd "$work"
-  schemathesis --no-color run "$base/openapi.json" \
+  schemathesis --no-color run "${location[@]}" \
     --header "Authorization: Bearer $admin_key" \
     --checks all --exclude-checks "$EXCLUDED_CHECKS" \
     --max-examples "$max_examples" --seed "$seed" --workers 1 \

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,2p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '3,3p' "$0" | sed 's/^# *//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 sift=$(realpath "$1")
 shift
