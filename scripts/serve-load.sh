@@ -6,11 +6,12 @@
 # words of 2 to 4 syllables; place: one; region: one of 8, a category scope), starts SIFT_BINARY
 # serve on it on a free loopback port without keys (build it with -c release), and prints how long
 # the first search took to answer after the start. Then it runs
-#   wrk -t2 -c64 -d20s --latency -s scripts/serve-load.lua
+#   wrk -t2 -c64 -d20s --timeout 10s --latency -s scripts/serve-load.lua
 # against GET /search?q=QUERY&limit=50, rotating over the 50 queries of 3 to 6 letters in
 # serve-load.lua, and prints requests/s and the latency percentiles (wrk's own report, then one
 # summary line), the matches per query, the server's memory and /stats. WRK_OPTIONS replace the
-# -t2 -c64 -d20s. Fails if any request failed or answered other than 2xx.
+# -t2 -c64 -d20s --timeout 10s (wrk leaves requests that time out out of its percentiles, so the
+# timeout is long). Fails if any request failed, timed out or answered other than 2xx.
 # Needs: wrk, curl, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +22,7 @@ sift=$(realpath "$1")
 shift
 rows=1000000
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then rows="$1"; shift; fi
-wrk_options=(-t2 -c64 -d20s)
+wrk_options=(-t2 -c64 -d20s --timeout 10s)
 if [ $# -gt 0 ]; then
   [ "$1" = "--" ] || usage
   shift
