@@ -54,16 +54,19 @@ python3 "$root/Tests/Browser/test_page.py" --url "$url" --admin-key "$admin_key"
     --screenshots "$shots" --chromium "$chromium" || status=$?
 
 kill -TERM "$server"
+(sleep 60; kill -KILL "$server") >/dev/null 2>&1 &   # a server that ignores SIGTERM fails the test
+watchdog=$!
 server_status=0
 wait "$server" || server_status=$?
+kill "$watchdog" 2>/dev/null || true
 server=
 if [[ $server_status -ne 0 ]]; then
-    echo "browser-test: the server exited with status $server_status after SIGTERM:" >&2
-    tail -20 "$work/server.log" >&2
+    echo "browser-test: the server exited with status $server_status after SIGTERM" >&2
     status=1
 fi
 if [[ $status -ne 0 ]]; then
-    echo "browser-test: failed; the server's log:" >&2; tail -20 "$work/server.log" >&2
+    echo "browser-test: FAILED; screenshots in $shots; the server's log ends:" >&2
+    tail -20 "$work/server.log" >&2
     exit 1
 fi
 if [[ ${SIFT_README_IMAGE:-0} == 1 ]]; then
