@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 
 from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 WAIT_MS = 120_000  # a debug build over a million rows is slow; no check depends on speed
 
@@ -68,17 +69,27 @@ BADGES = """() => Object.fromEntries([...document.querySelectorAll('#scopes butt
     [b.dataset.scope, b.querySelector('.badge').textContent]))"""
 
 
+def wait(page: Page, script: str, what: str, arg=None) -> None:
+    """Waits until `script` is true in the page; on a timeout, fails naming `what` and the page's state."""
+    try:
+        page.wait_for_function(script, arg=arg, timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        shown = page.evaluate("() => ({...document.body.dataset, status: document.getElementById('status')?.textContent})")
+        raise CheckFailed(f"waited {WAIT_MS // 1000} s for {what}; the page shows {shown}") from None
+
+
 def settled(page: Page, state: str, query: str, scope: str) -> dict:
     """Waits until the page shows a settled `state` for `query` in `scope`, its visible rows loaded."""
-    page.wait_for_function(
+    wait(
+        page,
         """([state, query, scope]) => {
             const d = document.body.dataset;
             if (d.state !== state || d.query !== query || d.scope !== scope) return false;
             const rows = document.querySelectorAll('#layer .row');
             return [...rows].every(r => r.dataset.id) && (rows.length > 0 || d.total === '0');
         }""",
+        f"state {state} for '{query}' in scope {scope}, its rows loaded",
         arg=[state, query, scope],
-        timeout=WAIT_MS,
     )
     return dict(page.evaluate("() => ({...document.body.dataset})"))
 
@@ -150,10 +161,11 @@ def run(page: Page, server: Server, shots: str) -> None:
     settled(page, "inactive", "", "All")
     check(page.input_value("#box") == "", "Escape did not clear the box")
     page.evaluate("() => { const v = document.getElementById('viewport'); v.scrollTop = (v.scrollHeight - v.clientHeight) / 2 }")
-    page.wait_for_function(  # the scroll event comes a frame later; then the rows' pages
+    wait(  # the scroll event comes a frame later; then the rows' pages
+        page,
         "() => { const r = [...document.querySelectorAll('#layer .row')];"
         " return r.length && r.every(x => x.dataset.id && +x.dataset.row > 400000) }",
-        timeout=WAIT_MS,
+        "the rows around 500,000, loaded",
     )
     rows = page.evaluate(SHOWN_ROWS)
     numbers = sorted(r["row"] for r in rows)
@@ -165,10 +177,12 @@ def run(page: Page, server: Server, shots: str) -> None:
     check(api["id"] == row["id"], f"row {row['row']} shows id {row['id']}, GET /search says {api['id']}")
     page.mouse.move(300, 500)
     page.mouse.wheel(0, 3000)
-    page.wait_for_function(
-        "(n) => { const r = [...document.querySelectorAll('#layer .row')]; return r.length && r.every(x => x.dataset.id) && Math.min(...r.map(x => +x.dataset.row)) > n }",
+    wait(
+        page,
+        "(n) => { const r = [...document.querySelectorAll('#layer .row')];"
+        " return r.length && r.every(x => x.dataset.id) && Math.min(...r.map(x => +x.dataset.row)) > n }",
+        "the rows below after scrolling with the mouse wheel, loaded",
         arg=numbers[0],
-        timeout=WAIT_MS,
     )
 
     step("desktop screenshots (light and dark)")
@@ -178,7 +192,7 @@ def run(page: Page, server: Server, shots: str) -> None:
     for _ in range(3):
         page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
+    wait(page, "() => !document.getElementById('detail').hidden", "the record panel")
     page.mouse.move(1000, 700)  # no hover on a row
     page.wait_for_timeout(300)
     page.screenshot(path=f"{shots}/desktop.png")
@@ -195,11 +209,12 @@ def run(page: Page, server: Server, shots: str) -> None:
     active = lambda: page.get_attribute("#box", "aria-activedescendant")
 
     def expect_active(row: int, what: str) -> None:
-        page.wait_for_function(
+        wait(
+            page,
             "(id) => { const b = document.getElementById('box'); const e = document.getElementById(id);"
             " return b.getAttribute('aria-activedescendant') === id && e && e.dataset.id && e.getAttribute('aria-selected') === 'true' }",
+            f"row {row} to be active after {what}",
             arg=f"opt-{row}",
-            timeout=WAIT_MS,
         )
         check(active() == f"opt-{row}", f"after {what} the active row is {active()}, not opt-{row}")
 
@@ -216,7 +231,7 @@ def run(page: Page, server: Server, shots: str) -> None:
     expect_active(0, "Home")
     first = page.evaluate(SHOWN_ROWS)[0]
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => document.getElementById('detail').dataset.id === {json.dumps(first['id'])}", timeout=WAIT_MS)
+    wait(page, f"() => document.getElementById('detail').dataset.id === {json.dumps(first['id'])}", "Enter to open the record")
     page.keyboard.press("Escape")
 
     step("an edit over HTTP shows up in the open page, flashed, without a reload")
@@ -225,15 +240,17 @@ def run(page: Page, server: Server, shots: str) -> None:
     fields = dict(record["fields"], country=edited)
     answer = server.call("PUT", "/records", [{"id": first["id"], "fields": fields}], admin=True)
     check(answer.get("upserted") == 1, f"PUT /records answered {answer}")
-    page.wait_for_function(
-        f"() => [...document.querySelectorAll('#layer .row')].some(r => r.dataset.id === {json.dumps(first['id'])} && r.textContent.includes({json.dumps(edited)}) && r.classList.contains('flash'))",
-        timeout=WAIT_MS,
+    wait(
+        page,
+        f"() => [...document.querySelectorAll('#layer .row')].some(r => r.dataset.id === {json.dumps(first['id'])}"
+        f" && r.textContent.includes({json.dumps(edited)}) && r.classList.contains('flash'))",
+        f"record {first['id']} to show '{edited}', flashed",
     )
     new_id = "browser-test-1"
     server.call("POST", "/records", [{"id": new_id, "fields": {"name": "José Q. Nuevo", "country": "España", "notes": "added by the browser test"}}], admin=True)
-    page.wait_for_function(f"() => document.body.dataset.total === '{total + 1}'", timeout=WAIT_MS)
+    wait(page, f"() => document.body.dataset.total === '{total + 1}'", "the total to count an inserted record")
     server.call("DELETE", "/records", [new_id], admin=True)
-    page.wait_for_function(f"() => document.body.dataset.total === '{total}'", timeout=WAIT_MS)
+    wait(page, f"() => document.body.dataset.total === '{total}'", "the total to drop a deleted record")
     check(page.evaluate("() => window.__marker") == "no reload", "the page was reloaded by an edit")
 
     step("at 360 px wide nothing overflows")
