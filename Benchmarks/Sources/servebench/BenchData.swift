@@ -46,7 +46,11 @@ struct BenchData {
         let searchFields = table.defaultSearchFields.filter { $0 != idField }
         guard let first = searchFields.first else { throw CorpusError.message("\(path): no column to search") }
         let records = try table.records(idField: idField)
-        let configuration = IndexConfiguration(searchFields: searchFields, scopes: [Scope(name: "All")], sortField: first)
+        let configuration = IndexConfiguration(
+            searchFields: searchFields,
+            scopes: [Scope(name: "All")],
+            sortField: first
+        )
         return BenchData(
             source: "\(path) (\(grouped(records.count)) records, searching \(searchFields.joined(separator: ", ")))",
             fieldOrder: table.columns,
@@ -66,7 +70,8 @@ struct BenchData {
         for _ in 0..<min(50_000, records.count * 4) {
             let record = records[rng.below(records.count)]
             guard let value = record.fields[field] else { continue }
-            for token in value.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: { !$0.isLetter }) {
+            for token in value.precomposedStringWithCanonicalMapping.lowercased().split(whereSeparator: { !$0.isLetter }
+            ) {
                 guard (4...9).contains(token.count) else { continue }
                 let word = String(token)
                 if seen.insert(word).inserted { words.append(word) }

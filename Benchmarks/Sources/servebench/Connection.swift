@@ -136,7 +136,9 @@ final class Connection {
     }
 
     /// The next message decoded, with when it was read and when it was decoded.
-    func nextDecoded() async throws -> (ServerMessage, received: ContinuousClock.Instant, decoded: ContinuousClock.Instant)? {
+    func nextDecoded() async throws -> (
+        ServerMessage, received: ContinuousClock.Instant, decoded: ContinuousClock.Instant
+    )? {
         guard let incoming = await next() else { return nil }
         let message = try decoder.decode(ServerMessage.self, from: Data(incoming.text.utf8))
         return (message, incoming.at, .now)
@@ -152,16 +154,51 @@ final class Connection {
         throw ConnectionError.closed("before the initial update")
     }
 
+    /// The settled update for an input, and what came before it.
+    struct Answer {
+        var message: ServerMessage
+        /// When the settled update was read off the socket, and when it was decoded.
+        var received: ContinuousClock.Instant
+        var decoded: ContinuousClock.Instant
+        /// Messages read for the input, the settled update included, and their bytes.
+        var messages: Int
+        var bytes: Int
+    }
+
     /// Reads until the settled update for input `seq`; errors for it throw.
-    func settledUpdate(seq: Int) async throws -> (ServerMessage, received: ContinuousClock.Instant, decoded: ContinuousClock.Instant) {
-        while let answer = try await nextDecoded() {
-            let message = answer.0
+    func settledUpdate(seq: Int) async throws -> Answer {
+        var messages = 0
+        var bytes = 0
+        while let incoming = await next() {
+            messages += 1
+            bytes += incoming.text.utf8.count
+            let message = try decoder.decode(ServerMessage.self, from: Data(incoming.text.utf8))
+            let decoded = ContinuousClock.now
             if message.type == "error" {
                 throw ConnectionError.server("\(message.code ?? "?"): \(message.message ?? "")")
             }
-            if message.isSettledUpdate, let got = message.seq, got >= seq { return answer }
+            if message.isSettledUpdate, let got = message.seq, got >= seq {
+                return Answer(
+                    message: message,
+                    received: incoming.at,
+                    decoded: decoded,
+                    messages: messages,
+                    bytes: bytes
+                )
+            }
         }
         throw ConnectionError.closed("while waiting for the answer to input \(seq)")
+    }
+
+    /// Reads until the message of `type` with `seq` (the answer to a `page` or `record` request).
+    func reply(type: String, seq: Int) async throws -> ContinuousClock.Instant {
+        while let (message, _, decoded) = try await nextDecoded() {
+            if message.type == "error" {
+                throw ConnectionError.server("\(message.code ?? "?"): \(message.message ?? "")")
+            }
+            if message.type == type && message.seq == seq { return decoded }
+        }
+        throw ConnectionError.closed("while waiting for the \(type) \(seq)")
     }
 
     /// Closes the session and waits for the client to finish.

@@ -19,7 +19,10 @@ struct Summary {
         p90 = rank(0.9)
         p99 = rank(0.99)
         max = sorted[sorted.count - 1]
+        min = sorted[0]
     }
+
+    var min: Double
 
     /// `p50 1.23 ms, p90 …, p99 …, max …`.
     var line: String {
@@ -48,11 +51,12 @@ func grouped(_ value: Int) -> String {
     return value < 0 ? "-" + out : out
 }
 
-/// A `label: p50 …` line, padded, or `label: none`.
-func summaryLine(_ label: String, _ values: [Double], width: Int = 34) -> String {
+/// A `label: p50 …` line, padded, or `label: none`; with `showingMin`, the least value too (for
+/// differences, which can be negative).
+func summaryLine(_ label: String, _ values: [Double], width: Int = 40, showingMin: Bool = false) -> String {
     let padded = label.padding(toLength: max(width, label.count), withPad: " ", startingAt: 0)
     guard let summary = Summary(values) else { return padded + "none" }
-    return padded + summary.line + " (\(summary.count))"
+    return padded + summary.line + (showingMin ? ", min \(ms(summary.min))" : "") + " (\(summary.count))"
 }
 
 /// `target p50 ≤ 0.50 ms: met` or `… MISSED (1.20 ms)`.

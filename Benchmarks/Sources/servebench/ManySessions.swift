@@ -137,7 +137,8 @@ struct ManySessions {
         out.append("  " + summaryLine("clear → its settled update", clears))
         out.append("  " + summaryLine("all inputs", latencies + clears))
         out.append(
-            "  inputs answered by their own settled update: \(grouped(answered)) of \(grouped(sent)); the rest were superseded by the next keystroke before they settled"
+            "  inputs answered by their own settled update: \(grouped(answered)) of \(grouped(sent))"
+                + (answered < sent ? " (the others were superseded by the next input before they settled)" : "")
         )
         out.append("  settled updates received: \(grouped(settled))")
         out.append("  errors: \(errors.count)" + (errors.isEmpty ? "" : " (first: \(errors[0]))"))

@@ -70,7 +70,8 @@ struct ServeBench: AsyncParsableCommand {
         let clock = ContinuousClock()
         var started = clock.now
         note("servebench: making the records…")
-        var data = try file.map { try BenchData.file($0, seed: seed) } ?? BenchData.generated(count: records, seed: seed)
+        var data =
+            try file.map { try BenchData.file($0, seed: seed) } ?? BenchData.generated(count: records, seed: seed)
         let madeIn = started.duration(to: clock.now)
         if let writeTSV {
             try data.writeTSV(to: writeTSV)
@@ -93,6 +94,7 @@ struct ServeBench: AsyncParsableCommand {
             controllerIndex = try SearchIndex(configuration: data.configuration, records: data.records)
         }
         let recordCount = data.records.count
+        let firstID = data.records.first?.id ?? ""
         data.records = []
 
         var configuration = ServerConfiguration()
@@ -151,7 +153,11 @@ struct ServeBench: AsyncParsableCommand {
         out.append(
             "server: 127.0.0.1:\(port), SearchServer.defaultOptions (ranked results, sorted sectioned list), messages a second per session raised to 100,000"
         )
-        if let snapshotIn { out.append("data directory: a temporary folder; first snapshot written in \(shownSeconds(snapshotIn))") }
+        if let snapshotIn {
+            out.append(
+                "data directory: a temporary folder; its first snapshot was there \(shownSeconds(snapshotIn)) after the server listened (measuring starts then)"
+            )
+        }
 
         var pool = WordPool(data.words)
         if sections.contains(.one), let index = controllerIndex {
@@ -159,10 +165,11 @@ struct ServeBench: AsyncParsableCommand {
             note("servebench: section one…")
             let warmUp = pool.trace(words: 1, freshPrefix: true)
             let rounds = (0..<rounds).map { _ in pool.trace(words: 5, freshPrefix: true) }
-            let figures = try await OneSession(rounds: rounds, warmUp: warmUp, port: port).run(controllerIndex: index)
+            let run = OneSession(rounds: rounds, warmUp: warmUp, port: port, recordID: firstID)
+            let figures = try await run.run(controllerIndex: index)
             out.append("")
             out.append("== 1. One session, words typed from an empty box ==")
-            OneSession.report(figures, into: &out)
+            OneSession.report(figures.keystrokes, roundTrips: figures.roundTrips, into: &out)
         }
         if sections.contains(.many) {
             note("servebench: section many (\(sessions) sessions, \(seconds) s)…")
@@ -201,7 +208,9 @@ struct ServeBench: AsyncParsableCommand {
             let output = try await edits.run()
             out.append("")
             out.append("== 4. HTTP edits: single-record PUT /records, fsynced before the answer ==")
-            out.append("SIFT_ADMIN_KEY=\(adminKey) " + edits.command.joined(separator: " ") + " (from the repository root)")
+            out.append(
+                "SIFT_ADMIN_KEY=\(adminKey) " + edits.command.joined(separator: " ") + " (from the repository root)"
+            )
             out += output.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
             out.append("target: ≥ 5,000 edits/s (Requests/sec, all 2xx) with p99 ≤ 20 ms")
         }
@@ -214,11 +223,10 @@ struct ServeBench: AsyncParsableCommand {
         out.append("  sift serve /tmp/serve-1m.tsv --port 7700 --admin-key KEY --data-dir \"$(mktemp -d)\"")
         out.append("  SIFT_ADMIN_KEY=KEY wrk -t2 -c32 -d10s -s scripts/serve-edits.lua http://127.0.0.1:7700")
         print(out.joined(separator: "\n"))
-        fflush(stdout)
+        fflush(nil)
         // Nothing the report needs waits for the server to shut down.
-        serving.cancel()
         if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
-        exit(0)
+        Foundation.exit(0)
     }
 
     private func shownSeconds(_ duration: Duration) -> String {

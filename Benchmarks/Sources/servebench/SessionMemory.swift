@@ -22,7 +22,9 @@ struct SessionMemory {
 
     func run() async throws -> Figures {
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        child.executableURL = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        )
         child.arguments = [
             "--memory-client", "ws://127.0.0.1:\(port)/ws", "--memory-sessions", String(sessions),
             "--memory-queries", queries.joined(separator: ","),
@@ -88,7 +90,7 @@ struct SessionMemory {
         let stdin = LineReader(FileHandle.standardInput)
         func say(_ word: String) {
             print(word)
-            fflush(stdout)
+            fflush(nil)
         }
         for half in 0..<2 {
             let connection = try await Connection.open(url)
