@@ -172,6 +172,17 @@ struct OneSession {
         out.append("  " + summaryLine("(b) over the WebSocket", clears.map(\.socket)))
         out.append("  " + summaryLine("    in the server (elapsedMs)", clears.compactMap(\.server)))
         out.append("  " + summaryLine("(b − a)", clears.map(\.difference), showingMin: true))
+        if !clears.isEmpty {
+            let bytes = clears.reduce(0) { $0 + $1.bytes }
+            let messages = clears.reduce(0) { $0 + $1.messages }
+            out.append(
+                String(
+                    format: "  a clear brings %.1f messages, %.1f KB",
+                    Double(messages) / Double(clears.count),
+                    Double(bytes) / Double(clears.count) / 1024
+                )
+            )
+        }
         let differences = Summary(typed.map(\.difference))
         let socket = Summary(typed.map(\.socket))
         out.append("")

@@ -38,7 +38,7 @@ struct ServeBench: AsyncParsableCommand {
     var seconds = 20
 
     @Option(help: "Traces of 5 words that section one types (about 30 keystrokes each).")
-    var rounds = 5
+    var rounds = 10
 
     @Option(name: .customLong("memory-sessions"), help: "Sessions opened for the memory section.")
     var memorySessions = 200
