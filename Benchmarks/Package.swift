@@ -8,6 +8,8 @@
 //   counts, stored under `Thresholds/`.
 // - `updatestorm`: the memory of a controller storm with a subscriber that never reads.
 // - `settlebench`: how soon a keystroke settles after the costliest query the limits let through.
+// - `servebench`: `sift serve` in-process: keystroke to settled update over a WebSocket against
+//   the controller alone, many sessions typing at once, and the memory a session takes.
 
 import Foundation
 import PackageDescription
@@ -24,6 +26,8 @@ let package = Package(
         .package(path: "../"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // `servebench`'s client side.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // The system SQLite (Debian: `apt-get install libsqlite3-dev`), for the FTS5 peer.
@@ -36,11 +40,17 @@ let package = Package(
         .target(name: "CBenchSupport"),
         // Made-up words from a seed, for `updatestorm` and `settlebench`.
         .target(name: "SyllableNames"),
+        // Realistic multilingual records from the bundled data, for `searchbench` and `servebench`.
+        .target(
+            name: "RecordGenerator",
+            dependencies: [.product(name: "SiftDataset", package: siftPackage)]
+        ),
         .executableTarget(
             name: "searchbench",
             dependencies: [
                 "CSQLite",
                 "CBenchSupport",
+                "RecordGenerator",
                 .product(name: "Sift", package: siftPackage),
                 .product(name: "SiftDataset", package: siftPackage),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -54,6 +64,19 @@ let package = Package(
         .executableTarget(
             name: "updatestorm",
             dependencies: ["CBenchSupport", "SyllableNames", .product(name: "Sift", package: siftPackage)]
+        ),
+        .executableTarget(
+            name: "servebench",
+            dependencies: [
+                "CBenchSupport",
+                "RecordGenerator",
+                .product(name: "Sift", package: siftPackage),
+                .product(name: "SiftDataset", package: siftPackage),
+                .product(name: "SiftServer", package: siftPackage),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .executableTarget(
             name: "SiftBenchmarks",

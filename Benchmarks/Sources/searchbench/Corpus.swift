@@ -1,4 +1,5 @@
 import Foundation
+import RecordGenerator
 import Sift
 import SiftDataset
 
@@ -55,16 +56,27 @@ func freshCopy(_ text: String) -> String {
     return text.withUTF8 { String(decoding: $0, as: UTF8.self) }
 }
 
-// MARK: - Files
-
-enum CorpusError: Error, CustomStringConvertible {
-    case message(String)
-    var description: String {
-        switch self {
-        case .message(let text): return text
+extension Generator {
+    /// Records `0..<count` (ids "1"..."count").
+    func corpus(count: Int, progress: Progress? = nil) -> Corpus {
+        var ids: [String] = []
+        var names: [String] = []
+        var places: [String] = []
+        ids.reserveCapacity(count)
+        names.reserveCapacity(count)
+        places.reserveCapacity(count)
+        for n in 0..<count {
+            let (name, place) = record(n)
+            ids.append(String(n + 1))
+            names.append(name)
+            places.append(place)
+            if n & 0xFFF == 0 { progress?.set(n) }
         }
+        return Corpus(source: "generated", seed: seed, fields: Self.fields, ids: ids, columns: [names, places])
     }
 }
+
+// MARK: - Files
 
 extension Corpus {
     /// Loads a TSV, CSV or JSON Lines file (by extension), searching `fields` (default: every

@@ -1,5 +1,6 @@
 import CBenchSupport
 import Foundation
+import RecordGenerator
 import Sift
 
 /// Pins the calling thread to one CPU for keystrokes and edits (Sift's search is

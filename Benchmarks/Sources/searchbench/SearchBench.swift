@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecordGenerator
 import Sift
 
 @main

@@ -1,4 +1,5 @@
 import Foundation
+import RecordGenerator
 import Sift
 
 struct SustainedOptions {

@@ -1,4 +1,5 @@
 import Foundation
+import RecordGenerator
 import Sift
 
 /// One keystroke of a trace: the text in the search box and the selected scope after it.

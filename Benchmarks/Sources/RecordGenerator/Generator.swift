@@ -1,36 +1,46 @@
 import Foundation
 import SiftDataset
 
+/// A message for the report: a file that cannot be read, a column that is missing.
+public enum CorpusError: Error, CustomStringConvertible {
+    case message(String)
+    public var description: String {
+        switch self {
+        case .message(let text): return text
+        }
+    }
+}
+
 /// SplitMix64: a tiny, fast, well-mixed generator; the same seed gives the same stream on every
 /// platform (Swift's own random and hashing are seeded per process, so they are never used here).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    public mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
 }
 
 /// Where the real data lives: `Data/` of the repository and `../shared/data/` beside it.
-struct DataLocations {
-    var data: String
-    var shared: String?
+public struct DataLocations {
+    public var data: String
+    public var shared: String?
 
-    /// The repository root, from this source file's location (Benchmarks/Sources/searchbench/).
-    static let repositoryRoot: String = {
+    /// The repository root, from this source file's location (Benchmarks/Sources/RecordGenerator/).
+    public static let repositoryRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { url.deleteLastPathComponent() }
         return url.path
     }()
 
-    static func find(data explicitData: String?, shared explicitShared: String?) throws -> DataLocations {
+    public static func find(data explicitData: String?, shared explicitShared: String?) throws -> DataLocations {
         let fileManager = FileManager.default
         func exists(_ dir: String, _ file: String) -> Bool { fileManager.fileExists(atPath: dir + "/" + file) }
         let dataCandidates = [explicitData, repositoryRoot + "/Data", "Data", "../Data"].compactMap { $0 }
@@ -62,7 +72,7 @@ struct DataLocations {
 /// many languages ("Bad %", "%-sur-Mer", "%straße", "Nowa %"); street addresses with numbers.
 /// Variants: some names upper-case, some lower-case, some in NFD (decomposed accents), some in
 /// their ASCII spelling.
-struct Generator {
+public struct Generator {
     struct City {
         var name: String
         var ascii: String
@@ -78,7 +88,7 @@ struct Generator {
         var english: String
     }
 
-    let seed: UInt64
+    public let seed: UInt64
     private(set) var cities: [City] = []
     private(set) var countryEntries: [(alpha2: String, name: String)] = []
     private var countryNames: [String: [String]] = [:]
@@ -88,9 +98,9 @@ struct Generator {
     private(set) var languages: [Language] = []
     private(set) var timezones: [(city: String, id: String)] = []
     /// Files the records come from, for the report.
-    private(set) var sources: [String] = []
+    public private(set) var sources: [String] = []
 
-    static let fields = ["name", "place"]
+    public static let fields = ["name", "place"]
 
     private static let compounds = [
         "San %", "Santa %", "Nueva %", "Saint-%", "Sainte-%", "Bad %", "Groß %", "% Nord", "% Sur",
@@ -104,7 +114,7 @@ struct Generator {
         "улица %", "%sokağı", "Strada %", "%laan", "Avinguda de %", "Náměstí %",
     ]
 
-    init(seed: UInt64, locations: DataLocations) throws {
+    public init(seed: UInt64, locations: DataLocations) throws {
         self.seed = seed
         func load(_ path: String) throws -> DataTable {
             do { return try DataLoader.load(path: path) } catch { throw CorpusError.message(error.description) }
@@ -166,24 +176,6 @@ struct Generator {
         }
     }
 
-    /// Records `0..<count` (ids "1"..."count").
-    func corpus(count: Int, progress: Progress? = nil) -> Corpus {
-        var ids: [String] = []
-        var names: [String] = []
-        var places: [String] = []
-        ids.reserveCapacity(count)
-        names.reserveCapacity(count)
-        places.reserveCapacity(count)
-        for n in 0..<count {
-            let (name, place) = record(n)
-            ids.append(String(n + 1))
-            names.append(name)
-            places.append(place)
-            if n & 0xFFF == 0 { progress?.set(n) }
-        }
-        return Corpus(source: "generated", seed: seed, fields: Self.fields, ids: ids, columns: [names, places])
-    }
-
     /// The name of a country in a random language (English code when none).
     private func countryName(_ alpha2: String, _ rng: inout SplitMix64) -> String {
         guard let names = countryNames[alpha2], !names.isEmpty else { return englishNames[alpha2] ?? alpha2 }
@@ -199,7 +191,7 @@ struct Generator {
     }
 
     /// Record *n*: (name, place).
-    func record(_ n: Int) -> (name: String, place: String) {
+    public func record(_ n: Int) -> (name: String, place: String) {
         var rng = SplitMix64(seed: seed ^ (UInt64(n) &* 0xD6E8_FEB8_6659_FD93))
         _ = rng.next()
         var name: String
