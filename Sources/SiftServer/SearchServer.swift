@@ -30,6 +30,7 @@ public final class SearchServer: Sendable {
     /// - Parameters:
     ///   - index: the records.
     ///   - fieldOrder: the fields in the order rows list them (the data file's columns).
+    ///   - shownFields: the fields a list shows, for the page (`hello`'s `show`); empty: it chooses.
     ///   - configuration: address, keys, data directory and limits.
     ///   - options: how sessions search and lay out their tables (no debounce: the page sends
     ///     every keystroke and the server cancels what a newer one supersedes).
@@ -37,6 +38,7 @@ public final class SearchServer: Sendable {
     public init(
         index: sending SearchIndex,
         fieldOrder: [String],
+        shownFields: [String] = [],
         configuration: ServerConfiguration,
         options: SearchController.Options = SearchServer.defaultOptions
     ) async throws {
@@ -59,6 +61,7 @@ public final class SearchServer: Sendable {
             shared: shared,
             fieldOrder: fieldOrder,
             titleField: titleField,
+            shownFields: shownFields,
             recordCount: count,
             configuration: configuration,
             controllerOptions: options,
@@ -91,6 +94,7 @@ public final class SearchServer: Sendable {
     /// - Parameter onRunning: called with the bound port once the server listens.
     func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
+        router.add(middleware: FallbackAnswers())
         if !service.configuration.allowedOrigins.isEmpty {
             router.add(middleware: CORSPolicy(origins: Set(service.configuration.allowedOrigins)))
         }

@@ -9,6 +9,8 @@ final class SearchService: Sendable {
     let configuration: ServerConfiguration
     let rowWriter: RowWriter
     let titleField: String?
+    /// The fields a list shows (the description's `show`); empty: the page chooses.
+    let shownFields: [String]
     let statistics = ServerStatistics()
     let journal: EditJournal?
     /// How sessions lay out their tables.
@@ -19,6 +21,7 @@ final class SearchService: Sendable {
         shared: SharedSearchIndex,
         fieldOrder: [String],
         titleField: String?,
+        shownFields: [String],
         recordCount: Int,
         configuration: ServerConfiguration,
         controllerOptions: SearchController.Options,
@@ -28,6 +31,7 @@ final class SearchService: Sendable {
         self.configuration = configuration
         self.rowWriter = RowWriter(fieldOrder: fieldOrder)
         self.titleField = titleField
+        self.shownFields = shownFields
         self.records = Atomic(recordCount)
         self.controllerOptions = controllerOptions
         self.journal = journal

@@ -135,6 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await SearchServer(
             index: index,
             fieldOrder: fields,
+            shownFields: opened.settings.showIsGiven ? opened.settings.show : [],
             configuration: configuration,
             options: options
         )

@@ -233,6 +233,29 @@ struct HTTPAPITests {
         }
     }
 
+    @Test func otherPathsAndMethodsGetJSONErrorsAndHeadIsAnswered() async throws {
+        let server = try await ServerFixtures.server()
+        try await server.makeApplication().test(.router) { client in
+            let missing = try await client.call("/nowhere")
+            #expect(missing.status == .notFound)
+            #expect(missing.errorCode == "notFound")
+            let wrong = try await client.call("/search", .patch)
+            #expect(wrong.status == .methodNotAllowed)
+            #expect(wrong.headers[.allow] == "GET, HEAD")
+            #expect(wrong.errorCode == "methodNotAllowed")
+            #expect(try await client.call("/records", .get).headers[.allow] == "POST, PUT, DELETE")
+            let head = try await client.call("/health", .head)
+            #expect(head.status == .ok)
+            #expect(head.body.readableBytes == 0)
+            #expect(try await client.call("/search?q=ber&typos=3").errorField == "typos")
+            #expect(try await client.call("/search?q=ber&typos=2").status == .ok)
+            // 1,024 Unicode scalars at most, whatever the characters they make.
+            let accented = String(repeating: "e\u{301}", count: 600)
+            let encoded = accented.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            #expect(try await client.call("/search?q=" + encoded).errorField == "q")
+        }
+    }
+
     @Test func keysCompareInConstantTimeAndExactly() {
         #expect(SearchService.equalInConstantTime("abc", "abc"))
         #expect(!SearchService.equalInConstantTime("abc", "abd"))

@@ -14,7 +14,7 @@ import Testing
     static let methods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
     func document() throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(ServerResources.openAPI))
+        let object = try JSONSerialization.jsonObject(with: Data(PackageResources.openapi_json))
         return try #require(object as? [String: Any])
     }
 

@@ -7,24 +7,33 @@ import Sift
 extension SearchService {
     /// Adds the HTTP API's routes (see the protocol article and `/openapi.json`).
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/") { _, _ in
+        /// A GET route, and HEAD for it: the same answer without its body.
+        func get(_ path: RouterPath, _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+            router.get(path, use: handler)
+            router.head(path) { request, context in
+                var response = try await handler(request, context)
+                response.body = ResponseBody()
+                return response
+            }
+        }
+        get("/") { _, _ in
             Response(
                 status: .ok,
                 headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.index_html))
             )
         }
-        router.get("/openapi.json") { _, _ in
+        get("/openapi.json") { _, _ in
             Response(
                 status: .ok,
                 headers: [.contentType: "application/json; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json))
             )
         }
-        router.get("/health") { _, _ in await self.health() }
-        router.get("/search") { request, _ in await self.search(request) }
-        router.get("/stats") { request, _ in await self.stats(request) }
-        router.get("/records/{id}") { request, context in
+        get("/health") { _, _ in await self.health() }
+        get("/search") { request, _ in await self.search(request) }
+        get("/stats") { request, _ in await self.stats(request) }
+        get("/records/{id}") { request, context in
             await self.record(request, id: context.parameters.get("id") ?? "")
         }
         router.post("/records") { request, _ in await self.edit(request, method: .post) }
@@ -84,9 +93,9 @@ extension SearchService {
                     }
                 }
             }
-            guard text.count <= configuration.limits.queryLength else {
+            guard text.unicodeScalars.count <= configuration.limits.queryLength else {
                 throw .queryTooLarge(
-                    "q has \(text.count) characters; the most is \(configuration.limits.queryLength)",
+                    "q has \(text.unicodeScalars.count) characters; the most is \(configuration.limits.queryLength)",
                     field: "q"
                 )
             }

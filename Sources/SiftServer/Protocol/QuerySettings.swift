@@ -25,7 +25,8 @@ struct QuerySettings: Sendable, Equatable {
             }
             self.mode = mode
         case "typos":
-            guard let typos = TypoTolerance(value) else {
+            // Two edits is the most any word tolerates (`TypoTolerance.auto`'s rule).
+            guard ["off", "auto", "0", "1", "2"].contains(value), let typos = TypoTolerance(value) else {
                 throw .badRequest("typos must be off, auto, 0, 1 or 2, not '\(value)'", field: "typos")
             }
             self.typos = typos

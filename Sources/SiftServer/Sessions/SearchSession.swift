@@ -23,8 +23,10 @@ actor SearchSession {
     private var inputSeqs: [(generation: UInt64, seq: Int)] = []
     /// When each input arrived, by generation, for latency figures.
     private var inputTimes: [UInt64: ContinuousClock.Instant] = [:]
-    /// The latest update sent: what page and record requests read.
+    /// The latest update sent, and the latest settled one: what page and record requests read
+    /// (a searching update's results table is the previous answer's or empty).
     private var shown: SearchUpdate?
+    private var settledShown: SearchUpdate?
     /// Messages allowed now (a token bucket refilled at the per-second limit).
     private var tokens: Double
     private var tokensRefilled = ContinuousClock.now
@@ -108,9 +110,9 @@ actor SearchSession {
             case "type", "seq": continue
             case "text":
                 let text = try MessageFields.string(value, "text")
-                guard text.count <= server.configuration.limits.queryLength else {
+                guard text.unicodeScalars.count <= server.configuration.limits.queryLength else {
                     throw .queryTooLarge(
-                        "the text has \(text.count) characters; the most is \(server.configuration.limits.queryLength)",
+                        "the text has \(text.unicodeScalars.count) characters; the most is \(server.configuration.limits.queryLength)",
                         field: "text"
                     )
                 }
@@ -160,18 +162,20 @@ actor SearchSession {
         let offset = try MessageFields.int(message["offset"] ?? 0, "offset", in: 0...Int(Int32.max))
         let limit = try MessageFields.int(message["limit"] ?? 50, "limit", in: 0...server.configuration.limits.pageSize)
         lastPage = offset..<(offset + limit)
-        guard let shown else { throw ProtocolError.unavailable("no table is shown yet") }
+        guard let shown = settledShown else { throw ProtocolError.unavailable("no table is shown yet") }
         let isOriginal = Self.showsOriginal(shown)
         let table = isOriginal ? shown.tables.original : shown.tables.results
         let query = isOriginal ? nil : shown.resultsQuery
         let writer = server.rowWriter
         let generation = shown.generation
+        let version = shown.sequence
         return await server.shared.read { index in
             var json = JSONWriter(capacity: 16 * 1024)
             json.object { json in
                 json.field("type", "page")
                 json.field("seq", optional: seq)
                 json.field("generation", generation)
+                json.field("version", version)
                 json.field("table", isOriginal ? "original" : "results")
                 json.field("total", table.rowCount)
                 json.field("offset", offset)
@@ -197,7 +201,7 @@ actor SearchSession {
         guard (id == nil) != (row == nil) else {
             throw ProtocolError.badRequest("a record message needs either id or row", field: id == nil ? "id" : "row")
         }
-        let table = shown.map { Self.showsOriginal($0) ? $0.tables.original : $0.tables.results }
+        let table = settledShown.map { Self.showsOriginal($0) ? $0.tables.original : $0.tables.results }
         let order = server.rowWriter.fieldOrder
         let found: Record? = await server.shared.read { index in
             if let id { return index.handle(forID: id).flatMap { try? index.record($0) } }
@@ -242,6 +246,8 @@ actor SearchSession {
             json.key("fields")
             json.array { json in for name in server.rowWriter.fieldOrder { json.string(name) } }
             json.field("titleField", optional: server.titleField)
+            json.key("show")
+            json.array { json in for name in server.shownFields { json.string(name) } }
             json.key("scopes")
             json.array { json in
                 for scope in controller.scopes {
@@ -268,6 +274,7 @@ actor SearchSession {
     func message(for update: SearchUpdate) async -> String {
         let previous = shown
         shown = update
+        if update.state.isSettled { settledShown = update }
         let seq = inputSeqs.last { $0.generation <= update.generation }?.seq
         let isOriginal = Self.showsOriginal(update)
         let table = isOriginal ? update.tables.original : update.tables.results
@@ -303,6 +310,7 @@ actor SearchSession {
             json.object { json in
                 json.field("type", "update")
                 json.field("generation", update.generation)
+                json.field("version", update.sequence)
                 json.field("seq", optional: seq)
                 json.field("reason", Self.name(of: update.reason))
                 Self.writeState(update.state, into: &json)
