@@ -20,6 +20,9 @@ public final class SearchServer: Sendable {
     /// How many edit log entries were replayed when the server opened its data directory.
     public let replayedEdits: Int
 
+    /// The records the index holds now.
+    public var recordCount: Int { service.recordCount }
+
     /// A server over an index.
     ///
     /// With `configuration.dataDirectory`, a snapshot there (`index.sift`) is expected to have

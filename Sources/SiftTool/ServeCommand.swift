@@ -106,24 +106,33 @@ struct ServeCommand: AsyncParsableCommand {
             warn("no --data-dir: edits will be refused, since they could not be made durable")
         }
 
-        // Start from the data directory's snapshot when there is one.
-        var source = file
+        // Start from the data directory's snapshot when there is one: it holds the index options
+        // the directory was first made with, and every edit up to its sequence.
+        var request = DatasetRequest(file: file, index: index, search: search)
         if let dataDirectory {
             let snapshot = SearchServer.snapshotPath(in: dataDirectory)
             if FileManager.default.fileExists(atPath: snapshot) {
-                source = snapshot
-                warn("starting from \(snapshot) and its edit log; \(file) is not read")
+                let given = request.configuringOptions
+                request = DatasetRequest(file: snapshot, index: try IndexOptions.parse([]), search: search)
+                FileHandle.standardError.write(
+                    Data("sift serve: starting from \(snapshot) and its edit log; \(file) is not read\n".utf8)
+                )
+                if !given.isEmpty {
+                    warn(
+                        "\(given.joined(separator: ", ")) come from the snapshot, as \(dataDirectory) was first made; "
+                            + "to change them, start with a new --data-dir"
+                    )
+                }
             }
         }
+        let source = request.file
         let clock = ContinuousClock()
         let start = clock.now
         FileHandle.standardError.write(Data("sift serve: loading \(source)…\n".utf8))
-        var request = DatasetRequest(file: source, index: index, search: search)
         request.keepsRecords = false
         let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
         if opened.snapshot == nil { index.metadata = DatasetLoader.metadata(opened) }
-        let count = index.count
         let fields = opened.dataset.columns
         var options = SearchServer.defaultOptions
         let settings = opened.settings
@@ -140,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
             options: options
         )
         let loaded = clock.now - start
-        var line = "sift serve: \(count) records ready in \(IndexCommand.seconds(loaded))"
+        var line = "sift serve: \(server.recordCount) records ready in \(IndexCommand.seconds(loaded))"
         if server.replayedEdits > 0 { line += ", \(server.replayedEdits) logged edits replayed" }
         FileHandle.standardError.write(Data((line + "\n").utf8))
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host

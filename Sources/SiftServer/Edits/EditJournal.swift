@@ -21,6 +21,10 @@ actor EditJournal {
     /// Set when the log failed: later edits are refused.
     private var failure: String?
     private var compacting = false
+    /// The log's size when the latest snapshot was taken: compaction starts again once the log
+    /// has grown by the threshold since (what a snapshot covers may stay in a segment that also
+    /// holds later entries).
+    private var bytesAtSnapshot = 0
     /// The latest compaction's outcome, for `/stats` and the log.
     private(set) var lastCompaction: String?
 
@@ -103,7 +107,7 @@ actor EditJournal {
     /// Saves a snapshot of the index (with the sequence it holds) and drops the log entries it
     /// covers, in the background, once the log is larger than the threshold.
     private func compactIfWorthwhile() {
-        guard !compacting, log.byteCount >= compactionBytes else { return }
+        guard !compacting, log.byteCount - bytesAtSnapshot >= compactionBytes else { return }
         compacting = true
         Task { await self.compact() }
     }
@@ -127,6 +131,7 @@ actor EditJournal {
         case .success(let sequence):
             do {
                 try await log.compact(through: sequence)
+                bytesAtSnapshot = log.byteCount
                 lastCompaction = "snapshot through \(sequence) in \(started.duration(to: .now))"
             } catch {
                 lastCompaction = "the log could not be compacted: \(error)"

@@ -22,13 +22,15 @@ extension SearchService {
             defer { self.statistics.closeSession() }
             let controller = try await self.shared.makeController(options: self.controllerOptions)
             let session = SearchSession(number: number, controller: controller, server: self)
-            try await outbound.write(.text(await session.hello()))
+            await session.send(session.hello())
             let updates = await controller.updates(buffering: .all)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await update in updates {
-                        try await outbound.write(.text(await session.message(for: update)))
-                    }
+                    // The one writer: every message of the session, in the order it was queued.
+                    for await message in session.outgoing { try await outbound.write(.text(message)) }
+                }
+                group.addTask {
+                    for await update in updates { await session.deliver(update) }
                 }
                 group.addTask {
                     // Closes a session that stays silent past the idle timeout.
@@ -43,15 +45,14 @@ extension SearchService {
                 }
                 for try await message in inbound.messages(maxSize: self.configuration.limits.messageBytes) {
                     guard case .text(let text) = message else {
-                        try await outbound.write(
-                            .text(
-                                #"{"type":"error","seq":null,"code":"badRequest","message":"messages are JSON text"}"#
-                            )
+                        await session.send(
+                            #"{"type":"error","seq":null,"code":"badRequest","message":"messages are JSON text"}"#
                         )
                         continue
                     }
-                    if let reply = await session.receive(text) { try await outbound.write(.text(reply)) }
+                    if let reply = await session.receive(text) { await session.send(reply) }
                 }
+                await session.finish()
                 group.cancelAll()
             }
         }

@@ -32,6 +32,16 @@ actor SearchSession {
     private var tokensRefilled = ContinuousClock.now
     /// When the client last sent a message.
     private(set) var lastActivity = ContinuousClock.now
+    /// The messages to send, in order: one writer task sends them (`outgoing`).
+    private let outbox: AsyncStream<String>.Continuation
+    /// What the writer task reads.
+    nonisolated let outgoing: AsyncStream<String>
+    /// The sequence of the latest update the controller gave the session.
+    private var latestReceived: UInt64 = 0
+    /// A `searching` update held back: it goes out only if no answer follows within
+    /// `searchingDelay`, so a quick answer costs one message, not two.
+    private var heldSearching: SearchUpdate?
+    static let searchingDelay: Duration = .milliseconds(40)
 
     init(number: Int, controller: SearchController, server: SearchService) {
         self.number = number
@@ -45,6 +55,43 @@ actor SearchSession {
             order: options.resultsTable.order
         )
         tokens = Double(server.configuration.limits.messagesPerSecond)
+        (outgoing, outbox) = AsyncStream.makeStream(of: String.self)
+    }
+
+    /// Queues a message for the writer task.
+    func send(_ message: String) { outbox.yield(message) }
+
+    /// Ends the outgoing messages (the writer task then returns).
+    func finish() { outbox.finish() }
+
+    // MARK: - Updates
+
+    /// Sends the message of an update of the controller. A `searching` update is held back for
+    /// `searchingDelay` and dropped if a newer update arrives first.
+    func deliver(_ update: SearchUpdate) async {
+        latestReceived = update.sequence
+        heldSearching = nil
+        if case .searching = update.state {
+            heldSearching = update
+            let sequence = update.sequence
+            Task {
+                try? await Task.sleep(for: Self.searchingDelay)
+                await self.deliverHeld(sequence)
+            }
+            return
+        }
+        let message = await message(for: update)
+        send(message)
+    }
+
+    /// Sends a held `searching` update if it is still the newest one.
+    private func deliverHeld(_ sequence: UInt64) async {
+        guard let held = heldSearching, held.sequence == sequence else { return }
+        heldSearching = nil
+        let message = await message(for: held)
+        // Written only if no newer update came while the message was made.
+        guard latestReceived == sequence else { return }
+        send(message)
     }
 
     // MARK: - Messages in
@@ -271,7 +318,7 @@ actor SearchSession {
     }
 
     /// The `update` message for an update of the controller (and remembers it as shown).
-    func message(for update: SearchUpdate) async -> String {
+    private func message(for update: SearchUpdate) async -> String {
         let previous = shown
         shown = update
         if update.state.isSettled { settledShown = update }
