@@ -12,6 +12,8 @@ final class SearchService: Sendable {
     /// The fields a list shows (the description's `show`); empty: the page chooses.
     let shownFields: [String]
     let statistics = ServerStatistics()
+    /// Recent answers of `GET /search`.
+    let searchResults = SearchResultCache()
     let journal: EditJournal?
     /// How sessions lay out their tables.
     let controllerOptions: SearchController.Options

@@ -111,7 +111,12 @@ extension SearchService {
             let answer: Result<JSONWriter, ProtocolError> = await shared.read { index in
                 let result: SearchResult
                 do {
-                    result = try index.search(query)
+                    if let kept = self.searchResults.result(for: query, revision: index.revision) {
+                        result = kept
+                    } else {
+                        result = try index.search(query)
+                        self.searchResults.keep(result, for: query)
+                    }
                 } catch let error as SiftError {
                     if case .queryTooLarge = error { return .failure(.queryTooLarge(error.description, field: "q")) }
                     return .failure(.badRequest(error.description, field: "q"))
