@@ -7,7 +7,10 @@ import Synchronization
 /// edit makes it stale.
 ///
 /// At most `capacity` answers and `rowBudget` rows in all are kept (least recently used first
-/// out), which bounds the memory to about 8 bytes a row.
+/// out): at most 8 bytes a row (128 MB for the default 16 million) when the rows are handles, far
+/// less for broad answers in original order, which stay bitsets. The budget must hold the
+/// queries a load repeats: least-recently-used over a rotation that does not fit keeps nothing
+/// useful.
 final class SearchResultCache: Sendable {
     private struct Entry {
         var result: SearchResult
@@ -24,7 +27,7 @@ final class SearchResultCache: Sendable {
     let rowBudget: Int
     private let state = Mutex(State())
 
-    init(capacity: Int = 256, rowBudget: Int = 4_000_000) {
+    init(capacity: Int = 256, rowBudget: Int = 16_000_000) {
         self.capacity = capacity
         self.rowBudget = rowBudget
     }
