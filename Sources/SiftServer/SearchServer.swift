@@ -108,7 +108,15 @@ public final class SearchServer: Sendable {
         logger.logLevel = .warning
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: webSocketRouter,
+                configuration: .init(
+                    http1: .init(
+                        idleTimeout: .seconds(service.configuration.limits.httpIdleTimeout.components.seconds)
+                    ),
+                    ws: .init(maxFrameSize: service.configuration.limits.messageBytes)
+                )
+            ),
             configuration: ApplicationConfiguration(
                 address: .hostname(service.configuration.host, port: service.configuration.port),
                 serverName: "sift"

@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
         public var messagesPerSecond = 60
         /// How long a session may stay silent before it is closed.
         public var idleTimeout: Duration = .seconds(30 * 60)
+        /// How long an HTTP connection may stay idle between requests.
+        public var httpIdleTimeout: Duration = .seconds(60)
         /// The largest WebSocket message from a client, in bytes.
         public var messageBytes = 64 << 10
 

@@ -3,8 +3,8 @@ internal import Synchronization
 /// One index that many search controllers show at once: a session per person over shared
 /// records, as a server needs.
 ///
-/// Every controller made with `SearchController.init(sharing:options:source:clock:)` runs on this
-/// actor's executor, so the controllers and the index never run at the same time and share the
+/// Every controller made with `makeController(options:source:clock:)` runs on this actor's
+/// executor, so the controllers and the index never run at the same time and share the
 /// index's caches (a prefix one session typed narrows another's next keystroke). Each controller
 /// keeps its own text, scope, options, generations and tables.
 ///
@@ -14,8 +14,8 @@ internal import Synchronization
 ///
 /// ```swift
 /// let shared = SharedSearchIndex(try SearchIndex(configuration: configuration, records: cities))
-/// let alice = try await SearchController(sharing: shared)
-/// let bob = try await SearchController(sharing: shared)
+/// let alice = try await shared.makeController()
+/// let bob = try await shared.makeController()
 /// alice.setText("zur")
 /// bob.setText("gen")
 /// try await shared.update(Record(id: "2657896", fields: ["name": "Zürich"]))   // both see it
