@@ -20,6 +20,10 @@ public final class SearchServer: Sendable {
     /// How many edit log entries were replayed when the server opened its data directory.
     public let replayedEdits: Int
 
+    /// What opening the edit log cut off (a torn last write, never acknowledged), as a line for
+    /// the server's log; nil when nothing was.
+    public var recoveryNote: String? { service.journal?.log.recovery?.description }
+
     /// The records the index holds now.
     public var recordCount: Int { service.recordCount }
 

@@ -148,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: configuration,
             options: options
         )
+        if let note = server.recoveryNote { warn(note) }
         let loaded = clock.now - start
         var line = "sift serve: \(server.recordCount) records ready in \(IndexCommand.seconds(loaded))"
         if server.replayedEdits > 0 { line += ", \(server.replayedEdits) logged edits replayed" }
