@@ -10,11 +10,12 @@ extension SearchIndex {
     var rankingKeys: RankingKeys {
         if let rankingKeysStorage { return rankingKeysStorage }
         let capacity = slotCapacity
+        let lengthCapacity = rankingLengthCapacity
         var keys = RankingKeys(lengths: [], numbers: [])
         for folding in foldings {
             keys.lengths.append(
                 folding.columns.map { column in
-                    var lengths = [UInt8](repeating: 0, count: capacity)
+                    var lengths = [UInt8](repeating: 0, count: lengthCapacity)
                     column.elementCounts(into: &lengths)
                     return lengths
                 }
@@ -44,11 +45,12 @@ extension SearchIndex {
         rankingKeysStorage = nil  // the arrays below are then uniquely referenced: no copy
         let index = Int(slot)
         let capacity = slotCapacity
+        let lengthCapacity = rankingLengthCapacity
         for (f, folding) in foldings.enumerated() {
             for (position, column) in folding.columns.enumerated() {
                 if index >= keys.lengths[f][position].count {
                     keys.lengths[f][position].append(
-                        contentsOf: repeatElement(0, count: capacity - keys.lengths[f][position].count)
+                        contentsOf: repeatElement(0, count: lengthCapacity - keys.lengths[f][position].count)
                     )
                 }
                 keys.lengths[f][position][index] = column.elementCount(ofSlot: slot)

@@ -104,7 +104,11 @@ extension SearchIndex {
             preconditionFailure("the ids of live records are distinct")
         }
         slotOfID = table
-        rankingKeysStorage = keys?.renumbered(survivors, capacity: slotCapacity)
+        rankingKeysStorage = keys?.renumbered(
+            survivors,
+            capacity: slotCapacity,
+            lengthCapacity: rankingLengthCapacity
+        )
         categoryMembers = [:]
         discardCachedResults()
 

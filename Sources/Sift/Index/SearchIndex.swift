@@ -388,6 +388,11 @@ public final class SearchIndex {
     /// next inserts do not make every cached bitset grow at once.
     var slotCapacity: Int { generations.count + max(1024, generations.count / 16) }
 
+    /// The slots each field's ranking-key lengths hold room for: a sixteenth more than the slots
+    /// (at least 16), not `slotCapacity`'s 1,024 more, since there is an array per search field
+    /// and folding, and a wide file has a million fields of a record or two.
+    var rankingLengthCapacity: Int { generations.count + max(16, generations.count / 16) }
+
     func handle(ofSlot slot: Int32) -> RecordHandle {
         RecordHandle(slot: slot, generation: handleTag | generations[slot])
     }

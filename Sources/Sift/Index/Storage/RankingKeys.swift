@@ -24,11 +24,12 @@ struct RankingKeys {
 
 extension RankingKeys {
     /// The keys of `slots` (ascending), those of `slots[i]` at slot `i`, sized for `capacity`
-    /// slots as `SearchIndex.rankingKeys` sizes them (see `SearchIndex.renumberSlots()`).
+    /// slots (the lengths for `lengthCapacity`) as `SearchIndex.rankingKeys` sizes them (see
+    /// `SearchIndex.renumberSlots()`).
     ///
     /// - Complexity: O(`capacity`) per key.
-    func renumbered(_ slots: [Int32], capacity: Int) -> RankingKeys {
-        func gather<T>(_ keys: [T], padding: T) -> [T] {
+    func renumbered(_ slots: [Int32], capacity: Int, lengthCapacity: Int) -> RankingKeys {
+        func gather<T>(_ keys: [T], padding: T, capacity: Int = capacity) -> [T] {
             var result = [T]()
             result.reserveCapacity(capacity)
             for slot in slots { result.append(keys[Int(slot)]) }
@@ -36,7 +37,7 @@ extension RankingKeys {
             return result
         }
         var result = RankingKeys(
-            lengths: lengths.map { folding in folding.map { gather($0, padding: 0) } },
+            lengths: lengths.map { folding in folding.map { gather($0, padding: 0, capacity: lengthCapacity) } },
             numbers: numbers.isEmpty ? [] : gather(numbers, padding: RankingTieBreak.missing)
         )
         if !emptyTieBreak.isEmpty {
