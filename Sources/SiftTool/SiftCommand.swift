@@ -17,8 +17,9 @@ struct SiftCommand: ParsableCommand {
               sift query Data/cities.tsv nino --locale es --mode words --sort name
               sift query Data/cities.tsv "" --sort population --numeric --descending --limit 5
               sift index Data/cities.tsv -o cities.siftidx
+              sift serve Data/cities.tsv          (then open http://127.0.0.1:7700/)
 
-            The three commands share their options (sift help query lists them) and read the \
+            The commands share their options (sift help query lists them) and read the \
             same description file beside the data file (Data/cities.sift.json for \
             Data/cities.tsv), so they search the same fields.
             """,
