@@ -90,6 +90,12 @@ struct WebSocketSessionTests {
                 let cleared = try await reader.settled(2)
                 #expect(cleared["state"] as? String == "inactive")
                 #expect(cleared["total"] as? Int == 200)
+                // A scope picked with an empty box keeps the whole list, sorted in sections.
+                try await outbound.send(["type": "input", "scope": "Name", "seq": 3])
+                let scoped = try await reader.settled(3)
+                #expect(scoped["state"] as? String == "inactive")
+                #expect(scoped["table"] as? String == "original")
+                #expect((scoped["query"] as? [String: Any])?["scope"] as? String == "Name")
                 try await outbound.close(.normalClosure, reason: nil)
             }
         }

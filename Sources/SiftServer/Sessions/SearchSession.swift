@@ -181,20 +181,24 @@ actor SearchSession {
         firstPageLimit = limit
         lastPage = 0..<limit
         var generation = controller.latestGeneration
+        var changed = false
         if settings.mode != self.settings.mode || settings.typos != self.settings.typos
             || settings.order != self.settings.order
         {
             generation = controller.setQueryOptions(mode: settings.mode, typos: settings.typos, order: settings.order)
+            changed = true
         }
         if settings.scope != self.settings.scope {
             // The scope is known: `read` checked it.
             generation = (try? controller.selectScope(settings.scope)) ?? generation
+            changed = true
         }
         if let newText {
             text = newText
             generation = newText.isEmpty ? controller.cancel() : controller.setText(newText)
-        } else if text.isEmpty && generation != controller.latestGeneration {
-            // Options changed with an empty box: nothing to search, the list stays whole.
+        } else if changed && text.isEmpty {
+            // Options or the scope changed with an empty box (selecting a scope activates the
+            // search): nothing to search, the whole list stays shown.
             generation = controller.cancel()
         }
         self.settings = settings
