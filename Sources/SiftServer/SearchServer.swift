@@ -51,6 +51,7 @@ public final class SearchServer: Sendable {
     ) async throws {
         let titleField = index.configuration.sortField ?? index.configuration.searchFields.first
         let count = index.count
+        let scopes = index.scopes
         let shared = SharedSearchIndex(index)
         var journal: EditJournal?
         var replayed = 0
@@ -69,6 +70,7 @@ public final class SearchServer: Sendable {
             fieldOrder: fieldOrder,
             titleField: titleField,
             shownFields: shownFields,
+            scopes: scopes,
             recordCount: count,
             configuration: configuration,
             controllerOptions: options,

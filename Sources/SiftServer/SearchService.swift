@@ -15,6 +15,8 @@ final class SearchService: Sendable {
     /// Recent answers of `GET /search`.
     let searchResults = SearchResultCache()
     let journal: EditJournal?
+    /// The index's scopes (fixed by its configuration).
+    let scopes: [Scope]
     /// How sessions lay out their tables.
     let controllerOptions: SearchController.Options
     private let records: Atomic<Int>
@@ -24,6 +26,7 @@ final class SearchService: Sendable {
         fieldOrder: [String],
         titleField: String?,
         shownFields: [String],
+        scopes: [Scope],
         recordCount: Int,
         configuration: ServerConfiguration,
         controllerOptions: SearchController.Options,
@@ -34,6 +37,7 @@ final class SearchService: Sendable {
         self.rowWriter = RowWriter(fieldOrder: fieldOrder)
         self.titleField = titleField
         self.shownFields = shownFields
+        self.scopes = scopes
         self.records = Atomic(recordCount)
         self.controllerOptions = controllerOptions
         self.journal = journal

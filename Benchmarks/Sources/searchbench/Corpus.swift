@@ -117,24 +117,8 @@ extension Corpus {
 
     /// Writes the corpus as TSV (id then the fields), quoting like Python's `csv` module.
     func writeTSV(to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw CorpusError.message("\(path): cannot create the file") }
-        defer { try? handle.close() }
-        func quoted(_ value: String) -> String {
-            guard value.contains(where: { $0 == "\t" || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-            return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        try TSVWriter.write(to: path, columns: ["id"] + fields, rowCount: count) { i in
+            [ids[i]] + columns.map { $0[i] }
         }
-        var buffer = (["id"] + fields).joined(separator: "\t") + "\n"
-        for i in 0..<count {
-            buffer += quoted(ids[i])
-            for f in 0..<fields.count { buffer += "\t" + quoted(columns[f][i]) }
-            buffer += "\n"
-            if buffer.utf8.count > 1 << 20 {
-                try handle.write(contentsOf: Data(buffer.utf8))
-                buffer = ""
-            }
-        }
-        try handle.write(contentsOf: Data(buffer.utf8))
     }
 }

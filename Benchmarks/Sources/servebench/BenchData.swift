@@ -88,25 +88,9 @@ struct BenchData {
 
     /// Writes the records as TSV (`id` then the fields), for `sift serve` and the startup script.
     func writeTSV(to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw CorpusError.message("\(path): cannot create the file") }
-        defer { try? handle.close() }
-        func quoted(_ value: String) -> String {
-            guard value.contains(where: { $0 == "\t" || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-            return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        try TSVWriter.write(to: path, columns: ["id"] + fieldOrder, rowCount: records.count) { i in
+            [records[i].id] + fieldOrder.map { records[i].fields[$0] ?? "" }
         }
-        var buffer = (["id"] + fieldOrder).joined(separator: "\t") + "\n"
-        for record in records {
-            buffer += quoted(record.id)
-            for field in fieldOrder { buffer += "\t" + quoted(record.fields[field] ?? "") }
-            buffer += "\n"
-            if buffer.utf8.count > 1 << 20 {
-                try handle.write(contentsOf: Data(buffer.utf8))
-                buffer = ""
-            }
-        }
-        try handle.write(contentsOf: Data(buffer.utf8))
     }
 }
 

@@ -25,8 +25,6 @@ actor EditJournal {
     /// has grown by the threshold since (what a snapshot covers may stay in a segment that also
     /// holds later entries).
     private var bytesAtSnapshot = 0
-    /// The latest compaction's outcome, for `/stats` and the log.
-    private(set) var lastCompaction: String?
 
     /// Opens the log in `directory` and replays what the shared index (loaded from the snapshot,
     /// or built from the data file) does not hold yet.
@@ -101,6 +99,11 @@ actor EditJournal {
         await log.close()
     }
 
+    /// A line on standard error, the server's log.
+    private static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("sift serve: warning: \(message)\n".utf8))
+    }
+
     /// Bytes of log on disk.
     var logBytes: Int { log.byteCount }
 
@@ -118,7 +121,6 @@ actor EditJournal {
     /// file renamed over the old one; the log is compacted only after that.
     func compact() async {
         let path = directory + "/" + Self.snapshotName
-        let started = ContinuousClock.now
         let saved: Result<UInt64, any Error> = await shared.read { index in
             do {
                 try index.save(to: path)
@@ -132,12 +134,11 @@ actor EditJournal {
             do {
                 try await log.compact(through: sequence)
                 bytesAtSnapshot = log.byteCount
-                lastCompaction = "snapshot through \(sequence) in \(started.duration(to: .now))"
             } catch {
-                lastCompaction = "the log could not be compacted: \(error)"
+                Self.warn("the edit log could not be compacted (the next edits try again): \(error)")
             }
         case .failure(let error):
-            lastCompaction = "the snapshot could not be saved: \(error)"
+            Self.warn("the snapshot \(path) could not be saved (the next edits try again): \(error)")
         }
         compacting = false
     }

@@ -64,7 +64,6 @@ extension SearchService {
             try requireSearchKey(request)
             let started = ContinuousClock.now
             let parameters = HTTPHelpers.queryParameters(request)
-            let scopes = await shared.read { $0.scopes }
             var settings = QuerySettings(
                 scope: scopes[0].name,
                 mode: controllerOptions.mode,

@@ -71,13 +71,6 @@ struct JSONWriter {
         needsComma = true
     }
 
-    /// Bytes that are already JSON.
-    mutating func raw(_ json: [UInt8]) {
-        separate()
-        bytes.append(contentsOf: json)
-        needsComma = true
-    }
-
     // Shorthands for `key(_:)` then a value.
     mutating func field(_ name: String, _ value: String) {
         key(name)

@@ -7,11 +7,34 @@ enum RecordJSON {
         json.object { json in
             json.field("id", record.id)
             json.key("fields")
-            json.object { json in
-                for name in fieldOrder { if let value = record.fields[name] { json.field(name, value) } }
-                for (name, value) in record.fields.sorted(by: { $0.key < $1.key }) where !fieldOrder.contains(name) {
-                    json.field(name, value)
-                }
+            writeFields(record.fields, order: fieldOrder, into: &json)
+        }
+    }
+
+    /// Writes a record's fields as an object: those `order` names first, in its order, then any
+    /// others (fields an edit added that the data file does not have) by name; `only` keeps just
+    /// the names it holds.
+    ///
+    /// - Complexity: O(*f*) lookups for the *f* names of `order`; O(*k* log *k*) more only when
+    ///   the record has fields outside it.
+    static func writeFields(
+        _ fields: [String: String],
+        order: [String],
+        only: Set<String>? = nil,
+        into json: inout JSONWriter
+    ) {
+        json.object { json in
+            var present = 0
+            for name in order {
+                guard let value = fields[name] else { continue }
+                present += 1
+                if only?.contains(name) ?? true { json.field(name, value) }
+            }
+            guard fields.count > present else { return }
+            let known = Set(order)
+            for (name, value) in fields.sorted(by: { $0.key < $1.key })
+            where !known.contains(name) && (only?.contains(name) ?? true) {
+                json.field(name, value)
             }
         }
     }

@@ -54,17 +54,7 @@ struct RowWriter {
             json.field("title", title ?? index.configuration.sortField.flatMap { record.fields[$0] } ?? record.id)
             if let section { json.field("section", section) }
             json.key("fields")
-            json.object { json in
-                for name in fieldOrder where fields?.contains(name) ?? true {
-                    guard let value = record.fields[name] else { continue }
-                    json.field(name, value)
-                }
-                // Fields an edit added that the data file did not have.
-                for (name, value) in record.fields.sorted(by: { $0.key < $1.key })
-                where !fieldOrder.contains(name) && (fields?.contains(name) ?? true) {
-                    json.field(name, value)
-                }
-            }
+            RecordJSON.writeFields(record.fields, order: fieldOrder, only: fields, into: &json)
             json.key("highlights")
             json.object { json in
                 for (name, found) in ranges.sorted(by: { $0.key < $1.key }) where !found.isEmpty {
