@@ -278,6 +278,68 @@ public struct DataFile: Sendable {
         return text.isEmpty ? columns : text
     }
 
+    /// The columns among `names` that look like categories rather than text to search: at
+    /// least 100 data rows, at most `maximumValues` distinct non-empty values, and each value
+    /// used 20 times on average or more (a `continent` or `section` column, not a `name`), with
+    /// their distinct values in ascending order of their Unicode scalars.
+    ///
+    /// `sift` leaves such columns out of the fields it searches when none are named, and offers
+    /// their values as scopes.
+    ///
+    /// - Complexity: O(*n*) in the size of the columns, divided among the cores; a column stops
+    ///   being read once it has more than `maximumValues` distinct values.
+    public func categoryColumns(among names: [String], maximumValues: Int = 100) -> [(column: String, values: [String])]
+    {
+        guard rowCount >= 100 else { return [] }
+        let limit = min(maximumValues, rowCount / 20)
+        let positions = names.compactMap { column(named: $0) }
+        guard limit > 0, !positions.isEmpty else { return [] }
+        // Each piece's distinct values per column, nil once a piece alone has too many.
+        let found: [[Set<String>?]] = withPieces { pieces in
+            var found = [[Set<String>?]](repeating: [], count: pieces.count)
+            found.withUnsafeMutableBufferPointer { found in
+                let results = UnsafeSendable(found)
+                parallelFor(pieces.count) { p in
+                    let piece = pieces[p]
+                    results.value[p] = positions.map { column in
+                        var values = Set<String>()
+                        for row in piece.rows where !piece.isEmpty(row: row, column: column) {
+                            values.insert(piece.string(row: row, column: column))
+                            if values.count > limit { return nil }
+                        }
+                        return values
+                    }
+                }
+            }
+            return found
+        }
+        var categories: [(column: String, values: [String])] = []
+        for (i, position) in positions.enumerated() {
+            var values = Set<String>()
+            var isCategory = true
+            for piece in found {
+                guard let pieceValues = piece[i] else {
+                    isCategory = false
+                    break
+                }
+                values.formUnion(pieceValues)
+                if values.count > limit {
+                    isCategory = false
+                    break
+                }
+            }
+            if isCategory && !values.isEmpty {
+                categories.append(
+                    (
+                        columns[position],
+                        values.sorted { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) }
+                    )
+                )
+            }
+        }
+        return categories
+    }
+
     // MARK: - Records
 
     /// The records of the rows, as ``DataTable/records(idField:fields:categories:)`` makes them

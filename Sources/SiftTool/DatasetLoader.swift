@@ -292,6 +292,11 @@ enum DatasetLoader {
             }
         }
 
+        // `--field a,b` and `--show a,b` name several columns (unless a column has that name).
+        var request = request
+        request.fields = expandedColumnList(request.fields) { table.column(named: $0) != nil }
+        request.show = expandedColumnList(request.show) { table.column(named: $0) != nil }
+
         // The id, fields and sort field.
         if let id = request.id {
             try DatasetFile.requireColumn(id, role: "id field", in: table, file: file)
@@ -304,7 +309,15 @@ enum DatasetLoader {
             if fields.isEmpty { throw keyError("fields", "expected at least one field") }
         }
         let givenFields = request.fields.isEmpty ? description.fields ?? [] : request.fields
-        let searchFields = try DatasetFile.searchFields(uniqued(givenFields), table: table, file: file)
+        var searchFields = try DatasetFile.searchFields(uniqued(givenFields), table: table, file: file)
+        // Columns that look like categories are not searched unless named, but offered as scopes.
+        var categories: [(column: String, values: [String])] = []
+        if givenFields.isEmpty {
+            categories = table.categoryColumns(among: searchFields.filter { $0 != (request.id ?? description.id) })
+            let categoryNames = Set(categories.map(\.column))
+            let others = searchFields.filter { !categoryNames.contains($0) }
+            if others.isEmpty { categories = [] } else { searchFields = others }
+        }
         if let sort = request.sort {
             try DatasetFile.requireColumn(sort, role: "sort field", in: table, file: file)
         } else if let sort = description.sort {
@@ -391,6 +404,9 @@ enum DatasetLoader {
             }
         } else {
             scopes = [Scope(name: "All", minimumLength: description.minLength ?? 1)]
+            if description.scopes == nil {
+                scopes += categoryScopes(categories, minimumLength: description.minLength ?? 1)
+            }
         }
         if let minimum = request.minLength {
             for i in scopes.indices { scopes[i].minimumLength = minimum }
@@ -427,7 +443,7 @@ enum DatasetLoader {
             sort: sort,
             sortOptions: sortOptions,
             descending: descending,
-            mode: request.mode ?? description.mode ?? .contains,
+            mode: request.mode ?? description.mode ?? .words,
             // A sort field given on the command line sorts the results too, unless --order says otherwise.
             order: request.order
                 ?? (request.sort != nil ? .sorted : description.order ?? (sort == nil ? .original : .sorted)),
@@ -437,6 +453,7 @@ enum DatasetLoader {
         )
         settings.syntax = request.syntax ?? description.syntax ?? .operators
         settings.typos = request.typos ?? .off
+        try requireTypoMode(settings)
         let sortField = sort ?? searchFields[0]
         if let tieBreak = request.tieBreak {
             try DatasetFile.requireColumn(tieBreak.field, role: "tie-break field", in: table, file: file)
@@ -526,6 +543,8 @@ enum DatasetLoader {
         stored += others.sorted()
         known.formUnion(others)
         let columns = stored
+        var request = request
+        request.show = expandedColumnList(request.show) { known.contains($0) }
         for field in request.show where !known.contains(field) {
             throw ToolError(
                 "\(request.file): unknown column to show '\(shownName(field))' (columns: \(shownNames(columns)))"
@@ -533,7 +552,6 @@ enum DatasetLoader {
         }
 
         // `sift query SNAPSHOT --scope NAME` selects one of its scopes (as --in does).
-        var request = request
         if request.scopeSelectsInSnapshot, let name = request.scopes.last {
             if request.selectedScope == nil { request.selectedScope = name }
             request.scopes = []
@@ -552,7 +570,7 @@ enum DatasetLoader {
             sort: sort,
             sortOptions: configuration.sortOptions,
             descending: request.descending ?? (metadata[MetadataKey.descending] == "true"),
-            mode: request.mode ?? metadata[MetadataKey.mode].flatMap(MatchMode.init(rawValue:)) ?? .contains,
+            mode: request.mode ?? metadata[MetadataKey.mode].flatMap(MatchMode.init(rawValue:)) ?? .words,
             order: request.order ?? metadata[MetadataKey.order].flatMap(ResultOrder.init(rawValue:))
                 ?? (sort == nil ? .original : .sorted),
             trigger: request.trigger ?? metadata[MetadataKey.trigger].flatMap(SearchTrigger.init(argument:))
@@ -562,6 +580,7 @@ enum DatasetLoader {
         )
         settings.syntax = request.syntax ?? .operators
         settings.typos = request.typos ?? .off
+        try requireTypoMode(settings)
         settings.tieBreak = configuration.rankingTieBreak
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
@@ -586,6 +605,46 @@ enum DatasetLoader {
 
     private static func jsonList(_ text: String) -> [String]? {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]
+    }
+
+    /// Typo tolerance is defined in words and prefix modes only: asked for in another mode, it
+    /// would silently do nothing.
+    static func requireTypoMode(_ settings: DatasetSettings) throws {
+        guard settings.typos != .off, settings.mode != .words, settings.mode != .prefix else { return }
+        throw ToolError(
+            "--typos \(settings.typos) works in words and prefix modes only, and this search is in \(settings.mode.rawValue) mode (add --mode words)"
+        )
+    }
+
+    /// The scopes a data file's category columns offer (`DataFile.categoryColumns`): one per value
+    /// of each column with at most 16 values, named by the value (`column=value` when another
+    /// scope has that name), at most 32 in all.
+    static func categoryScopes(_ categories: [(column: String, values: [String])], minimumLength: Int) -> [Scope] {
+        var scopes: [Scope] = []
+        var names: Set<String> = ["All"]
+        for (column, values) in categories where values.count <= 16 {
+            guard scopes.count + values.count <= 32 else { break }
+            for value in values {
+                let name = names.contains(value) ? "\(column)=\(value)" : value
+                names.insert(name)
+                scopes.append(
+                    Scope(
+                        name: name,
+                        filter: Scope.Filter(field: column, values: [value]),
+                        minimumLength: minimumLength
+                    )
+                )
+            }
+        }
+        return scopes
+    }
+
+    /// Values of a repeatable column option, each split at commas unless it names a column.
+    static func expandedColumnList(_ values: [String], isColumn: (String) -> Bool) -> [String] {
+        values.flatMap { value -> [String] in
+            guard value.contains(","), !isColumn(value) else { return [value] }
+            return value.split(separator: ",").map { String($0) }
+        }
     }
 
     static func uniqued(_ names: [String]) -> [String] {

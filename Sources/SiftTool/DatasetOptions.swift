@@ -9,7 +9,8 @@ import SiftDataset
 struct IndexOptions: ParsableArguments {
     @Option(
         name: .customLong("field"),
-        help: "A field to search (repeatable). Default: the description's fields, else every text column."
+        help:
+            "A field to search (repeatable, or a,b). Default: the description's fields, else every text column but those that look like categories (few values, each used often), whose values become scopes."
     )
     var fields: [String] = []
 
@@ -81,7 +82,10 @@ struct IndexOptions: ParsableArguments {
 
 /// How a search runs and what it shows: the options `sift query` and `sift repl` share.
 struct SearchOptions: ParsableArguments {
-    @Option(help: "Where the text must occur (default: contains).")
+    @Option(
+        help:
+            "Where the text must occur: words (the default: each word starts a word of the record, as a search box expects), prefix, contains or fuzzy."
+    )
     var mode: MatchMode?
 
     @Option(
@@ -135,7 +139,7 @@ struct SearchOptions: ParsableArguments {
 
     @Option(
         name: .customLong("show"),
-        help: "A column to show (repeatable). Default: the description's columns, else the searched fields."
+        help: "A column to show (repeatable, or a,b). Default: the description's columns, else the searched fields."
     )
     var show: [String] = []
 

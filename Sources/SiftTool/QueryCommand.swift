@@ -142,6 +142,9 @@ struct QueryCommand: ParsableCommand {
             total: all.count,
             snippetLength: snippet
         )
+        if let hint = QueryMessages.operatorHint(query.text, mode: query.mode, syntax: query.syntax) {
+            FileHandle.standardError.write(Data("sift: \(hint)\n".utf8))
+        }
         switch format {
         case .json:
             var output = ""
@@ -241,10 +244,10 @@ struct QueryPage {
         case .all, .matches:
             if total > 0 {
                 return
-                    "\(total) \(total == 1 ? "match" : "matches") for \"\(query.text)\" in \(opened.dataset.source), "
+                    "\(total) \(total == 1 ? "match" : "matches") for \(QueryMessages.quoted(query.text)) in \(opened.dataset.source), "
                     + "none from --offset \(offset)"
             }
-            return "no match for \"\(query.text)\" in \(opened.dataset.source) (\(searched)"
+            return "no match for \(QueryMessages.quoted(query.text)) in \(opened.dataset.source) (\(searched)"
                 + (query.scope == "All" ? "" : " in scope \(query.scope)") + ")"
         }
     }

@@ -60,7 +60,7 @@ struct TextReport {
         switch page.result.state {
         case .all: what = "\(count) records (empty query)"
         case .tooShort(let needed): what = "query too short (needs \(needed) characters)"
-        case .matches: what = "\(count) \(count == 1 ? "match" : "matches") for \"\(query.text)\""
+        case .matches: what = "\(count) \(count == 1 ? "match" : "matches") for \(QueryMessages.quoted(query.text))"
         }
         if page.offset > 0 {
             what +=

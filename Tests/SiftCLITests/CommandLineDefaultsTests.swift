@@ -41,7 +41,7 @@ struct CommandLineDefaultsTests {
         }
         #expect(
             lines == [
-                "1 match for \"ripgrep\" in packages.tsv · root, primary, contains",
+                "1 match for \"ripgrep\" in packages.tsv · root, primary, words (operators)",
                 "row id package summary version",
                 "1 ripgrep [ripgrep] Fast line-oriented search tool 14.1.0",
             ]
@@ -319,18 +319,21 @@ struct CommandLineDefaultsTests {
 
         // --offset pages through the results, in text and JSON.
         let ids = try await Run.sift(
-            ["query", "cities.tsv", "a", "--field", "name", "--format", "json"],
+            ["query", "cities.tsv", "a", "--field", "name", "--format", "json", "--mode", "contains"],
             currentDirectory: directory
         )
         let all = try Self.objects(ids).map { $0["id"] as? String ?? "?" }
         #expect(all == ["2", "4", "5", "6", "7", "8"])
         let page = try await Run.sift(
-            ["query", "cities.tsv", "a", "--field", "name", "--format", "json", "--offset", "2", "--limit", "3"],
+            [
+                "query", "cities.tsv", "a", "--field", "name", "--format", "json", "--offset", "2", "--limit", "3",
+                "--mode", "contains",
+            ],
             currentDirectory: directory
         )
         #expect(try Self.objects(page).map { $0["id"] as? String ?? "?" } == ["5", "6", "7"])
         let textPage = try await Run.sift(
-            ["query", "cities.tsv", "a", "--field", "name", "--offset", "2", "--limit", "3"],
+            ["query", "cities.tsv", "a", "--field", "name", "--offset", "2", "--limit", "3", "--mode", "contains"],
             currentDirectory: directory
         )
         let textLines = textPage.stdout.split(separator: "\n")
@@ -338,7 +341,7 @@ struct CommandLineDefaultsTests {
         #expect(textLines.dropFirst(2).map { $0.split(separator: " ")[0] } == ["5", "6", "7", "…"])
         #expect(textLines.last == "… 1 more (--offset 5 for the next ones, --limit 0 to print all)")
         let past = try await Run.sift(
-            ["query", "cities.tsv", "a", "--field", "name", "--format", "json", "--offset", "9"],
+            ["query", "cities.tsv", "a", "--field", "name", "--format", "json", "--offset", "9", "--mode", "contains"],
             currentDirectory: directory
         )
         #expect(past.stdout.isEmpty)
@@ -537,7 +540,7 @@ struct CommandLineDefaultsTests {
 
         """
     static let namesDescription = """
-        {"sort": "name", "sortAlternate": "shifted",
+        {"sort": "name", "sortAlternate": "shifted", "mode": "contains",
          "scopes": [{"name": "All"}, {"name": "Country", "fields": ["country"], "minLength": 2}]}
         """
 

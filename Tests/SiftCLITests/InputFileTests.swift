@@ -20,7 +20,9 @@ struct InputFileTests {
             try? handle?.close()
         })
         writer.start()
-        let run = try await Run.sift(["query", fifo, "a", "--input-format", "tsv", "--format", "json"])
+        let run = try await Run.sift([
+            "query", fifo, "a", "--input-format", "tsv", "--format", "json", "--mode", "contains",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let ids = run.stdout.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String

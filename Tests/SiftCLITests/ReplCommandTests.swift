@@ -75,6 +75,7 @@ struct ReplCommandTests {
             options: [
                 "--id", "id", "--field", "name", "--field", "country", "--scope", "Name=name",
                 "--scope", "Latin America=country:continent=SA|NA", "--min-length", "2", "--show", "name",
+                "--mode", "contains",
             ]
         )
         expectTranscript(
@@ -177,7 +178,7 @@ struct ReplStartTests {
         let plain = try await Repl.transcript([], options: ["--no-description"])
         #expect(
             plain
-                == "10 records from cities.tsv · searching name, country, continent · root, primary, contains · type a search, or :help\n"
+                == "10 records from cities.tsv · searching name, country, continent · root, primary, words (operators) · type a search, or :help\n"
         )
         let other = try await Repl.transcript(
             [],
@@ -294,7 +295,7 @@ struct ReplStartTests {
         #expect(index.status == 0)
         let script = "pa\n:original\n:locale es\nñ\n:insert name=Pasto country=Colombia\n:original\n"
         let run = try await Run.sift(
-            ["repl", "cities.siftidx", "--line", "--show", "name", "--page-size", "3"],
+            ["repl", "cities.siftidx", "--line", "--show", "name", "--page-size", "3", "--mode", "contains"],
             stdin: script,
             environment: ["COLUMNS": "80"],
             currentDirectory: directory

@@ -26,6 +26,7 @@ enum Repl {
           "id": "id",
           "fields": ["name", "country"],
           "sort": "name",
+          "mode": "contains",
           "show": ["name", "country", "population"],
           "scopes": [
             {"name": "All"},
