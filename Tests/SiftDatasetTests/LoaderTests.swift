@@ -62,12 +62,10 @@ import Testing
         #expect(headerOnly.textColumns.isEmpty)
     }
 
-    /// `../shared/data/cities.tsv` relative to the package root; not part of the package.
-    static let citiesPath = Support.packageRoot.appendingPathComponent("../shared/data/cities.tsv").standardizedFileURL
-        .path
+    /// The bundled `Data/cities.tsv`.
+    static let citiesPath = Support.packageRoot.appendingPathComponent("Data/cities.tsv").path
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: citiesPath), "../shared/data/cities.tsv is not present"))
-    func realCitiesFileLoadsWhole() throws {
+    @Test func realCitiesFileLoadsWhole() throws {
         // How fast it loads is the benchmarks' business (a timed test fails on a busy machine).
         let table = try DataLoader.load(path: Self.citiesPath)
         #expect(table.rows.count == 34006)

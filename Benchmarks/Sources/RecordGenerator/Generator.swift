@@ -28,7 +28,7 @@ public struct SplitMix64: RandomNumberGenerator {
     public mutating func pick<T>(_ array: [T]) -> T { array[below(array.count)] }
 }
 
-/// Where the real data lives: `Data/` of the repository and `../shared/data/` beside it.
+/// Where the real data lives: `Data/` of the repository (or folders given instead).
 public struct DataLocations {
     public var data: String
     public var shared: String?
@@ -49,10 +49,8 @@ public struct DataLocations {
                 "cannot find the bundled data (cities.tsv) in: \(dataCandidates.joined(separator: ", ")); use --data-dir"
             )
         }
-        let sharedCandidates =
-            [explicitShared, repositoryRoot + "/../shared/data", "../shared/data", "../../shared/data"].compactMap {
-                $0
-            }
+        // The subdivision, language and time zone tables are bundled beside the cities.
+        let sharedCandidates = [explicitShared, data].compactMap { $0 }
         let shared = sharedCandidates.first(where: { exists($0, "subdivisions.tsv") })
         if explicitShared != nil, shared != explicitShared {
             throw CorpusError.message("\(explicitShared!): no subdivisions.tsv there")
