@@ -15,7 +15,7 @@
 /// }
 /// cell[field: "notes"]?.snippet(length: 40).text                  // 40 characters around the match
 /// ```
-public struct TableCell: Sendable {
+public struct TableCell: Hashable, Sendable {
     /// The row the cell shows.
     public let row: TableRow
     /// The query whose matches the fields highlight; nil when they highlight nothing.
