@@ -112,6 +112,36 @@ struct TableCellTests {
         }
     }
 
+    /// Cells made on several threads at once (they share the one-record index of their
+    /// configuration, on its queue) are those made one after another, in any order.
+    @Test func cellsMadeConcurrentlyAreTheSame() async throws {
+        let controller = try SearchController(configuration: Self.configuration, records: Self.cities)
+        let update = try await controller.settledUpdate(for: controller.setText("an"))
+        let table = update.tables.results
+        let query = update.resultsQuery
+        #expect(table.rowCount > 100)
+        let serial = table.cells(numbered: 0..<table.rowCount, highlighting: query)
+        let reversed = (0..<table.rowCount).reversed().map {
+            table.cells(numbered: $0..<($0 + 1), highlighting: query)[0]
+        }
+        #expect(Array(reversed.reversed()) == serial)
+        let concurrent = await withTaskGroup(of: (Int, [TableCell]).self) { group in
+            for part in 0..<4 {
+                group.addTask {
+                    let numbers = Array(stride(from: part, to: table.rowCount, by: 4))
+                    return (part, numbers.map { table.cells(numbered: $0..<($0 + 1), highlighting: query)[0] })
+                }
+            }
+            var cells = [TableCell?](repeating: nil, count: table.rowCount)
+            for await (part, made) in group {
+                for (k, cell) in made.enumerated() { cells[part + 4 * k] = cell }
+            }
+            return cells
+        }
+        #expect(concurrent == serial.map { Optional($0) })
+        #expect(serial.contains { cell in cell.fields.contains { !$0.highlights.isEmpty } })
+    }
+
     /// Snippets of a cell's fields are those of `SearchIndex.snippets(of:for:length:)`.
     @Test func snippetsMatchTheIndex() async throws {
         let long =
