@@ -8,6 +8,7 @@
 //   counts, stored under `Thresholds/`.
 // - `updatestorm`: the memory of a controller storm with a subscriber that never reads.
 // - `settlebench`: how soon a keystroke settles after the costliest query the limits let through.
+// - `cellbench`: what a screen of table cells (display fields, highlights) costs against rows.
 // - `servebench`: `sift serve` in-process: keystroke to settled update over a WebSocket against
 //   the controller alone, many sessions typing at once, and the memory a session takes.
 
@@ -60,6 +61,12 @@ let package = Package(
         .executableTarget(
             name: "settlebench",
             dependencies: ["SyllableNames", .product(name: "Sift", package: siftPackage)]
+        ),
+        .executableTarget(
+            name: "cellbench",
+            dependencies: [
+                .product(name: "Sift", package: siftPackage), .product(name: "SiftDataset", package: siftPackage),
+            ]
         ),
         .executableTarget(
             name: "updatestorm",

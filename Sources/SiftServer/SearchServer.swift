@@ -83,13 +83,17 @@ public final class SearchServer: Sendable {
         }
     }
 
-    /// Sessions' options: results ranked as you type, the original list sorted in sections.
+    /// Sessions' options: results ranked as you type, the original list sorted in sections, no
+    /// display fields in the tables.
     public static var defaultOptions: SearchController.Options {
         var options = SearchController.Options()
         options.debounce = .zero
         options.belowThreshold = .empty
         options.originalTable = TableLayout(order: .sorted, isSectioned: true)
         options.resultsTable = TableLayout(order: .ranked, isSectioned: false)
+        // Sessions write rows from the index (`RowWriter`), never `TableCell`s: their tables keep
+        // no display fields, so an edit copies no more of the index's columns for them.
+        options.displayFields = []
         return options
     }
 

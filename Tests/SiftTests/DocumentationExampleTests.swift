@@ -433,6 +433,37 @@ struct DocumentationExampleTests {
         #expect(console.lines.last?.hasPrefix("invalid configuration: the search source is read-only: ") == true)
     }
 
+    @Test func drivingAListCells() async throws {
+        let console = PrintedLines()
+        func print(_ items: Any...) { console.print(items) }
+
+        let controller = try SearchController(
+            configuration: IndexConfiguration(searchFields: ["name", "notes"], collation: Collation(locale: "de")),
+            records: [
+                Record(id: "1", fields: ["name": "Straßburg", "population": "291313", "notes": "On the Rhine"]),
+                Record(
+                    id: "2",
+                    fields: ["name": "Hamburg", "population": "1841179", "notes": "Its old town has a Große Straße"]
+                ),
+            ],
+            options: .init(displayFields: ["name", "population", "notes"])
+        )
+        let update = try await controller.settledUpdate(for: controller.setText("strass"))
+        func styled(_ segments: [HighlightSegment]) -> String {
+            segments.map { $0.isHighlighted ? "[\($0.text)]" : String($0.text) }.joined()
+        }
+        for number in 0..<update.tables.results.rowCount {
+            let cell = update.cell(at: update.tables.results.indexPath(forRowNumber: number)!)!
+            let notes = cell[field: "notes"]!.snippet(length: 20)  // a window around the first match
+            let name = styled(cell[field: "name"]!.segments)
+            print(name, cell[field: "population"]!.text, notes.isCutAtStart ? "…" : "", styled(notes.segments))
+        }
+        // [Straß]burg 291313  On the Rhine
+        // Hamburg 1841179 … has a Große [Straß]e
+
+        #expect(console.lines == ["[Straß]burg 291313  On the Rhine", "Hamburg 1841179 … has a Große [Straß]e"])
+    }
+
     @Test @MainActor func drivingAListOnTheMainActor() async throws {
         let controller = try SearchController(
             configuration: IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "es")),

@@ -149,7 +149,7 @@ extension SearchController {
     /// - Complexity: O(*m* log *n*) for the *m* rows of the tables (O(1) for a table that reads
     ///   the index's order in place).
     func retableAfterRenumbering() {
-        let source = index.tableRowSource(withSections: rowsNeedSections)
+        let source = index.tableRowSource(withSections: rowsNeedSections, displayFields: options.displayFields)
         func renumbered(_ table: RecordTable, order: ResultOrder) -> RecordTable {
             if table.records.isIndexOrder {
                 return RecordTable(
@@ -227,7 +227,7 @@ extension SearchController {
         let before = origin.badges
         let oldOriginal = origin.originalRow
         let oldResults = origin.resultsRow
-        let source = index.tableRowSource(withSections: rowsNeedSections)
+        let source = index.tableRowSource(withSections: rowsNeedSections, displayFields: options.displayFields)
         // An original table that reads the index's order in place takes the order as the edit
         // left it.
         let originalChanges = try tables.original.replaceRow(

@@ -24,6 +24,13 @@ extension SearchController {
         public var changeLimit: Int?
         /// How many typos `.words` and `.prefix` queries forgive (`Query.typos`); `.off` by default.
         public var typos: TypoTolerance
+        /// The fields a table's cells show (`TableCell`, `SearchUpdate.cell(at:in:)`), in order;
+        /// nil (the default) shows the sort field (the rows' titles), then the search fields.
+        ///
+        /// Each update's tables keep these fields' values as of the update, as they keep the
+        /// ids and titles: an edit made while an update is held copies the columns it writes of
+        /// these fields (once per update held). Name only the fields cells show.
+        public var displayFields: [String]?
 
         /// Options; every default suits a search bar over a local index.
         public init(
@@ -35,7 +42,8 @@ extension SearchController {
             originalTable: TableLayout = TableLayout(),
             resultsTable: TableLayout = TableLayout(),
             changeLimit: Int? = nil,
-            typos: TypoTolerance = .off
+            typos: TypoTolerance = .off,
+            displayFields: [String]? = nil
         ) {
             self.trigger = trigger
             self.debounce = debounce
@@ -46,6 +54,7 @@ extension SearchController {
             self.resultsTable = resultsTable
             self.changeLimit = changeLimit
             self.typos = typos
+            self.displayFields = displayFields
         }
     }
 }

@@ -147,7 +147,7 @@ extension SearchController {
             rows: handles,
             layout: resultsLayout,
             sectionTitles: index.sectionTitles,
-            source: index.tableRowSource(withSections: rowsNeedSections),
+            source: index.tableRowSource(withSections: rowsNeedSections, displayFields: options.displayFields),
             groupedBySection: sorted
         )
         let changes = LazyChangeSet(from: tables.results, to: results, limit: options.changeLimit)

@@ -148,7 +148,8 @@ public actor SearchController {
         )
         scopeCounts = [Int?](repeating: nil, count: index.scopes.count)
         let source = index.tableRowSource(
-            withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned
+            withSections: options.originalTable.isSectioned || options.resultsTable.isSectioned,
+            displayFields: options.displayFields
         )
         tables = SearchTables(
             original: RecordTable(
