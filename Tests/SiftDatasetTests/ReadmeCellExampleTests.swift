@@ -20,7 +20,7 @@ struct ReadmeCellExampleTests {
         let controller = try SearchController(
             configuration: IndexConfiguration(searchFields: fields),
             records: records,
-            options: .init(mode: .words, resultsTable: TableLayout(order: .ranked))
+            options: .init(mode: .words, resultsTable: TableLayout(order: .ranked), displayFields: fields)
         )
         let update = try await controller.settledUpdate(for: controller.setText("zur"))
         let results = update.tables.results

@@ -115,7 +115,11 @@ struct TableCellTests {
     /// Cells made on several threads at once (they share the one-record index of their
     /// configuration, on its queue) are those made one after another, in any order.
     @Test func cellsMadeConcurrentlyAreTheSame() async throws {
-        let controller = try SearchController(configuration: Self.configuration, records: Self.cities)
+        let controller = try SearchController(
+            configuration: Self.configuration,
+            records: Self.cities,
+            options: .init(displayFields: Self.configuration.searchFields)
+        )
         let update = try await controller.settledUpdate(for: controller.setText("an"))
         let table = update.tables.results
         let query = update.resultsQuery
@@ -154,7 +158,11 @@ struct TableCellTests {
         ]
         let configuration = IndexConfiguration(searchFields: ["name", "notes"], collation: Collation(locale: "de"))
         let oracle = try SearchIndex(configuration: configuration, records: records)
-        let controller = try SearchController(configuration: configuration, records: records)
+        let controller = try SearchController(
+            configuration: configuration,
+            records: records,
+            options: .init(displayFields: ["name", "notes"])
+        )
         let update = try await controller.settledUpdate(for: controller.setText("strass"))
         #expect(update.tables.results.rowCount == 2)
         for number in 0..<update.tables.results.rowCount {
@@ -177,16 +185,16 @@ struct TableCellTests {
         #expect(bern[field: "notes"]?.snippet(length: 5).isCutAtEnd == true)
     }
 
-    /// The default display fields: the sort field, then the search fields.
+    /// The default display field: the sort field (the titles, which tables keep anyway).
     @Test func defaultDisplayFields() async throws {
         let controller = try SearchController(
             configuration: IndexConfiguration(searchFields: ["name", "code"], sortField: "code"),
             records: ControllerFixtures.records
         )
         let update = try await controller.settledUpdate(for: controller.setText("pa"))
-        #expect(update.tables.results.displayFields == ["code", "name"])
+        #expect(update.tables.results.displayFields == ["code"])
         let cell = try #require(update.cell(at: TableIndexPath(section: 0, row: 0)))
-        #expect(cell.fields.map(\.name) == ["code", "name"])
+        #expect(cell.fields.map(\.name) == ["code"])
         #expect(cell.fields[0].text == cell.row.title)
         #expect(update.cell(at: TableIndexPath(section: 0, row: update.tables.results.rowCount)) == nil)
         #expect(update.cell(at: TableIndexPath(section: 1, row: 0)) == nil)

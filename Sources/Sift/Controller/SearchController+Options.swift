@@ -25,7 +25,8 @@ extension SearchController {
         /// How many typos `.words` and `.prefix` queries forgive (`Query.typos`); `.off` by default.
         public var typos: TypoTolerance
         /// The fields a table's cells show (`TableCell`, `SearchUpdate.cell(at:in:)`), in order;
-        /// nil (the default) shows the sort field (the rows' titles), then the search fields.
+        /// nil (the default) shows the sort field only (the rows' titles, which the tables keep
+        /// anyway, so it costs nothing more).
         ///
         /// Each update's tables keep these fields' values as of the update, as they keep the
         /// ids and titles: an edit made while an update is held copies the columns it writes of

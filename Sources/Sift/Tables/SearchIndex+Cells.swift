@@ -1,11 +1,10 @@
 extension SearchIndex {
-    /// The fields a cell shows by default: the sort field (the rows' titles), then the search
-    /// fields, each once.
+    /// The fields a cell shows by default: the sort field (the rows' titles), which the tables
+    /// keep anyway.
     ///
-    /// - Complexity: O(*f*) for *f* search fields.
+    /// - Complexity: O(1).
     var defaultDisplayFields: [String] {
-        let sortField = configuration.sortField ?? configuration.searchFields[0]
-        return [sortField] + configuration.searchFields.filter { $0 != sortField }
+        [configuration.sortField ?? configuration.searchFields[0]]
     }
 
     /// What tables need to show rows and cells, as of now: `tableRowSource(withSections:)` with

@@ -4,7 +4,7 @@
 /// A cell is made from the table's snapshot of the index (see `RecordTable`), so it shows the
 /// values of the update the table came from, whatever edits came later; no `await`, and no other
 /// row is read. Which fields it shows is `SearchController.Options.displayFields` (by default
-/// the sort field, then the search fields).
+/// the sort field only: name the others a cell shows).
 ///
 /// ```swift
 /// let update = try await controller.settledUpdate(for: controller.setText("zur"))
