@@ -19,8 +19,16 @@ final class PseudoTerminal {
     /// Everything the process wrote.
     private(set) var output: [UInt8] = []
     private(set) var exitStatus: Int32?
+    /// With `pipedInput`: the read side of the process's standard output.
+    private var stdoutPipe: Int32 = -1
+    /// What the process wrote on standard output, when it is a pipe (`pipedInput`).
+    private(set) var standardOutput: [UInt8] = []
 
-    init(_ arguments: [String], rows: Int = 20, columns: Int = 80) throws {
+    /// Starts `sift` with the pseudo-terminal as its standard input, output and error; or, with
+    /// `pipedInput`, as a pipe does (`… | sift pick | …`): standard input reads `pipedInput` from a
+    /// pipe, standard output is a pipe (`standardOutput`), and the pseudo-terminal is only the
+    /// process's controlling terminal (`/dev/tty`, in a session of its own) and standard error.
+    init(_ arguments: [String], rows: Int = 20, columns: Int = 80, pipedInput: [UInt8]? = nil) throws {
         self.rows = rows
         self.columns = columns
         let pty = try PTYFunctions()
@@ -31,10 +39,8 @@ final class PseudoTerminal {
         else {
             throw PseudoTerminalError("cannot open a pseudo-terminal")
         }
-        slave = open(
-            String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            O_RDWR | O_NOCTTY
-        )
+        let slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        slave = open(slavePath, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw PseudoTerminalError("cannot open the pseudo-terminal's slave side") }
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
@@ -42,12 +48,28 @@ final class PseudoTerminal {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] { posix_spawn_file_actions_adddup2(&actions, slave, fd) }
-        posix_spawn_file_actions_addclose(&actions, master)
-        posix_spawn_file_actions_addclose(&actions, slave)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        var inputPipe: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        if pipedInput != nil {
+            guard pipe(&inputPipe) == 0, pipe(&outputPipe) == 0 else { throw PseudoTerminalError("cannot make pipes") }
+            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], STDIN_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
+            // A new session (POSIX_SPAWN_SETSID, 0x80 in glibc, which the Glibc module does not
+            // export), whose leader opening the terminal without O_NOCTTY makes it the session's
+            // controlling terminal: /dev/tty.
+            posix_spawnattr_setflags(&attributes, 0x80)
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, slavePath, O_RDWR, 0)
+            for fd in inputPipe + outputPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        } else {
+            for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+                posix_spawn_file_actions_adddup2(&actions, slave, fd)
+            }
+        }
+        posix_spawn_file_actions_addclose(&actions, master)
+        posix_spawn_file_actions_addclose(&actions, slave)
 
         let executable = Run.executable.path
         var environment = ProcessInfo.processInfo.environment
@@ -60,6 +82,24 @@ final class PseudoTerminal {
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard status == 0 else { throw PseudoTerminalError("posix_spawn failed: \(status)") }
         self.pid = pid
+        if let pipedInput {
+            close(inputPipe[0])
+            close(outputPipe[1])
+            stdoutPipe = outputPipe[0]
+            _ = fcntl(stdoutPipe, F_SETFL, fcntl(stdoutPipe, F_GETFL) | O_NONBLOCK)
+            // The process reads all of its input before it draws: written from a thread of its
+            // own, so that input larger than the pipe's buffer cannot stall the test.
+            let writer = inputPipe[1]
+            Thread {
+                var offset = 0
+                while offset < pipedInput.count {
+                    let written = pipedInput[offset...].withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                    if written <= 0 { break }
+                    offset += written
+                }
+                close(writer)
+            }.start()
+        }
     }
 
     deinit {
@@ -70,6 +110,7 @@ final class PseudoTerminal {
         }
         close(master)
         close(slave)
+        if stdoutPipe >= 0 { close(stdoutPipe) }
     }
 
     /// Types bytes, as keys do.
@@ -101,6 +142,7 @@ final class PseudoTerminal {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = read(master, &buffer, buffer.count)
         if count > 0 { output += buffer[0..<count] }
+        drainStandardOutput()
         return count > 0
     }
 
@@ -129,6 +171,16 @@ final class PseudoTerminal {
         }
     }
 
+    private func drainStandardOutput() {
+        guard stdoutPipe >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(stdoutPipe, &buffer, buffer.count)
+            guard count > 0 else { return }
+            standardOutput += buffer[0..<count]
+        }
+    }
+
     /// Waits for the process to exit (reading its last output meanwhile); nil on timeout.
     func waitForExit(timeout: Double = 120) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -136,6 +188,7 @@ final class PseudoTerminal {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 pump(timeout: 0.1)
+                drainStandardOutput()
                 // WIFEXITED / WEXITSTATUS / WTERMSIG, written out (they are C macros).
                 exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
                 return exitStatus
