@@ -9,7 +9,7 @@ struct ReplCommandTests {
         let output = try await Repl.transcript(["zü", ":stats", ":help", ":quit", "pa"])
         let lines = output.split(separator: "\n").map(String.init)
         let stats = try #require(lines.firstIndex(of: "> :stats"))
-        #expect(lines[stats + 1] == "records: 10 · original table: 10 rows in 8 sections · results table: 1 row")
+        #expect(lines[stats + 1] == "10 records · original table: 10 rows in 8 sections · results table: 1 row")
         #expect(lines[stats + 2] == "index: name, country · root/primary/non-ignorable · sort name · 5 scopes")
         #expect(lines[stats + 3] == "controller: contains, as-you-type, results sorted")
         let milliseconds = #/\d+\.\d\d ms/#
@@ -21,7 +21,7 @@ struct ReplCommandTests {
         #expect(lines[stats + 6].matches(of: milliseconds).count == 3)
         // Keystrokes until shown: the last one's search, and its total.
         let keystrokes = lines[stats + 7].replacing(#/\d+\.\d\d ms/#, with: "T")
-        let expected = "keystrokes: 1 · median T · slowest T · median beyond the search T · last: searched T, total T"
+        let expected = "1 keystroke · median T · slowest T · median beyond the search T · last: searched T, total T"
         #expect(keystrokes == expected, "\(lines[stats + 7])")
         // Timings appear nowhere else.
         #expect(lines[..<stats].allSatisfy { $0.firstMatch(of: milliseconds) == nil })

@@ -43,22 +43,33 @@ struct ReplLiveTests {
         #expect(terminal.lastFrame.contains(Self.highlight + "Zür" + Self.reset + "ich"))
         #expect(screen.lines[1].contains("All 1") && screen.lines[1].contains("Europe 1"))  // scope badges
 
-        // Tab selects the next scope; backspaces widen the list again.
+        // Tab selects the next scope; backspaces widen the list again, and erasing the whole text
+        // goes back to the list the REPL opened with: sorted, in sections.
         terminal.type("\t")
         screen = terminal.waitForScreen("the Name scope") { _ in terminal.lastFrame.contains("\u{1B}[7m Name 1 ") }
-        terminal.type([0x7F, 0x7F, 0x7F])
-        screen = terminal.waitForScreen("every record of the Name scope") {
-            $0.lines[0].trimmingCharacters(in: .whitespaces) == "Search:" && $0.lines[2].hasPrefix("10 results")
+        terminal.type([0x7F, 0x7F])
+        terminal.waitForScreen("the results of z") {
+            $0.lines[0].hasPrefix("Search: z ") && $0.lines[2].contains("result")
         }
+        terminal.type([0x7F])
+        screen = terminal.waitForScreen("the opening list") {
+            $0.lines[0].trimmingCharacters(in: .whitespaces) == "Search:"
+                && $0.lines[2].hasPrefix("original table · 10 records")
+        }
+        #expect(screen.contains("index … A B C"))
+        #expect(tableRows(screen) == tableRows(original))
         // Arrows move the selection; Enter shows the selected record; Esc goes back.
+        terminal.type("pa")
+        terminal.waitForScreen("the results of pa") { $0.lines[2].hasPrefix("3 results") }
         terminal.type(Self.escape + "[B" + Self.escape + "[B")
-        screen = terminal.waitForScreen("the third row selected") { $0.lines[2].hasSuffix("row 3 of 10") }
+        screen = terminal.waitForScreen("the third row selected") { $0.lines[2].hasSuffix("row 3 of 3") }
         #expect(tableRows(screen)[2].hasPrefix(">"))
         terminal.type("\r")
-        screen = terminal.waitForScreen("the record") { $0.contains("record 5 · row 3 of the results table") }
-        #expect(screen.contains("  population  208237"))
+        screen = terminal.waitForScreen("the record") { $0.contains("· row 3 of the results table") }
         terminal.type(Self.escape)
-        terminal.waitForScreen("the table again") { tableRows($0).count == 10 }
+        terminal.waitForScreen("the table again") { tableRows($0).count == 3 }
+        terminal.type(Self.escape)
+        terminal.waitForScreen("the original table after Esc") { $0.lines[2].hasPrefix("original table") }
 
         // Wide characters: CJK and emoji rows never overflow the line.
         terminal.type("日本")
@@ -72,7 +83,7 @@ struct ReplLiveTests {
         // A narrower window redraws within its width.
         terminal.resize(rows: 12, columns: 40)
         screen = terminal.waitForScreen("a 40-column frame") {
-            $0.lines[11].hasPrefix("Ctrl-C quit") && $0.lines[11].count <= 40
+            $0.lines[11] == KeyHints.fit(LiveMode.keyHints, width: 40)
         }
         #expect(screen.widestLine <= 40)
         #expect(tableRows(screen).count == 6)
@@ -130,7 +141,7 @@ struct ReplLiveTests {
         terminal.waitForScreen("the deletion") { $0.lines.last?.hasPrefix("deleted") == true }
         terminal.type([0x7F])
         screen = terminal.waitForScreen("the results of pa without the notice") {
-            $0.lines[2].hasPrefix("2 results") && $0.lines.last?.hasPrefix("Ctrl-C quit") == true
+            $0.lines[2].hasPrefix("2 results") && $0.lines.last?.hasPrefix("^C quit") == true
         }
         #expect(tableRows(screen).count == 2)
         #expect(!screen.lines.contains { $0.contains("Paris") })
@@ -150,5 +161,68 @@ struct ReplLiveTests {
         #expect(terminal.waitForExit() == 128 + SIGTERM)
         #expect(String(decoding: terminal.output, as: UTF8.self).hasSuffix(TerminalMode.exitSequence))
         #expect(terminal.settings.c_lflag & tcflag_t(ICANON | ECHO) == tcflag_t(ICANON | ECHO))
+    }
+}
+
+/// Live mode's query options: switched by keys and by `:` commands while typing, and shown on
+/// the status line.
+@Suite("sift repl: live mode options", .timeLimit(.minutes(10)))
+struct ReplLiveOptionsTests {
+    func start(rows: Int = 20, columns: Int = 80) throws -> PseudoTerminal {
+        let directory = try Repl.directory(["cities.tsv": Repl.cities, "cities.sift.json": Repl.description])
+        return try PseudoTerminal(["repl", directory + "/cities.tsv"], rows: rows, columns: columns)
+    }
+
+    @Test func keysSwitchModeTyposAndOrderWhileTyping() throws {
+        let terminal = try start()
+        terminal.waitForScreen("the original table") { $0.contains("original table · 10 records") }
+        #expect(terminal.screen.lines[2].hasSuffix("contains · sorted · row 1 of 10"))
+        terminal.type("zurcih")
+        terminal.waitForScreen("no result in contains mode") {
+            $0.lines[2].hasPrefix("0 results") && $0.lines[2].hasSuffix("contains · sorted")
+        }
+        terminal.type([0x05, 0x05])  // Ctrl-E twice: prefix, then words
+        terminal.waitForScreen("words mode") { $0.lines[2].hasSuffix("words · sorted") }
+        terminal.type([0x19])  // Ctrl-Y: typos auto
+        var screen = terminal.waitForScreen("Zürich with a typo") {
+            $0.lines[2].hasPrefix("1 result ·") && $0.lines[2].hasSuffix("words · sorted · typos auto")
+        }
+        #expect(screen.contains("Zürich"))
+        terminal.type([0x12])  // Ctrl-R: sorted → ranked
+        screen = terminal.waitForScreen("ranked order") { $0.lines[2].contains("words · ranked · typos auto") }
+        #expect(screen.lines.last?.hasPrefix("order ranked") == true)
+        terminal.type([0x03])
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    @Test func colonCommandsSwitchOptionsAndReportErrors() throws {
+        let terminal = try start()
+        terminal.waitForScreen("the original table") { $0.contains("original table · 10 records") }
+        terminal.type(":mode fuzzy")
+        terminal.waitForScreen("the command line") { $0.lines[0].hasPrefix("Command: :mode fuzzy") }
+        terminal.type("\r")
+        terminal.waitForScreen("fuzzy mode") { $0.lines[2].hasSuffix("fuzzy · sorted · row 1 of 10") }
+        terminal.type(":order nope\r")
+        let screen = terminal.waitForScreen("the error") { $0.lines.last?.hasPrefix("error: expected") == true }
+        #expect(screen.lines.last == "error: expected original, sorted, ranked, got 'nope'")
+        terminal.type("zrch")
+        terminal.waitForScreen("Zürich by fuzzy") {
+            $0.lines[0].hasPrefix("Search: zrch") && $0.lines[2].hasPrefix("1 result")
+        }
+        terminal.type([0x03])
+        #expect(terminal.waitForExit() == 0)
+    }
+
+    @Test(arguments: [80, 60, 40, 24])
+    func keyHintsFitWithoutCuttingAWord(columns: Int) throws {
+        let terminal = try start(rows: 14, columns: columns)
+        let screen = terminal.waitForScreen("the hints") { $0.lines[13].hasPrefix("^C quit") }
+        let hints = screen.lines[13]
+        #expect(DisplayWidth.of(hints) <= columns)
+        #expect(hints == KeyHints.fit(LiveMode.keyHints, width: columns))
+        #expect(hints.components(separatedBy: KeyHints.separator).allSatisfy(LiveMode.keyHints.contains))
+        if columns >= 80 { #expect(hints.contains("^E mode") && hints.contains("^R order")) }
+        terminal.type([0x03])
+        #expect(terminal.waitForExit() == 0)
     }
 }

@@ -442,13 +442,13 @@ final class LineMode {
         let original = update.tables.original
         var lines: [String] = []
         lines.append(
-            "records: \(session.dataset.records.count) · original table: \(ReplSession.rows(original.rowCount))"
-                + (original.layout.isSectioned ? " in \(original.numberOfSections) sections" : "")
+            "\(Self.records(session.dataset.records.count)) · original table: \(ReplSession.rows(original.rowCount))"
+                + (original.layout.isSectioned ? " in \(Self.count(original.numberOfSections, "section"))" : "")
                 + " · results table: \(ReplSession.rows(update.tables.results.rowCount))"
         )
         lines.append(
             "index: \(shownNames(settings.searchFields)) · \(settings.collation) · sort \(settings.sortDescription)"
-                + " · \(settings.scopes.count) scopes"
+                + " · \(Self.count(settings.scopes.count, "scope"))"
         )
         lines.append(
             "controller: \(settings.mode.rawValue), \(settings.trigger.argument), results \(settings.order.rawValue)"
@@ -458,7 +458,7 @@ final class LineMode {
         )
         let durations = session.indexDurations
         lines.append(
-            "indexing: \(Self.milliseconds(durations.last!)) (\(durations.count == 1 ? "1 build" : "\(durations.count) builds"))"
+            "indexing: \(Self.milliseconds(durations.last!)) (\(Self.count(durations.count, "build")))"
         )
         let phases = session.loadPhases.map { "\($0.phase) \(Self.milliseconds($0.duration))" }
         lines.append("loading: " + phases.joined(separator: " · "))
@@ -468,7 +468,7 @@ final class LineMode {
                     + " searched \(Self.milliseconds(timing.searched)), total \(Self.milliseconds(timing.total))"
             )
         } else {
-            lines.append("last answer: none yet")
+            lines.append("no answer yet")
         }
         let keystrokes = session.keystrokes
         let totals = keystrokes.map(\.total).sorted()
@@ -477,12 +477,12 @@ final class LineMode {
             let beyond = keystrokes.compactMap { keystroke in keystroke.searched.map { keystroke.total - $0 } }
                 .sorted()
             var line =
-                "keystrokes: \(totals.count) · median \(Self.milliseconds(totals[totals.count / 2]))"
+                "\(Self.count(totals.count, "keystroke")) · median \(Self.milliseconds(totals[totals.count / 2]))"
                 + " · slowest \(Self.milliseconds(totals.last!))"
             if !beyond.isEmpty { line += " · median beyond the search \(Self.milliseconds(beyond[beyond.count / 2]))" }
             lines.append(line + " · last: " + Self.keystrokeTimes(last))
         } else {
-            lines.append("keystrokes: none yet")
+            lines.append("no keystrokes yet")
         }
         emit(lines.joined(separator: "\n"))
     }
@@ -492,7 +492,10 @@ final class LineMode {
         (keystroke.searched.map { "searched \(milliseconds($0)), " } ?? "") + "total \(milliseconds(keystroke.total))"
     }
 
-    static func records(_ count: Int) -> String { count == 1 ? "1 record" : "\(count) records" }
+    static func records(_ count: Int) -> String { Self.count(count, "record") }
+
+    /// `1 record`, `2 records`: a count and a noun whose plural takes an s.
+    static func count(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
 
     static func milliseconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15

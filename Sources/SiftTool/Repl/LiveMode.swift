@@ -28,6 +28,8 @@ final class LiveMode {
     /// Contents of rows by handle, for the results query `cacheQuery` (a query changes highlights).
     private var cache: [RecordHandle: RowContent] = [:]
     private var cacheQuery: Query?
+    /// The command being typed after `:` in an empty search field (`:mode words`), until Enter.
+    private var command: String?
 
     /// Selected row and first row shown, per table.
     struct View: Equatable {
@@ -133,21 +135,51 @@ final class LiveMode {
                 return false
             }
         }
+        if command != nil {
+            handleCommandKey(key)
+            draw()
+            return false
+        }
         switch key {
+        case .text(let text) where session.text.isEmpty && text.hasPrefix(":"):
+            command = String(text.dropFirst())
         case .text(let text) where !redrawsAll:
             // The table changes when the answer comes: until then only the search line does.
-            session.setText(session.text + text)
+            session.edit(session.text + text)
             drawHeader()
             return false
         case .text(let text):
-            session.setText(session.text + text)
+            session.edit(session.text + text)
         case .backspace:
             guard !session.text.isEmpty else { break }
-            session.setText(String(session.text.dropLast()))
-            if !redrawsAll {
+            session.edit(String(session.text.dropLast()))
+            if !redrawsAll && !session.text.isEmpty {
                 drawHeader()
                 return false
             }
+        case .control("u"):
+            guard !session.text.isEmpty else { break }
+            session.edit("")
+        case .control("e"):
+            let modes = MatchMode.allCases
+            let next = modes[((modes.firstIndex(of: session.settings.mode) ?? 0) + 1) % modes.count]
+            session.setQueryOptions(mode: next)
+            notice =
+                "mode \(next.rawValue)"
+                + (session.settings.typos != .off && !next.takesTypos
+                    ? " (typos apply to words and prefix modes only)" : "")
+        case .control("y"):
+            let typos: TypoTolerance = session.settings.typos == .off ? .auto : .off
+            session.setQueryOptions(typos: typos)
+            notice =
+                "typos \(typos)"
+                + (typos != .off && !session.settings.mode.takesTypos
+                    ? " (in words and prefix modes only: Ctrl-E switches the mode)" : "")
+        case .control("r"):
+            let orders = ResultOrder.allCases
+            let next = orders[((orders.firstIndex(of: session.settings.order) ?? 0) + 1) % orders.count]
+            session.setQueryOptions(order: next)
+            notice = "order \(next.rawValue)"
         case .tab, .shiftTab:
             let scopes = session.settings.scopes
             let current = scopes.firstIndex { $0.name == session.scope } ?? 0
@@ -182,6 +214,55 @@ final class LiveMode {
         }
         draw()
         return false
+    }
+
+    /// A key while a `:` command is typed: Enter runs it, Esc (or erasing the `:`) drops it.
+    private func handleCommandKey(_ key: Key) {
+        switch key {
+        case .text(let text): command? += text
+        case .backspace:
+            if command?.isEmpty == true { command = nil } else { command?.removeLast() }
+        case .control("u"): command = ""
+        case .escape, .control("c"): command = nil
+        case .enter:
+            let line = command ?? ""
+            command = nil
+            do {
+                notice = try runCommand(line)
+            } catch {
+                notice = "error: \(error)"
+            }
+        default: break
+        }
+    }
+
+    static let commandUsage = ":mode contains|prefix|words|fuzzy · :typos auto|off|N · :order original|sorted|ranked"
+
+    /// Runs a live-mode command and says what it did.
+    private func runCommand(_ line: String) throws -> String {
+        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard words.count == 2 else { throw ToolError("usage: \(Self.commandUsage)") }
+        let (name, argument) = (words[0], words[1])
+        func choice<T: RawRepresentable & CaseIterable>(_: T.Type) throws -> T where T.RawValue == String {
+            guard let value = T(rawValue: argument) else {
+                throw ToolError("expected \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(argument)'")
+            }
+            return value
+        }
+        switch name {
+        case "mode":
+            session.setQueryOptions(mode: try choice(MatchMode.self))
+        case "typos":
+            guard let typos = TypoTolerance(argument) else {
+                throw ToolError("expected auto, off or a number of edits, got '\(argument)'")
+            }
+            session.setQueryOptions(typos: typos)
+        case "order":
+            session.setQueryOptions(order: try choice(ResultOrder.self))
+        default:
+            throw ToolError("unknown command ':\(name)' (live mode: \(Self.commandUsage))")
+        }
+        return "\(name) \(argument)"
     }
 
     /// Selects another row of the table on display (kept inside the table).
@@ -290,7 +371,10 @@ final class LiveMode {
         var lines: [String] = [searchLine(), scopeBar(), statusLine()]
         lines += showsDetail ? detailLines() : tableLines()
         lines.append(indexLine())
-        lines.append(notice.map { "\u{1B}[1m\($0)\u{1B}[0m" } ?? Self.keyHelp)
+        lines.append(
+            notice.map { "\u{1B}[1m\($0)\u{1B}[0m" } ?? "\u{1B}[2m" + KeyHints.fit(Self.keyHints, width: columns)
+                + "\u{1B}[0m"
+        )
         var frame = "\u{1B}[?25l"
         for (i, line) in lines.prefix(rows).enumerated() {
             frame += "\u{1B}[\(i + 1);1H\u{1B}[2K" + DisplayWidth.fit(line, width: columns) + "\u{1B}[0m"
@@ -307,13 +391,15 @@ final class LiveMode {
         terminal.write(frame)
     }
 
-    static let keyHelp =
-        "\u{1B}[2mCtrl-C quit · Tab/Shift-Tab scope · ↑↓ PgUp PgDn move · Enter record · Esc cancel"
-        + " · Ctrl-T both tables · Del delete\u{1B}[0m"
+    /// The key hints, most needed first: a narrow terminal shows the first that fit, whole.
+    nonisolated static let keyHints = [
+        "^C quit", "Tab scope", "Enter record", "Esc cancel", "^E mode", "^Y typos", "^R order", "↑↓ move",
+        "^T both tables", "Del delete", ": command",
+    ]
 
     private func searchLine() -> String {
-        let text = Cells.sanitize(session.text, .allControls)
-        let prompt = "Search: "
+        let text = Cells.sanitize(command ?? session.text, .allControls)
+        let prompt = command == nil ? "Search: " : "Command: :"
         let room = columns - prompt.count - 2
         var shownText = text
         if DisplayWidth.of(text) > room {
@@ -364,9 +450,16 @@ final class LiveMode {
         if !pending, shown.state != .inactive, let keystroke = session.keystrokes.last {
             left += " · " + LineMode.keystrokeTimes(keystroke)
         }
-        let right = table.rowCount == 0 ? "" : "row \((view.selected[kind] ?? 0) + 1) of \(table.rowCount)"
-        let gap = columns - DisplayWidth.of(left) - DisplayWidth.of(right)
-        return gap >= 2 ? left + String(repeating: " ", count: gap) + right : left
+        // How queries match and order: shown at the right, before the row (dropped first when narrow).
+        let settings = session.settings
+        var options = "\(settings.mode.rawValue) · \(settings.order.rawValue)"
+        if settings.typos != .off { options += " · typos \(settings.typos)" }
+        let row = table.rowCount == 0 ? "" : " · row \((view.selected[kind] ?? 0) + 1) of \(table.rowCount)"
+        for right in [options + row, options] {
+            let gap = columns - DisplayWidth.of(left) - DisplayWidth.of(right)
+            if gap >= 2 { return left + String(repeating: " ", count: gap) + right }
+        }
+        return left
     }
 
     private func tableLines() -> [String] {
@@ -440,4 +533,9 @@ final class LiveMode {
         }
         return "\u{1B}[2mindex\u{1B}[0m " + titles.joined(separator: " ")
     }
+}
+
+extension MatchMode {
+    /// Whether typo tolerance applies in this mode.
+    var takesTypos: Bool { self == .words || self == .prefix }
 }

@@ -10,6 +10,8 @@ struct ReplCommand: AsyncParsableCommand {
         discussion: """
             On a terminal, every keystroke searches (live mode). Otherwise, or with --line, lines are read from standard input (line mode, for scripts): a plain line searches, and a line starting with ':' is a command (:help lists them).
 
+            Live mode keys: Ctrl-C or Ctrl-D quit; Tab and Shift-Tab switch scope; Up, Down, PgUp, PgDn, Home and End move; Enter shows the record; Esc ends the search (erasing the whole text does too, in a scope without a category); Ctrl-U clears the text; Ctrl-E switches the mode (contains, prefix, words, fuzzy); Ctrl-Y switches typos (off, auto); Ctrl-R switches the results order (original, sorted, ranked); Ctrl-T shows both tables; Del deletes the selected record (in memory). ':' in an empty search field types a command, run by Enter: :mode MODE, :typos auto|off|N, :order ORDER. The status line shows the mode, order and typos.
+
             Without FILE, the bundled GeoNames cities (Data/cities.tsv) open. A description file beside FILE (NAME.sift.json for NAME.tsv) may set the fields, scopes, locale, sort and columns to show; 'sift query' and 'sift index' read it too, and options given here override it.
             """
     )

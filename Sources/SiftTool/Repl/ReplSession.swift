@@ -48,7 +48,7 @@ final class ReplSession {
         /// From the text input to the display showing its settled update.
         var total: Duration
     }
-    /// Every text input that the display showed the answer of, in order.
+    /// Every text input and scope switch that the display showed the answer of, in order.
     private(set) var keystrokes: [Keystroke] = []
     private var pendingKeystroke: (generation: UInt64, start: ContinuousClock.Instant)?
     /// The latest answer's query and timing.
@@ -135,11 +135,36 @@ final class ReplSession {
         return generation
     }
 
+    /// A text edit in live mode's search field: like `setText(_:)`, except that erasing the whole
+    /// text in a scope without a category ends the search, so that the display goes back to the
+    /// list it opened with (the original table, in its layout: sorted, in sections), not to every
+    /// record as results.
+    @discardableResult
+    func edit(_ text: String) -> UInt64 {
+        let category = settings.scopes.first { $0.name == scope }?.filter != nil
+        guard text.isEmpty, !category, !isSubmitted || settings.trigger == .asYouType else { return setText(text) }
+        return cancel()
+    }
+
     @discardableResult
     func selectScope(_ name: String) throws -> UInt64 {
         let generation = try controller.selectScope(name)
         scope = name
         isActive = true
+        // A scope switch is timed like a keystroke: the display shows its search's times.
+        pendingKeystroke = (generation, clock.now)
+        return generation
+    }
+
+    /// Switches how queries match and order their results, at once and without re-indexing
+    /// (`SearchController.setQueryOptions`); the settings keep them for a later re-index.
+    @discardableResult
+    func setQueryOptions(mode: MatchMode? = nil, typos: TypoTolerance? = nil, order: ResultOrder? = nil) -> UInt64 {
+        if let mode { settings.mode = mode }
+        if let typos { settings.typos = typos }
+        if let order { settings.order = order }
+        let generation = controller.setQueryOptions(mode: mode, typos: typos, order: order)
+        if isActive { pendingKeystroke = (generation, clock.now) }
         return generation
     }
 
