@@ -148,19 +148,15 @@ struct PickCommand: ParsableCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var bytes: [UInt8] = []
-        var chunk = 1 << 20
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: chunk))
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + start, chunk) }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if count < 0 {
-                bytes.removeLast(chunk)
                 if errno == EINTR { continue }
                 throw ToolError("\(name): \(String(cString: strerror(errno)))")
             }
-            bytes.removeLast(chunk - count)
             if count == 0 { return bytes }
-            chunk = min(chunk * 2, 64 << 20)
+            bytes.append(contentsOf: chunk[0..<count])
         }
     }
 

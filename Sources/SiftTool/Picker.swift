@@ -34,6 +34,8 @@ final class Picker {
     private let settings: Settings
 
     private var text = ""
+    /// The text `result` answers.
+    private var searchedText: String?
     private var result: SearchResult?
     /// Why the last search failed (a query over a limit), shown on the info line.
     private var failure: String?
@@ -72,7 +74,7 @@ final class Picker {
     /// Runs until a line is picked or the pick is given up; the terminal is restored on the way
     /// out (signals restore it in their handler).
     func run(on terminal: TerminalMode, query initial: String) throws -> Outcome {
-        try terminal.enter()
+        try terminal.enter(keepingTypeahead: true)
         defer { terminal.restore() }
         let resized = ResizeFlag()
         let signals = TerminalSignals.install(terminal) { resized.raise() }
@@ -102,11 +104,10 @@ final class Picker {
             } else if keys.isEmpty {
                 continue
             }
-            let before = text
             for key in keys {
                 if let outcome = handle(key) { return outcome }
             }
-            if text != before { search() }
+            searchIfChanged()
             keepSelectionInSight()
             draw(terminal)
         }
@@ -114,6 +115,11 @@ final class Picker {
 
     /// Applies a key; an outcome ends the pick.
     private func handle(_ key: Key) -> Outcome? {
+        switch key {
+        case .text, .backspace, .control("h"), .control("u"), .control("w"): break
+        // Keys typed together (a paste, typeahead): a move or a pick acts on the text typed before it.
+        default: searchIfChanged()
+        }
         switch key {
         case .text(let typed):
             text += typed
@@ -160,7 +166,12 @@ final class Picker {
         return nil
     }
 
+    private func searchIfChanged() {
+        if text != searchedText { search() }
+    }
+
     private func search() {
+        searchedText = text
         selected = 0
         top = 0
         do {

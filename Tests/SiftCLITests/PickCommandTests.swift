@@ -189,3 +189,13 @@ import Testing
         #expect(terminal.waitForExit() == 130)
     }
 }
+
+extension PickCommandTests {
+    /// Keys typed before the list appears are kept, and act in order: the text, then Enter.
+    @Test func keysTypedAheadAreKeptInOrder() throws {
+        let terminal = try PseudoTerminal(["pick"], rows: 12, columns: 60, pipedInput: Array(Self.fruits.utf8))
+        terminal.type("nan\r")
+        #expect(terminal.waitForExit() == 0)
+        #expect(terminal.standardOutput == Array("banana\n".utf8))
+    }
+}

@@ -209,7 +209,7 @@ struct ReplLineModeTests {
             [":mode words", "zurcih", ":typos auto", ":typos off", ":typos some"],
             options: ["--page-size", "4"]
         )
-        #expect(transcript.contains("typos auto · re-indexed 10 records"), "\(transcript)")
+        #expect(transcript.contains("> :typos auto\ntypos auto\n"), "\(transcript)")
         #expect(transcript.contains("[Zürich]") || transcript.contains("[Züric]"), "\(transcript)")
         #expect(transcript.contains("error: expected auto, off or a number of edits, got 'some'"), "\(transcript)")
         let afterOff = transcript.components(separatedBy: "> :typos off").last ?? ""
@@ -273,7 +273,7 @@ struct ReplLineModeTests {
             """
             \(Repl.banner)
             > :mode words
-            mode words · re-indexed 10 records
+            mode words
             no search · original table: 10 rows
             > paris|napoli
             "paris|napoli" in All: 2 results · All 2 · Name 2 · Country 0 · Europe 2 · Asia 0
@@ -341,12 +341,12 @@ struct ReplLineModeTests {
             2  [Ñ]u[ñ]oa    Chile    208237
             3  Pamplo[n]a   España   203944
             > :mode prefix
-            mode prefix · re-indexed 10 records
+            mode prefix
             "n" in Name: 1 result · All - · Name 1 · Country - · Europe 0 · Asia 0
             #  name     country  population
             1  [Ñ]uñoa  Chile    208237
             > :mode words
-            mode words · re-indexed 10 records
+            mode words
             "n" in Name: 2 results · All - · Name 2 · Country - · Europe 1 · Asia 0
             #  name         country  population
             1  🍕 [N]apoli  Italia   914758
@@ -356,7 +356,7 @@ struct ReplLineModeTests {
             #  name           country  population
             1  [S]ão [Pau]lo  Brasil   12325232
             > :mode contains
-            mode contains · re-indexed 10 records
+            mode contains
             "pau s" in Name: 0 results · All 0 · Name 0 · Country 0 · Europe 0 · Asia 0
             > :min 1
             minimum length of Name: 1 · re-indexed 10 records
@@ -419,7 +419,7 @@ struct ReplLineModeTests {
             3  東京       日本         13960000
             4  Paris      France       2138551
             > :order ranked
-            results order ranked · re-indexed 10 records
+            results order ranked
             no search · original table: 10 rows · scope Name
             > p
             "p" in Name: 4 results · All - · Name 4 · Country - · Europe 4 · Asia 0

@@ -64,7 +64,7 @@ final class LineMode {
         case "min": try await setMinimumLength(argument)
         case "mode":
             let mode: MatchMode = try choice(argument, "mode")
-            try await reconfigure("mode \(mode.rawValue)") { $0.mode = mode }
+            try await setQueryOptions("mode \(mode.rawValue)", mode: mode)
         case "syntax":
             let syntax: QuerySyntax = try choice(argument, "syntax")
             try await reconfigure("syntax \(syntax.rawValue)") { $0.syntax = syntax }
@@ -74,7 +74,7 @@ final class LineMode {
                     "expected auto, off or a number of edits, got '\(argument)' (usage: \(Self.usage["typos"]!))"
                 )
             }
-            try await reconfigure("typos \(typos)") { $0.typos = typos }
+            try await setQueryOptions("typos \(typos)", typos: typos)
         case "locale":
             guard !argument.isEmpty, !argument.contains(where: \.isWhitespace) else { throw usage("locale") }
             try await reconfigure("locale \(argument)") { $0.collation.locale = argument }
@@ -85,7 +85,7 @@ final class LineMode {
         case "tie-break": try await setTieBreak(argument)
         case "order":
             let order: ResultOrder = try choice(argument, "order")
-            try await reconfigure("results order \(order.rawValue)") { $0.order = order }
+            try await setQueryOptions("results order \(order.rawValue)", order: order)
         case "trigger":
             guard let trigger = SearchTrigger(argument: argument) else {
                 throw ToolError("expected as-you-type or submit, got '\(argument)' (usage: \(Self.usage["trigger"]!))")
@@ -260,6 +260,22 @@ final class LineMode {
             tieBreak.field + (tieBreak.numeric ? ", as a number" : ", as text")
             + (tieBreak.descending ? ", largest first" : ", smallest first")
         try await reconfigure("tie-break \(described)") { $0.tieBreak = tieBreak }
+    }
+
+    /// `:mode`, `:typos`, `:order`: the next answer uses them; nothing is re-indexed.
+    private func setQueryOptions(
+        _ what: String,
+        mode: MatchMode? = nil,
+        typos: TypoTolerance? = nil,
+        order: ResultOrder? = nil
+    ) async throws {
+        let update = await session.settled(session.setQueryOptions(mode: mode, typos: typos, order: order))
+        emit(what)
+        emit(status(update))
+        if update.state != .inactive {
+            try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
+        }
+        session.showing(update)
     }
 
     private func reconfigure(_ what: String, _ change: (inout DatasetSettings) throws -> Void) async throws {
@@ -528,15 +544,17 @@ final class LineMode {
         :delete ROW                delete the record at ROW
         :move FROM TO              move the record at FROM to where the record at TO is, in the original list
         :update ROW f=v ...        change fields of the record at ROW (f= removes a field)
-        :min N                     minimum query length of the selected scope     (these re-index
-        :mode contains|prefix|words|fuzzy                                           the records,
-        :locale L   :strength S    ICU collation locale and strength               edits included)
-        :syntax operators|literal  how words mode reads -word, "two words" and a | b
+        :mode contains|prefix|words|fuzzy   how the text must occur
         :typos auto|off|N          typo tolerance of words and prefix modes (auto: 1 edit from 5
                                    letters, 2 from 9; N: at most N)
+        :order original|sorted|ranked   order of the results table
+                                   (these three apply at once; the commands below re-index the
+                                   records, edits included)
+        :min N                     minimum query length of the selected scope
+        :locale L   :strength S    ICU collation locale and strength
+        :syntax operators|literal  how words mode reads -word, "two words" and a | b
         :sort FIELD|none           sort field of the original table and its sections; after FIELD,
                                    ascending|descending and numeric|text (default: as they are)
-        :order original|sorted|ranked   order of the results table
         :tie-break FIELD[:numeric][,desc]|none   ranked order's last rule before file order
         :trigger as-you-type|submit     search on every keystroke, or on :submit
         :stats                     sizes, settings and timings

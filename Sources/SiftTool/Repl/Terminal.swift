@@ -41,8 +41,9 @@ final class TerminalMode: Sendable {
     static let exitSequence = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
 
     /// Raw mode (no echo, no line editing, no signals from keys: Ctrl-C arrives as a byte), the
-    /// alternate screen and a hidden cursor.
-    func enter() throws {
+    /// alternate screen and a hidden cursor. Keys typed before are dropped, unless
+    /// `keepingTypeahead` (`sift pick`: typing may start while the lines are read).
+    func enter(keepingTypeahead: Bool = false) throws {
         var original = termios()
         guard tcgetattr(input, &original) == 0 else { throw ToolError("cannot read the terminal's settings") }
         var raw = original
@@ -53,7 +54,9 @@ final class TerminalMode: Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw ToolError("cannot set the terminal to raw mode") }
+        guard tcsetattr(input, keepingTypeahead ? TCSANOW : TCSAFLUSH, &raw) == 0 else {
+            throw ToolError("cannot set the terminal to raw mode")
+        }
         saved.withLock { $0 = original }
         write(Self.enterSequence)
     }
