@@ -142,6 +142,8 @@ import Testing
         let terminal = try Self.picker(["--query", "nan"])
         let screen = terminal.waitForScreen("banana alone") { $0.contains("1/6") }
         #expect(Self.selected(screen) == "banana")
+        // The matched characters are highlighted.
+        #expect(terminal.lastFrame.contains("ba\u{1B}[1;7mnan\u{1B}[0ma"))
         terminal.type("\r")
         #expect(terminal.waitForExit() == 0)
         #expect(terminal.standardOutput == Array("banana\n".utf8))

@@ -355,3 +355,24 @@ struct ReplStartTests {
         )
     }
 }
+
+extension ReplCommandTests {
+    /// A scope switch is timed like a keystroke (live mode's timing line shows its search), and
+    /// :stats counts in English: "1 keystroke", "2 keystrokes", "1 record".
+    @Test func aScopeSwitchIsTimedAndStatsCountsInEnglish() async throws {
+        let output = try await Repl.transcript(["pa", ":scope Name", ":stats"])
+        let lines = output.split(separator: "\n").map(String.init)
+        let stats = try #require(lines.firstIndex(of: "> :stats"))
+        #expect(lines[stats + 7].hasPrefix("2 keystrokes · median "), "\(lines[stats + 7])")
+        #expect(lines[stats + 7].contains("last: searched "), "\(lines[stats + 7])")
+        let single = try await Repl.transcript(
+            [":stats"],
+            files: ["one.tsv": "id\tname\n1\tZürich\n"],
+            file: "one.tsv"
+        )
+        #expect(single.contains("\n1 record · original table: 1 row · results table: 0 rows\n"), "\(single)")
+        #expect(single.contains("· 1 scope\n"), "\(single)")
+        #expect(single.contains("\nno keystrokes yet\n"), "\(single)")
+        #expect(single.contains("\nno answer yet\n"), "\(single)")
+    }
+}

@@ -174,6 +174,7 @@ final class LineMode {
         let update = await session.settled(try session.selectScope(name))
         emit(status(update))
         try await printPage(of: update, kind: ReplSession.visibleKind(update), page: 1, title: false)
+        session.showing(update)
     }
 
     // MARK: - Configuration (re-indexes)
