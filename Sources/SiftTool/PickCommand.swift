@@ -33,7 +33,7 @@ struct PickCommand: ParsableCommand {
               ls | sift pick
               git branch --format='%(refname:short)' | sift pick --query main
               find . -name '*.swift' | sift pick --multi
-              sift pick Data/words.txt --filter strasse --mode contains
+              cut -f2 Data/cities.tsv | sift pick --header --filter zurich
             """
     )
 
@@ -54,26 +54,26 @@ struct PickCommand: ParsableCommand {
     @Flag(help: "Tab marks lines; Enter prints every marked line.")
     var multi = false
 
-    @Option(help: "Where the text must occur: fuzzy (the default), contains, words or prefix.")
+    @Option(help: "Where the text must occur: fuzzy (the letters in order), contains, words or prefix.")
     var mode: MatchMode = .fuzzy
 
-    @Option(help: "Order of the matches: ranked (the default: best first), original (input order) or sorted.")
+    @Option(help: "Order of the matches: ranked (best first), original (input order) or sorted (by collation).")
     var order: ResultOrder = .ranked
 
     @Option(
         help: ArgumentHelp(
-            "Typo tolerance in words and prefix modes: auto, off (the default) or at most N edits.",
+            "Typo tolerance in words and prefix modes: auto, off or at most N edits.",
             valueName: "auto|off|N"
         )
     )
     var typos: TypoTolerance = .off
 
-    @Option(help: "ICU locale: root (the default), en, es, de, da, sv, ...")
+    @Option(help: "ICU locale of matching and sorting: root, en, es, de, da, sv, ...")
     var locale: String = "root"
 
     @Flag(
         inversion: .prefixedNo,
-        help: "The first line is a header: shown above the list, never searched or printed (default: no header)."
+        help: "The first line is a header: shown above the list, never searched or printed."
     )
     var header = false
 
