@@ -213,6 +213,22 @@ struct ReplLiveOptionsTests {
         #expect(terminal.waitForExit() == 0)
     }
 
+    /// With no text, Tab to a scope without a category keeps the opening list; to a category
+    /// scope, it lists the category's records.
+    @Test func tabWithNoTextKeepsTheOpeningListUnlessTheScopeIsACategory() throws {
+        let terminal = try start()
+        terminal.waitForScreen("the original table") { $0.contains("original table · 10 records") }
+        terminal.type("\t")
+        var screen = terminal.waitForScreen("the Name scope") { _ in terminal.lastFrame.contains("\u{1B}[7m Name ") }
+        #expect(screen.lines[2].hasPrefix("original table · 10 records"))
+        #expect(screen.contains("index … A B C"))
+        terminal.type("\t\t")
+        screen = terminal.waitForScreen("the Europe scope") { $0.lines[2].hasPrefix("5 results") }
+        #expect(terminal.lastFrame.contains("\u{1B}[7m Europe 5 "))
+        terminal.type([0x03])
+        #expect(terminal.waitForExit() == 0)
+    }
+
     @Test(arguments: [80, 60, 40, 24])
     func keyHintsFitWithoutCuttingAWord(columns: Int) throws {
         let terminal = try start(rows: 14, columns: columns)

@@ -185,6 +185,8 @@ final class LiveMode {
             let current = scopes.firstIndex { $0.name == session.scope } ?? 0
             let next = (current + (key == .tab ? 1 : scopes.count - 1)) % scopes.count
             _ = try? session.selectScope(scopes[next].name)
+            // With no text, a scope without a category shows the opening list, as erasing does.
+            if session.text.isEmpty && scopes[next].filter == nil { session.cancel() }
         case .up: select { $0 - 1 }
         case .down: select { $0 + 1 }
         case .pageUp: select { $0 - rowsInSight(shown) }
@@ -435,12 +437,17 @@ final class LiveMode {
         let kind = shownKind
         let table = shown.tables[kind]
         var left: String
+        /// The left part without what can go when the line is short of room.
+        var shortLeft: String? = nil
         let pending = shown.generation < session.controller.latestGeneration
         switch shown.state {
         case _ where pending: left = "searching…"
         case .inactive:
             left = "original table · \(LineMode.records(table.rowCount))"
-            if session.settings.sort != nil { left += " · sorted by \(session.settings.sortDescription)" }
+            if session.settings.sort != nil {
+                shortLeft = left
+                left += " · sorted by \(session.settings.sortDescription)"
+            }
         case .tooShort(let needed): left = "too short: type at least \(needed) characters · original table"
         case .awaitingSubmit: left = "press Enter to search"
         case .searching: left = "searching…"
@@ -455,7 +462,9 @@ final class LiveMode {
         var options = "\(settings.mode.rawValue) · \(settings.order.rawValue)"
         if settings.typos != .off { options += " · typos \(settings.typos)" }
         let row = table.rowCount == 0 ? "" : " · row \((view.selected[kind] ?? 0) + 1) of \(table.rowCount)"
-        for right in [options + row, options] {
+        for (left, right) in [(left, options + row), (left, options)]
+            + (shortLeft.map { [($0, options + row), ($0, options)] } ?? [])
+        {
             let gap = columns - DisplayWidth.of(left) - DisplayWidth.of(right)
             if gap >= 2 { return left + String(repeating: " ", count: gap) + right }
         }
