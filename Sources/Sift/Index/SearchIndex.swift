@@ -90,6 +90,8 @@ public final class SearchIndex {
     var rankingKeysStorage: RankingKeys?
     /// The position of `IndexConfiguration.rankingTieBreak`'s field, if there is one.
     private(set) var tieBreakFieldPosition: Int? = nil
+    /// How `IndexConfiguration.rankingRules` apply.
+    private(set) var rankingPlan = RankingPlan.defaults
 
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).
@@ -208,6 +210,7 @@ public final class SearchIndex {
             throw .invalidConfiguration("two scopes have the same name")
         }
         let sortField = configuration.sortField ?? configuration.searchFields[0]
+        rankingPlan = try RankingPlan.validated(configuration.rankingRules).get()
         if let tieBreak = configuration.rankingTieBreak {
             guard !tieBreak.field.isEmpty else { throw .invalidConfiguration("the ranking tie-break names no field") }
             guard tieBreak.numeric || tieBreak.field == sortField else {
