@@ -155,7 +155,8 @@ struct QueryCommand: ParsableCommand {
                 var line = try page.jsonLine(row)
                 if explain {
                     let why = try index.rankingExplanation(of: row, for: query)
-                    line = String(line.dropLast()) + ", \"ranking\": \(why.map { JSON.string($0.description) } ?? "null")}"
+                    line =
+                        String(line.dropLast()) + ", \"ranking\": \(why.map { JSON.string($0.description) } ?? "null")}"
                 }
                 output += line + "\n"
             }
@@ -174,7 +175,9 @@ struct QueryCommand: ParsableCommand {
 
     /// `--explain`: a line per printed record, its data row, id and each ranking rule's value.
     private func explanation(of rows: [RecordHandle], page: QueryPage) throws -> String {
-        guard page.query.order == .ranked else { return "ranking: only --order ranked ranks (this is \(page.query.order))\n" }
+        guard page.query.order == .ranked else {
+            return "ranking: only --order ranked ranks (this is \(page.query.order))\n"
+        }
         var output = "ranking (\(page.index.configuration.rankingRules.map(\.name).joined(separator: ", "))):\n"
         for (number, row) in rows.enumerated() {
             let why = try page.index.rankingExplanation(of: row, for: page.query)

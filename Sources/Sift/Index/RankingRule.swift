@@ -123,7 +123,11 @@ struct RankingPlan: Hashable, Sendable {
         }
         for rule in [RankingRule.typo, .exactness, .attribute] where !buckets.contains(rule) { buckets.append(rule) }
         return .success(
-            RankingPlan(buckets: buckets, sortsByLength: sortsByLength, customBeforeLength: custom && customBeforeLength)
+            RankingPlan(
+                buckets: buckets,
+                sortsByLength: sortsByLength,
+                customBeforeLength: custom && customBeforeLength
+            )
         )
     }
 

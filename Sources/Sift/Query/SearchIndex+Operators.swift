@@ -138,7 +138,8 @@ extension FoldedQuery {
         switch self {
         case .everything, .nothing: return []
         case .patterns(let patterns):
-            return patterns.first.map { [RankingAlternative(pattern: $0, mode: mode, whole: patterns.count == 1)] } ?? []
+            return patterns.first.map { [RankingAlternative(pattern: $0, mode: mode, whole: patterns.count == 1)] }
+                ?? []
         case .expression(let expression):
             for clause in expression.clauses {
                 let terms = clause.filter { !$0.isNegated && !$0.occursNowhere }
@@ -164,6 +165,9 @@ struct RankingAlternative {
     var mode: MatchMode
     /// Whether a field as long as the pattern at its start is a whole-field match.
     var whole: Bool
+    /// Whether only a whole-field match counts: a words query's whole text, so that a field equal
+    /// to the query (`libconfig-simple-perl`) is a whole-field match.
+    var wholeOnly = false
 }
 
 extension FoldedQuery {

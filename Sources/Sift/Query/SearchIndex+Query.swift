@@ -134,7 +134,14 @@ extension SearchIndex {
             } else if query.order == .ranked, selectedState == .matches, let folded = foldedQueries[plan.folding],
                 !folded.rankingAlternatives(mode: query.mode).isEmpty
             {
-                rows = try rankedRows((bits, selectedCount), plan: plan, query: query, folded: folded, &statistics, isCancelled)
+                rows = try rankedRows(
+                    (bits, selectedCount),
+                    plan: plan,
+                    query: query,
+                    folded: folded,
+                    &statistics,
+                    isCancelled
+                )
                 keepOrderedRows(rows, for: .query(query))
             } else {
                 rows = try resultRows(

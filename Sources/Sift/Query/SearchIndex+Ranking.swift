@@ -25,8 +25,18 @@ extension SearchIndex {
     /// What the ranking rules read of `folded` for `query`.
     ///
     /// - Complexity: O(*t*) for *t* terms.
-    func rankingContext(_ folded: FoldedQuery, query: Query) -> RankingContext {
+    func rankingContext(_ folded: FoldedQuery, query: Query, folding: Int) -> RankingContext {
         var context = RankingContext(alternatives: folded.rankingAlternatives(mode: query.mode), mode: query.mode)
+        // A literal words query of several words: a field equal to its whole text is a
+        // whole-field match too.
+        if query.mode == .words, case .patterns(let patterns) = folded, patterns.count > 1,
+            case .patterns(let whole)? = try? foldQuery(query.text, mode: .contains, folding: folding),
+            whole.count == 1
+        {
+            context.alternatives.append(
+                RankingAlternative(pattern: whole[0], mode: .contains, whole: true, wholeOnly: true)
+            )
+        }
         if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
             let edits = Self.typoEdits(patterns[0].bytes, query.typos)
             if edits > 0 { context.typoPattern = (patterns[0], edits) }
@@ -50,7 +60,7 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> ResultRows {
-        let context = rankingContext(folded, query: query)
+        let context = rankingContext(folded, query: query, folding: plan.folding)
         let typoGroups =
             try typoTotals(matches.bits, plan: plan, query: query, folded, &statistics, isCancelled) ?? [matches.bits]
         let fieldCount = plan.fields.count
@@ -78,6 +88,7 @@ extension SearchIndex {
                         position: position
                     )
                 }
+                if alternative.wholeOnly { continue }
                 add(atFieldStart, way: 1, position: position)
                 if alternative.mode != .prefix { add(try match(.wordStart), way: 2, position: position) }
                 if alternative.mode == .contains { add(try match(.anywhere), way: 3, position: position) }
@@ -109,7 +120,10 @@ extension SearchIndex {
                     let group = rest.split(by: set)
                     guard group.count > 0 else { continue }
                     groups.append(
-                        (rankingPlan.groupKey(typos: typos, way: way, field: position), group.bits, group.count, plan.fields[position])
+                        (
+                            rankingPlan.groupKey(typos: typos, way: way, field: position), group.bits, group.count,
+                            plan.fields[position]
+                        )
                     )
                     remaining -= group.count
                 }
@@ -153,7 +167,7 @@ extension SearchIndex {
         query: Query,
         folded: FoldedQuery
     ) -> (typos: Int, way: Int, field: Int)? {
-        let context = rankingContext(folded, query: query)
+        let context = rankingContext(folded, query: query, folding: plan.folding)
         var typos = 0
         if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
             guard
@@ -184,7 +198,8 @@ extension SearchIndex {
         if typos > 0, let typo = context.typoPattern {
             for (position, field) in plan.fields.enumerated() where (1, position) < best {
                 var way = 4
-                if evaluateTypos(typoKey(plan, field, .fieldStart, typo.pattern, edits: typo.edits), slot: slot).matched {
+                if evaluateTypos(typoKey(plan, field, .fieldStart, typo.pattern, edits: typo.edits), slot: slot).matched
+                {
                     way = 1
                 } else if query.mode == .words,
                     evaluateTypos(typoKey(plan, field, .wordStart, typo.pattern, edits: typo.edits), slot: slot).matched
@@ -216,12 +231,14 @@ extension SearchIndex {
             .bestClass(verify: verifier(key, slot: slot, segment: segment))
         else { return 4 }
         // Classes: 0 field start, 1 word start, 2 inside a word.
+        if alternative.wholeOnly, matchClass != 0 { return 4 }
         if alternative.mode == .words, matchClass == 2 { return 4 }
         if alternative.mode == .prefix, matchClass != 0 { return 4 }
         if matchClass == 0, alternative.whole {
             let (start, end) = column.bounds(ofSegment: segment)
             if end - start == alternative.pattern.bytes.count { return 0 }
         }
+        if alternative.wholeOnly { return 4 }
         return matchClass + 1
     }
 }
