@@ -10,7 +10,7 @@ import Testing
 /// position, must be exactly `search`'s rows. In every mode, with typos, with `a | b`, with a
 /// custom rule before and after length, with the rules reordered, across edits.
 @Suite("Ranking rules against a brute-force ranker")
-struct RankingRuleTests {
+struct RankingRuleOracleTests {
     static let vocabulary = [
         "vim", "vime", "neovim", "gvim", "zur", "zürich", "zuru", "san", "santa", "sans", "python", "python3",
         "pyton", "emacs", "emac", "editor", "text", "viewer", "pdf", "über", "uber", "straße", "strasse",
@@ -98,21 +98,23 @@ struct RankingRuleTests {
         func key(_ record: Record, position: Int, query: Query) throws -> [Double]? {
             let texts = fields.map { record[$0] }
             var typos = 0
+            // The best (way, field position) so far.
             var way = (4, 0)
+            func least(_ a: (Int, Int), _ b: (Int, Int)) -> (Int, Int) { a < b ? a : b }
             let typoMode = query.typos != .off && query.mode != .contains
             if query.text.contains("|") {
                 for word in query.text.split(separator: "|").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                     for (position, text) in texts.enumerated() {
-                        way = min(way, (try self.way(word, in: text, mode: .words, whole: true), position))
+                        way = least(way, (try self.way(word, in: text, mode: .words, whole: true), position))
                     }
                 }
             } else {
                 let words =
                     query.mode == .words
-                    ? query.text.split(separator: " ").map(String.init) : [query.text]
+                    ? query.text.split(whereSeparator: { $0 == " " || $0 == "-" }).map(String.init) : [query.text]
                 for (n, word) in words.enumerated() {
                     let ways = try texts.map { try self.way(word, in: $0, mode: query.mode, whole: words.count == 1) }
-                    if n == 0 { way = ways.enumerated().map { ($1, $0) }.min { $0 < $1 }! }
+                    if n == 0 { way = ways.enumerated().reduce((4, 0)) { least($0, ($1.element, $1.offset)) } }
                     guard ways.allSatisfy({ $0 == 4 }) else { continue }
                     // No exact match of this word: within its budget, or not a match at all.
                     guard typoMode else { return nil }
@@ -128,7 +130,7 @@ struct RankingRuleTests {
                 if words.count > 1 {
                     for (position, text) in texts.enumerated()
                     where try self.way(query.text, in: text, mode: .contains, whole: true) == 0 {
-                        way = min(way, (0, position))
+                        way = least(way, (0, position))
                     }
                 }
                 // A typo match of the first word counts where it starts.
@@ -137,9 +139,9 @@ struct RankingRuleTests {
                 if typoMode, typos > 0, edits > 0 {
                     for (position, text) in texts.enumerated() {
                         if try distance(first, in: text, fieldStart: true) <= edits {
-                            way = min(way, (1, position))
+                            way = least(way, (1, position))
                         } else if query.mode == .words, try distance(first, in: text, fieldStart: false) <= edits {
-                            way = min(way, (2, position))
+                            way = least(way, (2, position))
                         }
                     }
                 }
@@ -174,7 +176,8 @@ struct RankingRuleTests {
             var keyed: [([Double], RecordHandle)] = []
             for handle in try index.search(plain).rows {
                 let key = try key(index.record(handle), position: index.position(of: handle), query: query)
-                try #require(key != nil, "'\(query.text)' matches \(try index.record(handle).fields)")
+                let fields = try index.record(handle).fields
+                try #require(key != nil, "'\(query.text)' matches \(fields)")
                 keyed.append((key!, handle))
             }
             return keyed.sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
@@ -218,15 +221,22 @@ struct RankingRuleTests {
                 // Typed a character at a time where it is one word, so narrowing and the cache
                 // serve the anchored scans too.
                 let typed =
-                    text.contains(" ") ? [text] : (1...text.count).map { String(text.prefix($0)) }
+                    text.contains(" ")
+                    ? [text] : (1...text.count).map { String(text.prefix($0)) }.filter { !$0.hasSuffix("-") }
                 for text in typed {
                     let query = Query(text, mode: mode, order: .ranked, typos: typos)
                     let got = try index.search(query).rows
                     let expected = try oracle.expected(index, query)
-                    #expect(
-                        got == expected,
-                        "\(stage) '\(text)' \(mode) \(typos) rules \(rules.map(\.name)) in \(collation.locale): got \(try got.prefix(8).map { try index.record($0)["name"] }), expected \(try expected.prefix(8).map { try index.record($0)["name"] })"
-                    )
+                    if got != expected {
+                        let names = { (rows: [RecordHandle]) in
+                            try rows.prefix(8).map {
+                                try index.record($0)["name"] + " / " + index.record($0)["summary"]
+                            }
+                        }
+                        Issue.record(
+                            "\(stage) '\(text)' \(mode) \(typos) rules \(rules.map(\.name)) in \(collation.locale): got \(try names(got)), expected \(try names(expected))"
+                        )
+                    }
                     // The per-record key (what live edits place rows by) agrees.
                     let keys = try got.map { try index.rankingKey(of: $0, for: query) }
                     if let first = keys.first, first != nil {
@@ -264,11 +274,13 @@ struct RankingRuleTests {
         )
         for mode in [MatchMode.contains, .words, .prefix, .fuzzy] {
             let first = try index.search(Query("vim", mode: mode, order: .ranked)).rows.first
-            #expect(try first.map { try index.record($0)["package"] } == "vim", "\(mode)")
+            let package = try first.map { try index.record($0)["package"] }
+            #expect(package == "vim", "\(mode)")
         }
         for (text, package) in [("vim | emacs", "vim"), ("emacs | vim", "vim"), ("pyhton", "python3")] {
             let rows = try index.search(Query(text, mode: .words, order: .ranked, typos: .auto)).rows
-            #expect(try rows.first.map { try index.record($0)["package"] } == package, "\(text)")
+            let first = try rows.first.map { try index.record($0)["package"] }
+            #expect(first == package, "\(text)")
         }
         // Both whole names: the shorter first, then the other alternative's.
         let emacs = try index.search(Query("emacs | vim", mode: .words, order: .ranked)).rows
@@ -294,9 +306,11 @@ struct RankingRuleTests {
         )
         for mode in [MatchMode.contains, .words, .prefix] {
             let zur = try index.search(Query("zur", mode: mode, order: .ranked)).rows
-            #expect(try index.record(zur[0])["name"] == "Zürich", "\(mode)")
+            let zurFirst = try index.record(zur[0])["name"]
+            #expect(zurFirst == "Zürich", "\(mode)")
             let san = try index.search(Query("san", mode: mode, order: .ranked)).rows
-            #expect(try index.record(san[0])["name"] == "San", "\(mode)")
+            let sanFirst = try index.record(san[0])["name"]
+            #expect(sanFirst == "San", "\(mode)")
         }
     }
 
