@@ -22,7 +22,8 @@
 /// or two custom rules. A bucket rule the list leaves out still applies, after those it names (in
 /// the order typo, exactness, attribute); an order rule it leaves out does not apply.
 ///
-/// In `.fuzzy` mode the score decides first, then the field reaching it, then the order rules.
+/// In `.fuzzy` mode the score decides first, then the field reaching it, then that field's length
+/// and the custom rule, in that order whatever the list says.
 public enum RankingRule: Hashable, Sendable {
     /// Fewer typos first (`Query.typos`): exact matches, then those with one typo, and so on.
     case typo
