@@ -119,9 +119,9 @@ public final class SearchIndex {
     /// tests see that a long text took that road. Internal.
     var streamedTextCount = 0
 
-    /// Matches up to which a ranked query groups its results record by record rather than with
-    /// passes over bitsets of every slot: a 256th of the slots (about 4,000 at a million records)
-    /// unless set. Internal: tests set 0 and `Int.max` to check both ways.
+    /// No longer read: ranked groups always come from splitting bitsets (`rankedRows`), which
+    /// goes member by member where a set is sparse. Kept until the tests that set it (0 and
+    /// `Int.max`, once two ways of grouping) drop it. Internal.
     var rankingSparseLimitOverride: Int? = nil
     var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
 
