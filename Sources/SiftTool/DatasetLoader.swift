@@ -17,6 +17,8 @@ struct DatasetSettings: Equatable {
     var sortOptions = SortOptions()
     /// What breaks ties in ranked order (`--tie-break`), if anything.
     var tieBreak: RankingTieBreak? = nil
+    /// The ranking rules; the custom rule among them is `tieBreak`'s (nil: the defaults).
+    var rankingRules: [RankingRule]? = nil
 
     // MARK: Reading and display
     /// Whether sorted tables and results are read backwards (largest first).
@@ -36,14 +38,16 @@ struct DatasetSettings: Equatable {
     var showIsGiven = false
 
     var configuration: IndexConfiguration {
-        IndexConfiguration(
+        var configuration = IndexConfiguration(
             searchFields: searchFields,
             collation: collation,
             scopes: scopes,
             sortField: sort,
             sortOptions: sortOptions,
-            rankingTieBreak: tieBreak
+            rankingRules: rankingRules ?? RankingRule.defaults
         )
+        configuration.rankingTieBreak = tieBreak
+        return configuration
     }
 
     /// Drops a text tie-break that is no longer on the sort field (a text tie-break follows the
@@ -455,6 +459,7 @@ enum DatasetLoader {
         settings.typos = request.typos ?? .off
         try requireTypoMode(settings)
         let sortField = sort ?? searchFields[0]
+        settings.rankingRules = description.ranking
         if let tieBreak = request.tieBreak {
             try DatasetFile.requireColumn(tieBreak.field, role: "tie-break field", in: table, file: file)
             guard tieBreak.numeric || tieBreak.field == sortField else {
@@ -582,6 +587,7 @@ enum DatasetLoader {
         settings.typos = request.typos ?? .off
         try requireTypoMode(settings)
         settings.tieBreak = configuration.rankingTieBreak
+        settings.rankingRules = configuration.rankingRules
         let idField = metadata[MetadataKey.idField].flatMap { $0.isEmpty ? nil : $0 }
         let dataset = Dataset(
             file: request.file,

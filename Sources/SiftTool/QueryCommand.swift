@@ -97,6 +97,12 @@ struct QueryCommand: ParsableCommand {
     )
     var snippet: Int?
 
+    @Flag(
+        help:
+            "With --order ranked: show why each printed record ranks where it does (each ranking rule's value; JSON: \"ranking\")."
+    )
+    var explain = false
+
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
         if offset < 0 { throw ValidationError("--offset must be 0 or more") }
@@ -148,7 +154,15 @@ struct QueryCommand: ParsableCommand {
         switch format {
         case .json:
             var output = ""
-            for row in rows { output += try page.jsonLine(row) + "\n" }
+            for row in rows {
+                var line = try page.jsonLine(row)
+                if explain {
+                    let why = try index.rankingExplanation(of: row, for: query)
+                    line =
+                        String(line.dropLast()) + ", \"ranking\": \(why.map { JSON.string($0.description) } ?? "null")}"
+                }
+                output += line + "\n"
+            }
             FileHandle.standardOutput.write(Data(output.utf8))
             if rows.isEmpty {
                 // JSON Lines has no summary line: say on standard error why nothing was printed.
@@ -156,9 +170,25 @@ struct QueryCommand: ParsableCommand {
             }
         case .text:
             let useColor = color == .always || (color == .auto && isatty(STDOUT_FILENO) == 1)
-            let output = try TextReport(page: page, color: useColor).render(width: terminalWidth())
+            var output = try TextReport(page: page, color: useColor).render(width: terminalWidth())
+            if explain { output += try explanation(of: rows, page: page) }
             FileHandle.standardOutput.write(Data(output.utf8))
         }
+    }
+
+    /// `--explain`: a line per printed record, its data row, id and each ranking rule's value.
+    private func explanation(of rows: [RecordHandle], page: QueryPage) throws -> String {
+        guard page.query.order == .ranked else {
+            return "ranking: only --order ranked ranks (this is \(page.query.order))\n"
+        }
+        var output = "ranking (\(page.index.configuration.rankingRules.map(\.name).joined(separator: ", "))):\n"
+        for (number, row) in rows.enumerated() {
+            let why = try page.index.rankingExplanation(of: row, for: page.query)
+            output +=
+                "  \(offset + number + 1). row \(page.dataRow(of: row)) (\(try page.index.id(of: row))): "
+                + (why?.description ?? "not ranked") + "\n"
+        }
+        return output
     }
 
     private func terminalWidth() -> Int {

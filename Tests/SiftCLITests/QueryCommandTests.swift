@@ -240,6 +240,32 @@ struct QueryCommandTests {
         try FileManager.default.removeItem(atPath: description)
     }
 
+    /// The description's `"ranking"` list: the bundled cities rank population before length, so
+    /// `zur` lists Zürich first and `san` the city named San; `--explain` prints each rule's value.
+    /// A list in the wrong order is refused with the reason.
+    @Test func rankingRulesAndExplain() async throws {
+        let zur = try await Run.sift(["query", Run.cities, "zur", "--limit", "2", "--explain"])
+        #expect(zur.status == 0, "\(zur.stderr)")
+        #expect(zur.stdout.contains("ranking (typo, exactness, attribute, population:numeric,desc, length):"))
+        #expect(
+            zur.stdout.contains(
+                "1. row 1427 (2657896): typo 0 · exactness field start · attribute name · population 415367 · length 6"
+            ),
+            "\(zur.stdout)"
+        )
+        let san = try await Run.sift(["query", Run.cities, "san", "--format", "json", "--limit", "1", "--explain"])
+        #expect(
+            san.stdout.contains(#""name": "San""#)
+                && san.stdout.contains(#""ranking": "typo 0 · exactness whole field"#)
+        )
+        let path = try Run.file("ranked.tsv", "name\tpopulation\nSan\t1\n")
+        let description = String(path.dropLast(".tsv".count)) + ".sift.json"
+        try #"{"ranking": ["length", "typo"]}"#.write(toFile: description, atomically: true, encoding: .utf8)
+        let wrong = try await Run.sift(["query", path, "san"])
+        #expect(wrong.status != 0 && wrong.stderr.contains("key 'ranking'"), "\(wrong.stderr)")
+        try FileManager.default.removeItem(atPath: description)
+    }
+
     @Test func operatorSyntaxAndSnippets() async throws {
         let path = try Run.file(
             "editors.tsv",

@@ -592,6 +592,30 @@ struct DocumentationExampleTests {
         #expect(console.lines == [#"["3", "1", "2"]"#, #"["3"]"#])
     }
 
+    @Test func howMatchingWorksRankingRules() throws {
+        let console = PrintedLines()
+        func print(_ items: Any...) { console.print(items) }
+
+        let cities = try SearchIndex(
+            configuration: IndexConfiguration(
+                searchFields: ["name"],
+                rankingRules: [
+                    .typo, .exactness, .attribute,
+                    .custom(RankingTieBreak(field: "population", numeric: true, descending: true)), .length,
+                ]
+            ),
+            records: [
+                Record(id: "1", fields: ["name": "Zuru", "population": "24000"]),
+                Record(id: "2", fields: ["name": "Zürich", "population": "415367"]),
+                Record(id: "3", fields: ["name": "Zur", "population": "100"]),
+            ]
+        )
+        let zur = try cities.search(Query("zur", order: .ranked))
+        print(try zur.rows.map { try cities.id(of: $0) })  // ["3", "2", "1"]: whole name, then by population
+
+        #expect(console.lines == [#"["3", "2", "1"]"#])
+    }
+
     @Test func howMatchingWorksModes() throws {
         let console = PrintedLines()
         func print(_ items: Any...) { console.print(items) }

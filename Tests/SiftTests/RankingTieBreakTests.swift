@@ -78,11 +78,13 @@ struct RankingTieBreakTests {
             guard let group = try index.rankingGroup(of: handle, for: query) else {
                 return matches  // the query does not rank: original order
             }
-            var length = 0
-            if query.mode == .fuzzy || (query.mode != .prefix && group < 5 * fields.count) {
-                let text = try index.value(of: fields[group % fields.count], for: handle)
-                length = min(255, try folder.fold(text).elements.count)
+            // The deciding field: the best score's in fuzzy mode, else the attribute rule's.
+            var decidingField = fields[group % fields.count]
+            if query.mode != .fuzzy, let values = try index.rankingBuckets(of: handle, for: query)?.values {
+                decidingField = fields[values.field]
             }
+            let text = try index.value(of: decidingField, for: handle)
+            let length = min(255, try folder.fold(text).elements.count)
             var missing = false
             var tie = 0
             var tieNumber = 0.0

@@ -22,15 +22,35 @@ public struct IndexConfiguration: Hashable, Sendable {
     public var sortOptions: SortOptions
     /// Number of (field, pattern) results kept for narrowing and instant backspace.
     public var cacheCapacity: Int
-    /// The field that orders ranked results (`ResultOrder.ranked`) that every other ranking rule
-    /// leaves tied, before original order; nil (the default) leaves them in original order. Any field
-    /// of the records may break ties numerically (records without it come last); a text tie-break
-    /// must be the sort field (`sortField`, or the first search field). `SearchIndex` throws
-    /// `SiftError.invalidConfiguration` for an empty field name or a text tie-break on another
-    /// field.
-    public var rankingTieBreak: RankingTieBreak?
+    /// The rules that order ranked results (`ResultOrder.ranked`), first rule first, before
+    /// original order (see `RankingRule`). Defaults to `RankingRule.defaults`: typo, exactness,
+    /// attribute, length. `SearchIndex` throws `SiftError.invalidConfiguration` for a list it
+    /// cannot rank by (see `RankingRule`).
+    public var rankingRules: [RankingRule]
+    /// The field of the custom ranking rule (`RankingRule.custom`), nil when `rankingRules` has
+    /// none. Setting it replaces that rule where it is, or adds it after the other rules; nil
+    /// removes it. Any field of the records may rank numerically (records without it come last);
+    /// a text rule must be the sort field (`sortField`, or the first search field).
+    /// `SearchIndex` throws `SiftError.invalidConfiguration` for an empty field name or a text
+    /// rule on another field.
+    public var rankingTieBreak: RankingTieBreak? {
+        get {
+            for case .custom(let tieBreak) in rankingRules { return tieBreak }
+            return nil
+        }
+        set {
+            let at = rankingRules.firstIndex { if case .custom = $0 { return true } else { return false } }
+            switch (at, newValue) {
+            case (let at?, let tieBreak?): rankingRules[at] = .custom(tieBreak)
+            case (let at?, nil): rankingRules.remove(at: at)
+            case (nil, let tieBreak?): rankingRules.append(.custom(tieBreak))
+            case (nil, nil): break
+            }
+        }
+    }
 
-    /// A configuration; every argument but the search fields has a default.
+    /// A configuration; every argument but the search fields has a default. A `rankingTieBreak`
+    /// replaces the custom rule of `rankingRules`, or comes after its other rules.
     ///
     /// ```swift
     /// let byPopulation = IndexConfiguration(
@@ -44,7 +64,8 @@ public struct IndexConfiguration: Hashable, Sendable {
         sortField: String? = nil,
         sortOptions: SortOptions = SortOptions(),
         cacheCapacity: Int = 64,
-        rankingTieBreak: RankingTieBreak? = nil
+        rankingTieBreak: RankingTieBreak? = nil,
+        rankingRules: [RankingRule] = RankingRule.defaults
     ) {
         self.searchFields = searchFields
         self.storedCollation = collation
@@ -52,7 +73,8 @@ public struct IndexConfiguration: Hashable, Sendable {
         self.sortField = sortField
         self.sortOptions = sortOptions
         self.cacheCapacity = cacheCapacity
-        self.rankingTieBreak = rankingTieBreak
+        self.rankingRules = rankingRules
+        if let rankingTieBreak { self.rankingTieBreak = rankingTieBreak }
     }
 }
 

@@ -111,7 +111,12 @@ extension SearchIndex {
     /// - Complexity: O(*m*) for *m* rows (a counting pass, and a radix pass per byte the keys do
     ///   not all share); O(1) per run of one row. The first call may build the ranking keys
     ///   (`rankingKeys`), and the sorted order for a text tie-break.
-    func breakRankingTies(_ rows: inout [RecordHandle], runs: [(count: Int, field: Int?)], folding: Int) {
+    func breakRankingTies(
+        _ rows: inout [RecordHandle],
+        runs: [(count: Int, field: Int?)],
+        folding: Int,
+        customFirst: Bool = false
+    ) {
         let tieBreaks = configuration.rankingTieBreak != nil
         guard runs.contains(where: { $0.count > 1 && ($0.field != nil || tieBreaks) }) else { return }
         let keys = rankingKeys
@@ -129,6 +134,38 @@ extension SearchIndex {
         for run in runs {
             defer { start += run.count }
             guard run.count > 1, run.field != nil || tieBreaks else { continue }
+            // A run without a deciding field passes no lengths (a retain, not a copy, otherwise).
+            let lengths = run.field.map { keys.lengths[folding][$0] } ?? []
+            // One stable radix sort by the length (most significant) and the key, or, with the
+            // custom rule first, one by the length and then one by the key.
+            func sortRun(useKeys: Bool, useLengths: Bool) {
+                lengths.withUnsafeBufferPointer { lengths in
+                    rows.withUnsafeMutableBufferPointer { rows in
+                        UnsafeMutableRawPointer(rows.baseAddress! + start).withMemoryRebound(
+                            to: UInt64.self,
+                            capacity: run.count
+                        ) { pairs in
+                            rowScratch.withUnsafeMutableBufferPointer { rowScratch in
+                                tieKeys.withUnsafeMutableBufferPointer { tieKeys in
+                                    keyScratch.withUnsafeMutableBufferPointer { keyScratch in
+                                        sift_sort_rows_by_rank(
+                                            pairs,
+                                            useKeys ? tieKeys.baseAddress : nil,
+                                            useLengths ? lengths.baseAddress : nil,
+                                            run.count,
+                                            rowScratch.baseAddress!,
+                                            useKeys ? keyScratch.baseAddress : nil
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if customFirst, run.field != nil, tieBreaks {
+                sortRun(useKeys: false, useLengths: true)
+            }
             if let tieBreak = configuration.rankingTieBreak {
                 // Numeric: the stored keys; text: the sorted order's labels, empty values last.
                 rows.withUnsafeBufferPointer { rows in
@@ -165,53 +202,35 @@ extension SearchIndex {
                     }
                 }
             }
-            // A run without a deciding field passes no lengths (a retain, not a copy, otherwise).
-            let lengths = run.field.map { keys.lengths[folding][$0] } ?? []
-            lengths.withUnsafeBufferPointer { lengths in
-                rows.withUnsafeMutableBufferPointer { rows in
-                    UnsafeMutableRawPointer(rows.baseAddress! + start).withMemoryRebound(
-                        to: UInt64.self,
-                        capacity: run.count
-                    ) { pairs in
-                        rowScratch.withUnsafeMutableBufferPointer { rowScratch in
-                            tieKeys.withUnsafeMutableBufferPointer { tieKeys in
-                                keyScratch.withUnsafeMutableBufferPointer { keyScratch in
-                                    sift_sort_rows_by_rank(
-                                        pairs,
-                                        tieBreaks ? tieKeys.baseAddress : nil,
-                                        run.field == nil ? nil : lengths.baseAddress,
-                                        run.count,
-                                        rowScratch.baseAddress!,
-                                        tieBreaks ? keyScratch.baseAddress : nil
-                                    )
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            sortRun(useKeys: tieBreaks, useLengths: run.field != nil && !(customFirst && tieBreaks))
         }
     }
 
     /// The key ranked results are ordered by, for one matching record, before original order
     /// (see `ResultOrder.ranked`): its ranking group (`rankingGroup(of:for:)`), the length of the
-    /// field that decides the group (none for groups of typo counts and in `.prefix` mode), and
-    /// its tie-break key. Nil where the query does not rank.
+    /// field that decides the group (when the length rule applies), and its tie-break key (the
+    /// custom rule's), compared in the rules' order. Nil where the query does not rank.
     ///
     /// - Complexity: O(*s*) in the size of the record's searched fields (the first call may
     ///   build the ranking keys, and the sorted order for a text tie-break).
     func rankingKey(of handle: RecordHandle, for query: Query) throws -> RankingKey? {
-        guard let group = try rankingGroup(of: handle, for: query) else { return nil }
+        guard let buckets = try rankingBuckets(of: handle, for: query) else { return nil }
         let slot = try resolve(handle)
         let plan = try scopePlan(of: query)
         let keys = rankingKeys
         let fieldCount = plan.fields.count
         var length = 0
-        // Groups below 5 × the fields name their field (`group % fields`); typo groups do not.
-        if query.mode == .fuzzy || (query.mode != .prefix && group < 5 * fieldCount) {
-            length = Int(keys.lengths[plan.folding][plan.fields[group % fieldCount]][Int(slot)])
+        if query.mode == .fuzzy {
+            length = Int(keys.lengths[plan.folding][plan.fields[buckets.group % fieldCount]][Int(slot)])
+        } else if let values = buckets.values, rankingPlan.sortsByLength {
+            length = Int(keys.lengths[plan.folding][plan.fields[values.field]][Int(slot)])
         }
         let sequence = configuration.rankingTieBreak?.numeric == false ? sorted : nil
-        return RankingKey(group: group, length: length, tieBreak: tieBreakKey(slot, keys: keys, sequence: sequence))
+        return RankingKey(
+            group: buckets.group,
+            length: length,
+            tieBreak: tieBreakKey(slot, keys: keys, sequence: sequence),
+            customFirst: query.mode != .fuzzy && rankingPlan.customBeforeLength
+        )
     }
 }

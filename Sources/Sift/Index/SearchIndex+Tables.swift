@@ -35,15 +35,14 @@ extension SearchIndex {
     }
 
     /// The group a matching record falls in when `query` orders its results `.ranked` (lower
-    /// first; see `ResultOrder.ranked`): the best way the query matches in any searched field
-    /// (whole field, field start, word start, inside a word) times the number of searched fields,
-    /// plus the first field that matches so; nil when the query does not rank (`.prefix` mode, empty or too-short text, text of
-    /// ignorable characters only), so that results keep their original order.
-    /// In `.fuzzy` mode the group orders as the score does, best first, then the field reaching
-    /// it (earlier first): (`SIFT_FUZZY_SCORE_LIMIT` − score) × the number of fields + the
-    /// field's position. With typo tolerance (`Query.typos`) applying to the query, exact matches
-    /// keep these groups (in `.prefix` mode all are group 0) and a match with *t* typos is in
-    /// group 5 × the number of fields + *t* (`.prefix` mode: *t*).
+    /// first; see `ResultOrder.ranked` and `RankingRule`): its typos, the best way the query
+    /// matches a searched field (0 whole field, 1 field start, 2 word start, 3 inside a word, 4
+    /// none of the ranking alternatives) and the first field that matches so, combined in the
+    /// order of the bucket rules (`RankingPlan.groupKey`); nil when the query does not rank
+    /// (empty or too-short text, text of ignorable characters only), so that results keep their
+    /// original order. In `.fuzzy` mode the group orders as the score does, best first, then the
+    /// field reaching it (earlier first): (`SIFT_FUZZY_SCORE_LIMIT` − score) × the number of
+    /// fields + the field's position.
     ///
     /// This is the grouping `search(_:isCancelled:)` applies to `.ranked` results, for one record:
     /// with it (and `position(of:)` within a group) an edited record finds its place among ranked
@@ -51,55 +50,31 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the record's searched fields.
     func rankingGroup(of handle: RecordHandle, for query: Query) throws -> Int? {
+        try rankingBuckets(of: handle, for: query)?.group
+    }
+
+    /// `rankingGroup(of:for:)` with the record's bucket values (typos, way, field position; nil
+    /// in `.fuzzy` mode).
+    ///
+    /// - Complexity: O(*s*) in the size of the record's searched fields.
+    func rankingBuckets(
+        of handle: RecordHandle,
+        for query: Query
+    ) throws -> (group: Int, values: (typos: Int, way: Int, field: Int)?)? {
         let slot = try resolve(handle)
         let plan = try scopePlan(of: query)
         let length = query.text.count
         guard length > 0, length >= plan.scope.minimumLength else { return nil }
         let folded = try foldQuery(query, folding: plan.folding)
-        if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
-            guard
-                let typos = typoCount(
-                    slot: slot,
-                    plan: plan,
-                    patterns: patterns,
-                    mode: query.mode,
-                    tolerance: query.typos
-                )
-            else { return nil }
-            // After every exact group (ways 0 to 4 times the fields, in `.words` mode), by typos.
-            if typos > 0 { return (query.mode == .words ? 5 * plan.fields.count : 0) + typos }
-            if query.mode == .prefix { return 0 }
-            return rankingGroup(
-                slot: slot,
-                plan: plan,
-                firstPattern: patterns[0],
-                isOnlyPattern: patterns.count == 1,
-                mode: query.mode
-            )
-        }
-        guard query.mode != .prefix else { return nil }
-        // An expression's matches that need typos come after every exact group, by typos.
-        if case .expression(let expression) = folded, expression.hasTypoPatterns(query.typos),
-            !expressionMatches(plan, expression, slot: slot)
-        {
-            guard let typos = expressionTypoCount(plan, expression, slot: slot, tolerance: query.typos) else {
-                return nil
-            }
-            return 5 * plan.fields.count + max(1, typos)
-        }
         if query.mode == .fuzzy {
             guard case .patterns(let patterns) = folded, let first = patterns.first,
                 let best = fuzzyScore(slot: slot, plan: plan, pattern: first)
             else { return nil }
-            return (Int(SIFT_FUZZY_SCORE_LIMIT) - best.score) * plan.fields.count + best.field
+            return ((Int(SIFT_FUZZY_SCORE_LIMIT) - best.score) * plan.fields.count + best.field, nil)
         }
-        guard let ranking = folded.rankingPattern(mode: query.mode) else { return nil }
-        return rankingGroup(
-            slot: slot,
-            plan: plan,
-            firstPattern: ranking.pattern,
-            isOnlyPattern: folded.isOnePattern,
-            mode: ranking.mode
-        )
+        guard !folded.rankingAlternatives(mode: query.mode).isEmpty,
+            let values = rankingValues(slot: slot, plan: plan, query: query, folded: folded)
+        else { return nil }
+        return (rankingPlan.groupKey(typos: values.typos, way: values.way, field: values.field), values)
     }
 }

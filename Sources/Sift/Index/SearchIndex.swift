@@ -90,6 +90,8 @@ public final class SearchIndex {
     var rankingKeysStorage: RankingKeys?
     /// The position of `IndexConfiguration.rankingTieBreak`'s field, if there is one.
     private(set) var tieBreakFieldPosition: Int? = nil
+    /// How `IndexConfiguration.rankingRules` apply.
+    private(set) var rankingPlan = RankingPlan.defaults
 
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).
@@ -117,9 +119,9 @@ public final class SearchIndex {
     /// tests see that a long text took that road. Internal.
     var streamedTextCount = 0
 
-    /// Matches up to which a ranked query groups its results record by record rather than with
-    /// passes over bitsets of every slot: a 256th of the slots (about 4,000 at a million records)
-    /// unless set. Internal: tests set 0 and `Int.max` to check both ways.
+    /// No longer read: ranked groups always come from splitting bitsets (`rankedRows`), which
+    /// goes member by member where a set is sparse. Kept until the tests that set it (0 and
+    /// `Int.max`, once two ways of grouping) drop it. Internal.
     var rankingSparseLimitOverride: Int? = nil
     var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
 
@@ -208,6 +210,7 @@ public final class SearchIndex {
             throw .invalidConfiguration("two scopes have the same name")
         }
         let sortField = configuration.sortField ?? configuration.searchFields[0]
+        rankingPlan = try RankingPlan.validated(configuration.rankingRules).get()
         if let tieBreak = configuration.rankingTieBreak {
             guard !tieBreak.field.isEmpty else { throw .invalidConfiguration("the ranking tie-break names no field") }
             guard tieBreak.numeric || tieBreak.field == sortField else {

@@ -21,28 +21,31 @@ public enum ResultOrder: String, Hashable, Sendable, CaseIterable {
     case original
     /// Collation order of the index's sort field (ICU sort keys), ties by id.
     case sorted
-    /// Best matches first, by these rules in turn:
-    /// 1. how the query (its first word, in `.words` mode) matches a searched field: the whole
-    ///    field (the field's collation elements are the query's; only for a one-word query), then
-    ///    at the field's start, then at a word start (`.contains` mode), then inside a word;
-    /// 2. the first searched field (in `IndexConfiguration.searchFields` order) where it matches
-    ///    that way, so a match in the name outranks the same kind of match in a summary;
-    /// 3. with typo tolerance (`Query.typos`), exact matches in these groups first, then by number
-    ///    of typos, fewest first;
-    /// 4. the **shorter deciding field**: the length of the field that put the record in its
-    ///    group (the field of rule 2), in collation elements as the index stores it folded (the
-    ///    elements `.contains` compares: the collator's at its strength, ignorable ones dropped),
-    ///    counted up to 255 (longer fields tie). Groups of typo counts, and `.prefix` mode, have no
-    ///    deciding field and skip this rule;
-    /// 5. the **tie-break field** (`IndexConfiguration.rankingTieBreak`), if the configuration
-    ///    names one: numeric or text, ascending or descending, records without a value last;
+    /// Best matches first, by the index's ranking rules (`IndexConfiguration.rankingRules`, see `RankingRule`), in
+    /// every mode but `.fuzzy`; by default:
+    /// 1. **typo**: with typo tolerance (`Query.typos`), exact matches first, then by number of
+    ///    typos, fewest first;
+    /// 2. **exactness**: how the query (its first word, in `.words` mode; each record's best
+    ///    alternative of `a | b`) matches a searched field: the whole field (a one-word query, or
+    ///    a words query's whole text, equal to the field), then at the field's start, then at a
+    ///    word start (`.contains` mode), then inside a word; a typo match counts where its word
+    ///    starts;
+    /// 3. **attribute**: the first searched field (in `IndexConfiguration.searchFields` order)
+    ///    where it matches that way, so a match in the name outranks the same kind of match in a
+    ///    summary;
+    /// 4. **length**: the shorter deciding field (the field of rule 3), in collation elements as
+    ///    the index stores it folded (the elements `.contains` compares: the collator's at its
+    ///    strength, ignorable ones dropped), counted up to 255 (longer fields tie);
+    /// 5. a **custom** rule (`IndexConfiguration.rankingTieBreak`), if the configuration names
+    ///    one: numeric or text, ascending or descending, records without a value last (a list
+    ///    may put it before length);
     /// 6. original order.
     ///
     /// Searching `vim` in a package list ranks the package `vim` (whole name), then `vim-gtk`
     /// (name starts with it), then `cream` (summary starts with "VIM"), then `neovim`.
     ///
     /// In `.fuzzy` mode: by score, best first, ties by the field with the best score (earlier
-    /// search field first), then that field's length (rule 4), the tie-break field, then original
+    /// search field first), then that field's length (rule 4), the custom rule, then original
     /// order.
     case ranked
 }

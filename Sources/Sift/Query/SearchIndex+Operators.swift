@@ -128,6 +128,49 @@ extension FoldedQuery {
 }
 
 extension FoldedQuery {
+    /// The patterns the ranking rules read (see `RankingRule`): a literal query's first pattern
+    /// (in the query's mode); an expression's first clause that has a positive term, each of its
+    /// positive terms' first pattern (`.contains` for a phrase, `.words` for a word), so that a
+    /// record ranks by its best alternative. `whole` says whether a field equal to the pattern
+    /// is a whole-field match: for a one-pattern query or alternative of a one-clause expression.
+    /// Empty where nothing ranks.
+    func rankingAlternatives(mode: MatchMode) -> [RankingAlternative] {
+        switch self {
+        case .everything, .nothing: return []
+        case .patterns(let patterns):
+            return patterns.first.map { [RankingAlternative(pattern: $0, mode: mode, whole: patterns.count == 1)] }
+                ?? []
+        case .expression(let expression):
+            for clause in expression.clauses {
+                let terms = clause.filter { !$0.isNegated && !$0.occursNowhere }
+                guard !terms.isEmpty else { continue }
+                return terms.map { term in
+                    RankingAlternative(
+                        pattern: term.patterns[0],
+                        mode: term.anchor == .anywhere ? .contains : .words,
+                        whole: expression.clauses.count == 1 && term.patterns.count == 1
+                    )
+                }
+            }
+            return []
+        }
+    }
+}
+
+/// One pattern the ranking rules read (`FoldedQuery.rankingAlternatives(mode:)`).
+struct RankingAlternative {
+    var pattern: (bytes: [UInt8], text: String)
+    /// `.contains`, `.words` or `.prefix`: which ways it can match (field start, word start,
+    /// inside a word).
+    var mode: MatchMode
+    /// Whether a field as long as the pattern at its start is a whole-field match.
+    var whole: Bool
+    /// Whether only a whole-field match counts: a words query's whole text, so that a field equal
+    /// to the query (`libconfig-simple-perl`) is a whole-field match.
+    var wholeOnly = false
+}
+
+extension FoldedQuery {
     /// Whether the query is one pattern, all of it positive: only then can a field equal the
     /// query (the whole-field ranking group).
     var isOnePattern: Bool {

@@ -131,45 +131,14 @@ extension SearchIndex {
             } else if query.order != .original, selectedState == .matches, let kept = cachedOrderedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = kept
-            } else if query.order == .ranked, selectedState == .matches,
-                let totals = try typoTotals(
-                    bits,
-                    plan: plan,
-                    query: query,
-                    foldedQueries[plan.folding],
-                    &statistics,
-                    isCancelled
-                )
+            } else if query.order == .ranked, selectedState == .matches, let folded = foldedQueries[plan.folding],
+                !folded.rankingAlternatives(mode: query.mode).isEmpty
             {
-                // Exact matches first (in `.words` mode in their usual groups), then by typos.
-                let exact = Bitset.combining(totals[0])
-                var handles: [RecordHandle] = []
-                if exact.count > 0, query.mode != .prefix,
-                    let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
-                {
-                    handles = try rowsInRankingGroups(
-                        exact,
-                        plan: plan,
-                        firstPattern: ranking.pattern,
-                        isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
-                        mode: ranking.mode,
-                        &statistics,
-                        isCancelled
-                    ).handles
-                } else if exact.count > 0 {
-                    handles = try orderedRows([exact], order: .original, isCancelled: isCancelled)
-                    breakRankingTies(&handles, runs: [(handles.count, nil)], folding: plan.folding)
-                }
-                rows = try keptRows(handles, then: totals.dropFirst(), plan: plan, for: query, isCancelled: isCancelled)
-            } else if query.order == .ranked, selectedState == .matches, query.mode != .prefix,
-                let ranking = foldedQueries[plan.folding]?.rankingPattern(mode: query.mode)
-            {
-                rows = try rowsInRankingGroups(
+                rows = try rankedRows(
                     (bits, selectedCount),
                     plan: plan,
-                    firstPattern: ranking.pattern,
-                    isOnlyPattern: foldedQueries[plan.folding]?.isOnePattern ?? false,
-                    mode: ranking.mode,
+                    query: query,
+                    folded: folded,
                     &statistics,
                     isCancelled
                 )
@@ -199,7 +168,7 @@ extension SearchIndex {
     /// (`expressionTypoCounts`). Nil otherwise.
     ///
     /// - Complexity: as `typoCounts` or `expressionTypoCounts`.
-    private func typoTotals(
+    func typoTotals(
         _ bits: Bitset,
         plan: ScopePlan,
         query: Query,
@@ -229,31 +198,6 @@ extension SearchIndex {
             )
         }
         return nil
-    }
-
-    /// A ranked answer with typo tolerance: the exact matches' rows, then the typo matches, one
-    /// group per number of typos (`typoTotals`, after its first element). The groups have no
-    /// deciding field: the tie-break, then original order. Kept for the query (see
-    /// `keepOrderedRows`).
-    ///
-    /// - Complexity: O(*m*) for *m* rows in the groups, plus the tie-break's passes.
-    private func keptRows(
-        _ exactRows: [RecordHandle],
-        then typoTotals: ArraySlice<Bitset>,
-        plan: ScopePlan,
-        for query: Query,
-        isCancelled: () -> Bool
-    ) throws -> ResultRows {
-        var typoGroups: [(bits: Bitset, count: Int)] = []
-        for members in typoTotals where members.wordCount > 0 {
-            let group = Bitset.combining(members)
-            if group.count > 0 { typoGroups.append(group) }
-        }
-        var typoRows = try orderedRows(typoGroups, order: .original, isCancelled: isCancelled)
-        breakRankingTies(&typoRows, runs: typoGroups.map { ($0.count, nil) }, folding: plan.folding)
-        let rows = ResultRows(exactRows + typoRows)
-        keepOrderedRows(rows, for: .query(query))
-        return rows
     }
 
     /// Whether one record matches a query in the query's scope (for re-evaluating edited records
@@ -621,7 +565,7 @@ extension SearchIndex {
 
     /// At identical strength, ICU also requires the matched text to be canonically equal to the
     /// pattern; this checks a hit (a segment-relative byte offset) against the record's text.
-    private func verifier(_ key: MatchKey, slot: Int32, segment: Int) -> ((Int) -> Bool)? {
+    func verifier(_ key: MatchKey, slot: Int32, segment: Int) -> ((Int) -> Bool)? {
         guard let patternText = key.identicalText else { return nil }
         let folding = foldings[key.folding]
         let column = folding.columns[key.field]
@@ -1073,163 +1017,12 @@ extension SearchIndex {
         }
     }
 
-    /// The rows of `matches` (with their count) in ranking groups, best first, each group in
-    /// original order (see `ResultOrder.ranked`). The groups go by how the
-    /// first pattern matches, the whole field (only when the query is one pattern), at the field's
-    /// start, at a word start (in `.contains` mode), inside a word; within each of these, by the
-    /// first searched field where the record matches so. A record is in the first group it
-    /// qualifies for. Each group is the first pattern's match set in one field under a stronger
-    /// anchor, so it comes from the same scans, narrowing and cache as any query; a whole-field
-    /// match is a field-start match as long as the pattern. Per group one pass over the bitsets'
-    /// words, less for groups that are empty.
-    ///
-    /// - Complexity: two more scans per field (one in `.words` mode), served from the cache or
-    ///   narrowed like any pattern's, plus O(*n* / 64) bitset operations per group, plus O(*p*) for
-    ///   the *p* records whose field starts with a one-pattern query.
-    private func rowsInRankingGroups(
-        _ matches: (bits: Bitset, count: Int),
-        plan: ScopePlan,
-        firstPattern: (bytes: [UInt8], text: String),
-        isOnlyPattern: Bool,
-        mode: MatchMode,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
-    ) throws -> ResultRows {
-        func fieldMatches(_ anchor: Anchor) throws -> [Bitset] {
-            try plan.fields.map { field in
-                try fieldMatch(key(plan, field, anchor, firstPattern), &statistics, isCancelled).matched
-            }
-        }
-        let atFieldStart = try fieldMatches(.fieldStart)
-        var classes = [atFieldStart]
-        if mode == .contains { classes.append(try fieldMatches(.wordStart)) }
-        classes.append(try fieldMatches(Self.anchor(for: mode)))
-
-        if matches.count <= rankingSparseLimit {
-            let groups = sparseRankingGroups(
-                matches.bits.members,
-                plan: plan,
-                patternLength: isOnlyPattern ? firstPattern.bytes.count : nil,
-                atFieldStart: atFieldStart,
-                classes: Array(classes.joined())
-            )
-            var rows = rowsInOriginalOrder(groups.map(\.slots))
-            breakRankingTies(&rows, runs: groups.map { ($0.slots.count, $0.field) }, folding: plan.folding)
-            return ResultRows(rows)
-        }
-        // The records not grouped yet, and how many.
-        var (rest, remaining) = matches
-        var groups: [(bits: Bitset, count: Int)] = []
-        // Each group's deciding field (a search field position).
-        var fields: [Int] = []
-        if isOnlyPattern {
-            for (field, bits) in zip(plan.fields, atFieldStart) where remaining > 0 {
-                let whole = rest.split(by: wholeFieldMatches(plan, field, firstPattern, atFieldStart: bits))
-                guard whole.count > 0 else { continue }
-                remaining -= whole.count
-                groups.append(whole)
-                fields.append(field)
-            }
-        }
-        for (i, candidates) in classes.joined().enumerated() where remaining > 0 {
-            let group = rest.split(by: candidates)
-            guard group.count > 0 else { continue }
-            groups.append(group)
-            fields.append(plan.fields[i % plan.fields.count])
-            remaining -= group.count
-        }
-        // Records the ranking pattern does not match at all (an expression's other alternatives):
-        // decided, like the per-record ranking says, by the first field.
-        if remaining > 0 {
-            groups.append((rest, remaining))
-            fields.append(plan.fields[0])
-        }
-        if configuration.rankingTieBreak == nil && orderFollowsSlots {
-            // Ordered by length where a table reads them, not on the keystroke.
-            let lengths = rankingKeys.lengths[plan.folding]
-            return ResultRows(
-                ranked: RankedRowGroups(
-                    zip(groups, fields).map { .init(bits: $0.bits, count: $0.count, lengths: lengths[$1]) },
-                    generations: generations.isMaterialized ? generations : nil,
-                    tag: handleTag,
-                    membersPerThread: membersPerLengthOrderingThread
-                )
-            )
-        }
-        var rows = try orderedRows(groups, order: .original, isCancelled: isCancelled)
-        breakRankingTies(&rows, runs: zip(groups, fields).map { ($0.count, $1) }, folding: plan.folding)
-        return ResultRows(rows)
-    }
-
-    /// The ranking groups of `rowsInRankingGroups` for a few matches (`slots`, ascending), each
-    /// with its deciding field (a search field position): each record goes to the first set
-    /// that holds it, read bit by bit, instead of a pass over every set's words per group. The
-    /// whole-field sets (when `patternLength` is given) come first, one per field: a field-start
-    /// match whose field is as long as the pattern.
-    ///
-    /// - Complexity: O(*m* · *k*) for *m* matches and *k* sets, plus O(*m*) per whole-field set.
-    private func sparseRankingGroups(
-        _ slots: [Int32],
-        plan: ScopePlan,
-        patternLength: Int?,
-        atFieldStart: [Bitset],
-        classes: [Bitset]
-    ) -> [(slots: [Int32], field: Int)] {
-        let wholeSets = patternLength == nil ? 0 : plan.fields.count
-        var groups = [[Int32]](repeating: [], count: wholeSets + classes.count + 1)
-        for slot in slots {
-            var group = wholeSets + classes.count
-            if let patternLength {
-                for (position, field) in plan.fields.enumerated() where atFieldStart[position].contains(slot) {
-                    let column = foldings[plan.folding].columns[field]
-                    guard let segment = column.segment(ofSlot: slot) else { continue }
-                    let (start, end) = column.bounds(ofSegment: segment)
-                    if end - start == patternLength {
-                        group = position
-                        break
-                    }
-                }
-            }
-            if group == wholeSets + classes.count {
-                group = wholeSets + (classes.firstIndex { $0.contains(slot) } ?? classes.count)
-            }
-            groups[group].append(slot)
-        }
-        // Each set's deciding field: the whole-field sets' and the classes' (one set per field
-        // each), then the first field for the records in none.
-        let fieldCount = plan.fields.count
-        return groups.enumerated().compactMap { i, slots in
-            if slots.isEmpty { return nil }
-            let set = i < wholeSets ? i : i - wholeSets
-            return (slots, i == groups.count - 1 ? plan.fields[0] : plan.fields[set % fieldCount])
-        }
-    }
-
-    /// The slots of each group (ascending) in original order, one group after the other, as
-    /// handles.
-    ///
-    /// - Complexity: O(*m*) for *m* slots in all (radix sorts of order labels when the original
-    ///   order does not follow the slots).
-    private func rowsInOriginalOrder(_ groups: [[Int32]]) -> [RecordHandle] {
-        let tag = handleTag
-        var rows: [RecordHandle] = []
-        rows.reserveCapacity(groups.reduce(0) { $0 + $1.count })
-        generations.withUnsafeBufferPointer { generations in
-            for group in groups {
-                for slot in orderFollowsSlots ? group : order.inSequenceOrder(group) {
-                    rows.append(RecordHandle(slot: slot, generation: generations.map { tag | $0[Int(slot)] } ?? tag))
-                }
-            }
-        }
-        return rows
-    }
-
     /// The records whose field is exactly the pattern: of its field-start matches, those whose
     /// field is as long as the pattern. Kept until the next edit, so that a keystroke that comes
     /// back to the pattern does not check them again.
     ///
     /// - Complexity: O(*n* / 64 + *p*) for the *p* field-start matches the first time; O(1) after.
-    private func wholeFieldMatches(
+    func wholeFieldMatches(
         _ plan: ScopePlan,
         _ field: Int,
         _ pattern: (bytes: [UInt8], text: String),
@@ -1259,47 +1052,6 @@ extension SearchIndex {
             for set in sets.dropFirst(3) { first.formUnion(set) }
         }
         return (first, sets[1])
-    }
-
-    /// The ranking group of a matching slot, as `rowsInRankingGroups` groups it: for the best way the
-    /// (first) pattern matches in any searched field, in the order whole field, field start, word
-    /// start (`.contains` mode), inside a word, that way's number times the number of fields plus
-    /// the first field that matches so. (Group numbers in `search` count only the groups that are
-    /// not empty; these keep their order.)
-    ///
-    /// - Complexity: O(*s*) in the size of the slot's searched fields.
-    func rankingGroup(
-        slot: Int32,
-        plan: ScopePlan,
-        firstPattern: (bytes: [UInt8], text: String),
-        isOnlyPattern: Bool,
-        mode: MatchMode
-    ) -> Int {
-        // Ways: 0 whole field, 1 field start, 2 word start, 3 inside a word.
-        var best = (way: 4, field: 0)
-        for (position, field) in plan.fields.enumerated() {
-            let key = key(plan, field, .anywhere, firstPattern)
-            let column = foldings[plan.folding].columns[field]
-            guard let segment = column.segment(ofSlot: slot) else { continue }
-            guard
-                let matchClass = SegmentScanner(
-                    column: column,
-                    segment: segment,
-                    pattern: key.pattern,
-                    anchor: key.anchor
-                )
-                .bestClass(verify: verifier(key, slot: slot, segment: segment))
-            else { continue }
-            // In `.words` mode a field matches only at a word start (the way of every match there).
-            if mode == .words, matchClass == 2 { continue }
-            var way = matchClass + 1
-            if way == 1, isOnlyPattern {
-                let (start, end) = column.bounds(ofSegment: segment)
-                if end - start == firstPattern.bytes.count { way = 0 }
-            }
-            if way < best.way { best = (way, position) }
-        }
-        return best.way * plan.fields.count + best.field
     }
 }
 

@@ -13,6 +13,7 @@ import Sift
 ///   "locale": "root", "strength": "primary", "alternate": "non-ignorable",
 ///   "mode": "contains", "syntax": "operators", "sort": "name", "sortAlternate": "shifted", "order": "ranked",
 ///   "tieBreak": "population:numeric,desc", "trigger": "as-you-type",
+///   "ranking": ["typo", "exactness", "attribute", "population:numeric,desc", "length"],
 ///   "minLength": 1,
 ///   "show": ["name", "country_name", "population"],
 ///   "scopes": [
@@ -40,6 +41,9 @@ struct DatasetDescription: Equatable {
     var sortAlternate: Collation.Alternate?
     var order: ResultOrder?
     var tieBreak: RankingTieBreak?
+    /// The ranking rules (`"ranking"`), first first: `typo`, `exactness`, `attribute`, `length`,
+    /// or a custom rule written as a tie-break (`population:numeric,desc`).
+    var ranking: [RankingRule]?
     var trigger: SearchTrigger?
     var minLength: Int?
     var show: [String]?
@@ -108,6 +112,37 @@ struct DatasetDescription: Equatable {
                 throw DescriptionError(path: "tieBreak", message: "expected FIELD[:numeric][,desc], got '\(value)'")
             }
             return tieBreak
+        }
+        ranking = try object.strings("ranking").map { names throws(DescriptionError) in
+            var rules: [RankingRule] = []
+            for name in names {
+                switch name {
+                case "typo": rules.append(.typo)
+                case "exactness": rules.append(.exactness)
+                case "attribute": rules.append(.attribute)
+                case "length": rules.append(.length)
+                default:
+                    guard let tieBreak = RankingTieBreak(argument: name) else {
+                        throw DescriptionError(
+                            path: "ranking",
+                            message:
+                                "expected typo, exactness, attribute, length or FIELD[:numeric][,desc], got '\(name)'"
+                        )
+                    }
+                    rules.append(.custom(tieBreak))
+                }
+            }
+            do {
+                try RankingRule.validate(rules)
+            } catch {
+                throw DescriptionError(path: "ranking", message: "\(error)")
+            }
+            return rules
+        }
+        // The custom rule is the tie-break (`IndexConfiguration.rankingTieBreak`); "tieBreak"
+        // given too replaces it.
+        if tieBreak == nil, let rules = ranking {
+            for case .custom(let custom) in rules { tieBreak = custom }
         }
         trigger = try object.string("trigger").map { value throws(DescriptionError) in
             guard let trigger = SearchTrigger(argument: value) else {

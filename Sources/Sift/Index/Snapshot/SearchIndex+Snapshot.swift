@@ -41,6 +41,9 @@ enum SnapshotFile {
     static let sortOptionsTag: [UInt8] = Array("SORT".utf8)
     /// Starts the optional ranking tie-break, after the sort options.
     static let tieBreakTag: [UInt8] = Array("TIEB".utf8)
+    /// Starts the optional ranking rules, after the sort options and the tie-break (if any):
+    /// written only where they are not the defaults with the tie-break after them.
+    static let rankingRulesTag: [UInt8] = Array("RANK".utf8)
 
     /// The payload checksum.
     static func checksum(_ payload: UnsafeRawBufferPointer) -> UInt64 {
@@ -127,7 +130,10 @@ extension SearchIndex {
                 writer.write(array: s.flags)
             }
         }
-        if configuration.sortOptions != SortOptions() || configuration.rankingTieBreak != nil {
+        var plainRules = RankingRule.defaults
+        if let tieBreak = configuration.rankingTieBreak { plainRules.append(.custom(tieBreak)) }
+        let writesRules = configuration.rankingRules != plainRules
+        if configuration.sortOptions != SortOptions() || configuration.rankingTieBreak != nil || writesRules {
             for byte in SnapshotFile.sortOptionsTag { writer.write(byte) }
             writer.write(configuration.sortOptions.numeric)
             writer.write(configuration.sortOptions.alternate.rawValue)
@@ -137,6 +143,11 @@ extension SearchIndex {
             writer.write(tieBreak.field)
             writer.write(tieBreak.numeric)
             writer.write(tieBreak.descending)
+        }
+        if writesRules {
+            for byte in SnapshotFile.rankingRulesTag { writer.write(byte) }
+            // Each rule's name; a custom rule's is "custom" (its field is the tie-break's).
+            writer.write(configuration.rankingRules.map { if case .custom = $0 { "custom" } else { $0.name } })
         }
     }
 
@@ -277,7 +288,12 @@ extension SearchIndex {
                 stored.append((collation, version, fingerprint, codeBook, columns, storages))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
-            if !reader.isAtEnd { configuration.rankingTieBreak = try decodeTieBreak(&reader) }
+            if !reader.isAtEnd, !reader.startsWith(SnapshotFile.rankingRulesTag) {
+                configuration.rankingTieBreak = try decodeTieBreak(&reader)
+            }
+            if !reader.isAtEnd {
+                configuration.rankingRules = try decodeRankingRules(&reader, tieBreak: configuration.rankingTieBreak)
+            }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
             let index: SearchIndex
             do {
@@ -374,6 +390,32 @@ extension SearchIndex {
         let numeric = try reader.readBool("tie-break numeric")
         let descending = try reader.readBool("tie-break descending")
         return RankingTieBreak(field: field, numeric: numeric, descending: descending)
+    }
+
+    /// The optional ranking rules after the tie-break (see `SnapshotFile`).
+    private static func decodeRankingRules(
+        _ reader: inout SnapshotReader,
+        tieBreak: RankingTieBreak?
+    ) throws(SnapshotFormatError) -> [RankingRule] {
+        for byte in SnapshotFile.rankingRulesTag {
+            guard try reader.read(UInt8.self, "ranking rules") == byte else {
+                throw .init("unexpected data after the ranking tie-break")
+            }
+        }
+        var rules: [RankingRule] = []
+        for name in try reader.readStrings("ranking rules") {
+            switch name {
+            case "typo": rules.append(.typo)
+            case "exactness": rules.append(.exactness)
+            case "attribute": rules.append(.attribute)
+            case "length": rules.append(.length)
+            case "custom":
+                guard let tieBreak else { throw .init("a custom ranking rule without its field") }
+                rules.append(.custom(tieBreak))
+            default: throw .init("unknown ranking rule '\(name)'")
+            }
+        }
+        return rules
     }
 
     /// The optional sort options at the end of the payload (see `SnapshotFile`).

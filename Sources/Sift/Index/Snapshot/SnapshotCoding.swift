@@ -125,6 +125,11 @@ struct SnapshotReader {
 
     var isAtEnd: Bool { cursor == bytes.count }
 
+    /// Whether the unread bytes start with `tag` (nothing is read).
+    func startsWith(_ tag: [UInt8]) -> Bool {
+        bytes.count - cursor >= tag.count && bytes[cursor..<cursor + tag.count].elementsEqual(tag)
+    }
+
     private mutating func take(_ count: Int, _ what: String) throws(SnapshotFormatError) -> Range<Int> {
         guard count >= 0, count <= bytes.count - cursor else { throw .init("\(what) runs past the end") }
         defer { cursor += count }
