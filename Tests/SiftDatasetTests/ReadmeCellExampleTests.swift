@@ -17,8 +17,12 @@ struct ReadmeCellExampleTests {
         let table = try DataLoader.load(path: path)  // TSV, CSV or JSON Lines, by the extension
         let fields = ["name", "country_name"]
         let records = try table.records(idField: "geonameid", fields: fields, categories: ["population"])
+        let population = RankingTieBreak(field: "population", numeric: true, descending: true)
         let controller = try SearchController(
-            configuration: IndexConfiguration(searchFields: fields),
+            configuration: IndexConfiguration(
+                searchFields: fields,
+                rankingRules: [.typo, .exactness, .attribute, .custom(population), .length]  // popularity before length
+            ),
             records: records,
             options: .init(mode: .words, resultsTable: TableLayout(order: .ranked), displayFields: fields)
         )
@@ -33,7 +37,8 @@ struct ReadmeCellExampleTests {
 
         #expect(
             printed == [
-                "23 results", "[Zur]u · Nigeria", "[Zür]ich · Switzerland", "[Zür]ich (Kreis 3) · Switzerland",
+                "23 results", "[Zür]ich · Switzerland", "[Zür]ich (Kreis 11) · Switzerland",
+                "[Zür]ich (Kreis 3) · Switzerland",
             ]
         )
     }
