@@ -176,7 +176,10 @@ struct SearchBench: ParsableCommand {
     @Option(help: "Folder with cities.tsv and country_names_i18n.tsv (default: the repository's Data/).")
     var dataDir: String?
 
-    @Option(help: "Folder with subdivisions.tsv, languages.tsv, timezones.tsv (default: the --data-dir folder, Data/ of the repository).")
+    @Option(
+        help:
+            "Folder with subdivisions.tsv, languages.tsv, timezones.tsv (default: the --data-dir folder, Data/ of the repository)."
+    )
     var sharedDir: String?
 
     @Option(help: "Write the records (generated or loaded) as TSV to this path and exit.")
