@@ -634,6 +634,33 @@ int sift_scan_one_segment(const sift_column_view *c, const sift_scan_pattern *p,
     return scan_segment(c, p, segment, segment_start(c, segment), segment_end(c, segment), anchoredAtStart);
 }
 
+size_t sift_keep_slots_with_length(uint64_t *bits, size_t wordCount, const uint8_t *lengths, size_t lengthCount,
+                                   uint8_t length) {
+    size_t kept = 0;
+    for (size_t w = 0; w < wordCount; w++) {
+        uint64_t word = bits[w];
+        if (!word) continue;
+        const size_t base = w * 64;
+        if (base + 64 <= lengthCount) {
+            const uint8_t *at = lengths + base;
+            uint64_t mask = 0;
+#if defined(__x86_64__)
+            const __m128i v = _mm_set1_epi8((char)length);
+            for (int k = 0; k < 4; k++) {
+                const __m128i block = _mm_loadu_si128((const __m128i *)(at + 16 * k));
+                mask |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(block, v)) << (16 * k);
+            }
+#else
+            for (int k = 0; k < 64; k++) mask |= (uint64_t)(at[k] == length) << k;
+#endif
+            word &= mask;
+            bits[w] = word;
+        }
+        kept += (size_t)__builtin_popcountll(word);
+    }
+    return kept;
+}
+
 size_t sift_keep_segments_of_length(const sift_column_view *c, uint64_t *bits, size_t wordCount, size_t length) {
     size_t kept = 0;
     for (size_t w = 0; w < wordCount; w++) {

@@ -105,6 +105,13 @@ size_t sift_scan_slots(const sift_column_view *_Nonnull column, const sift_scan_
 int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                           size_t segment, int anchoredAtStart);
 
+/// Clears the bits of `bits` (`wordCount` words) whose slot's entry in `lengths` is not `length`,
+/// a cheap filter before `sift_keep_segments_of_length` (the entries are collation element counts,
+/// which a segment of the pattern's bytes shares with the pattern). Words whose 64 entries are not
+/// all within `lengthCount` are left as they are. Returns the number of bits left set.
+size_t sift_keep_slots_with_length(uint64_t *_Nonnull bits, size_t wordCount, const uint8_t *_Nonnull lengths,
+                                   size_t lengthCount, uint8_t length);
+
 /// Clears the bits of `bits` (slots; `wordCount` words) whose segment in the column is not
 /// `length` code bytes long (or that have no segment). Returns how many bits stay set.
 size_t sift_keep_segments_of_length(const sift_column_view *_Nonnull column, uint64_t *_Nonnull bits,

@@ -1035,6 +1035,26 @@ extension SearchIndex {
         let key = key(plan, field, .fieldStart, pattern)
         if let whole = wholeFieldMatches[key] { return whole }
         var whole = Bitset.combining(atFieldStart).bits
+        // A segment equal to the pattern has its number of elements: the ranking keys' lengths
+        // (one byte a slot) rule out most members 64 at a time before their segments are read.
+        let elements = pattern.bytes.reduce(0) { CodeBook.isLead($1) ? $0 + 1 : $0 }
+        if whole.sparseMembers == nil, elements < Int(SIFT_RANKING_LENGTH_LIMIT) {
+            let lengths = rankingKeys.lengths[plan.folding][field]
+            let wordCount = whole.capacity >> 6
+            if !lengths.isEmpty {
+                _ = whole.withUnsafeMutableWords { words in
+                    lengths.withUnsafeBufferPointer { lengths in
+                        sift_keep_slots_with_length(
+                            words,
+                            wordCount,
+                            lengths.baseAddress!,
+                            lengths.count,
+                            UInt8(elements)
+                        )
+                    }
+                }
+            }
+        }
         _ = foldings[plan.folding].columns[field].keepSegments(ofLength: pattern.bytes.count, in: &whole)
         wholeFieldMatches[key] = whole
         return whole
