@@ -53,6 +53,17 @@ struct KeptRows {
         /// A ranked fuzzy answer (`SearchIndex.cachedFuzzyRankedRows`): any query text whose
         /// pattern folds alike over the same scope fields and matches.
         case fuzzy(folding: Int, fields: [Int], pattern: [UInt8], matches: Bitset)
+        /// A ranked `.contains` or `.prefix` answer (`SearchIndex.cachedRankedRows`): any query
+        /// text that folds to the same one pattern, with the same tolerance, over the same scope
+        /// fields and matches (`mu` and `mü` at primary strength).
+        case rankedPattern(
+            mode: MatchMode,
+            typos: TypoTolerance,
+            folding: Int,
+            fields: [Int],
+            pattern: [UInt8],
+            matches: Bitset
+        )
     }
 
     var key: Key
@@ -63,7 +74,11 @@ struct KeptRows {
     /// Heap bytes of the rows and of a fuzzy key's matches.
     var memoryFootprint: Int {
         var bytes = rows.memoryFootprint
-        if case .fuzzy(_, _, let pattern, let matches) = key { bytes += pattern.capacity + matches.memoryFootprint }
+        switch key {
+        case .fuzzy(_, _, let pattern, let matches), .rankedPattern(_, _, _, _, let pattern, let matches):
+            bytes += pattern.capacity + matches.memoryFootprint
+        case .query: break
+        }
         return bytes
     }
 }

@@ -134,7 +134,7 @@ extension SearchIndex {
             } else if query.order == .ranked, selectedState == .matches, let folded = foldedQueries[plan.folding],
                 !folded.rankingAlternatives(mode: query.mode).isEmpty
             {
-                rows = try rankedRows(
+                rows = try cachedRankedRows(
                     (bits, selectedCount),
                     plan: plan,
                     query: query,
@@ -142,7 +142,6 @@ extension SearchIndex {
                     &statistics,
                     isCancelled
                 )
-                keepOrderedRows(rows, for: .query(query))
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],

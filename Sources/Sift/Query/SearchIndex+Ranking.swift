@@ -44,6 +44,41 @@ extension SearchIndex {
         return context
     }
 
+    /// `rankedRows`, kept with the other ranked answers until the next edit (`cachedOrderedRows`):
+    /// under the query for a words query, and in `.contains` and `.prefix` modes (one pattern, the
+    /// whole query) under its folded pattern, tolerance, scope fields and matches, so that any text
+    /// folding alike (`mu` and `mü` at primary strength) is ranked once (below identical strength,
+    /// where a match depends on the folded pattern alone).
+    ///
+    /// - Complexity: O(*n* / 64) to compare the matches on a pattern hit; else as `rankedRows`.
+    func cachedRankedRows(
+        _ matches: (bits: Bitset, count: Int),
+        plan: ScopePlan,
+        query: Query,
+        folded: FoldedQuery,
+        _ statistics: inout QueryStatistics,
+        _ isCancelled: () -> Bool
+    ) throws -> ResultRows {
+        var key = KeptRows.Key.query(query)
+        // At identical strength a match also compares the text (canonical equality): the text's key.
+        if query.mode == .contains || query.mode == .prefix, case .patterns(let patterns) = folded,
+            patterns.count == 1, foldings[plan.folding].collation.strength != .identical
+        {
+            key = .rankedPattern(
+                mode: query.mode,
+                typos: query.typos,
+                folding: plan.folding,
+                fields: plan.fields,
+                pattern: patterns[0].bytes,
+                matches: matches.bits
+            )
+            if let kept = cachedOrderedRows(key) { return kept }
+        }
+        let rows = try rankedRows(matches, plan: plan, query: query, folded: folded, &statistics, isCancelled)
+        keepOrderedRows(rows, for: key)
+        return rows
+    }
+
     /// The ranked rows of `matches` (with their count): grouped by typos, way and field, groups in
     /// the bucket rules' order, rows within a group by the order rules, then original order.
     /// Without a custom rule, with the length rule and while the original order follows the slots,
