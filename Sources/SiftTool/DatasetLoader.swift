@@ -412,6 +412,23 @@ enum DatasetLoader {
                 scopes += categoryScopes(categories, minimumLength: description.minLength ?? 1)
             }
         }
+        // `--in COLUMN=VALUE` (when no scope has that name): the records whose COLUMN is VALUE,
+        // searched in the first scope's fields, so that any category can be picked.
+        if let name = request.selectedScope, !scopes.contains(where: { $0.name == name }),
+            let equals = name.firstIndex(of: "="), table.column(named: String(name[..<equals])) != nil
+        {
+            scopes.append(
+                Scope(
+                    name: name,
+                    fields: scopes.first?.fields,
+                    filter: Scope.Filter(
+                        field: String(name[..<equals]),
+                        values: [String(name[name.index(after: equals)...])]
+                    ),
+                    minimumLength: scopes.first?.minimumLength ?? 1
+                )
+            )
+        }
         if let minimum = request.minLength {
             for i in scopes.indices { scopes[i].minimumLength = minimum }
         }

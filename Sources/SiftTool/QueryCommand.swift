@@ -71,7 +71,7 @@ struct QueryCommand: ParsableCommand {
     @Option(
         name: .customLong("in"),
         help: ArgumentHelp(
-            "The scope to search, by name. Default: the first scope --scope gives, else the first scope (All).",
+            "The scope to search, by name, or COLUMN=VALUE for the records whose COLUMN is VALUE (a data file's column). Default: the first scope --scope gives, else the first scope (All).",
             valueName: "scope"
         )
     )

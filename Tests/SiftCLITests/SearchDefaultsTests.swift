@@ -46,6 +46,20 @@ struct SearchDefaultsTests {
         #expect(named.stdout.split(separator: "\n").count == 42)
     }
 
+    /// `--in COLUMN=VALUE` picks any category, also one with too many values to be offered as
+    /// scopes, searching the first scope's fields.
+    @Test func anyColumnValueIsAScopeToSearchIn() async throws {
+        let data = try Run.file("pk.tsv", Self.packages)
+        let run = try await Run.sift(["query", data, "text", "--in", "section=editors", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").count == 42)
+        let none = try await Run.sift(["query", data, "text", "--in", "section=games", "--format", "json"])
+        #expect(none.stdout.isEmpty && none.status == 0)
+        let unknown = try await Run.sift(["query", data, "text", "--in", "nope=editors"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("unknown scope 'nope=editors'"), "\(unknown.stderr)")
+    }
+
     @Test func commaListsNameSeveralFields() async throws {
         let data = try Run.file("pk.tsv", Self.packages)
         let run = try await Run.sift(["query", data, "nano", "--field", "package,summary", "--show", "package,section"])
