@@ -32,7 +32,9 @@ extension SearchIndex {
         _ statistics: inout QueryStatistics,
         _ isCancelled: () -> Bool
     ) throws -> ResultRows {
-        let key = KeptRows.Key.fuzzy(
+        let key = KeptRows.Key.pattern(
+            mode: .fuzzy,
+            typos: .off,
             folding: plan.folding,
             fields: plan.fields,
             pattern: pattern.bytes,

@@ -50,13 +50,11 @@ struct KeptRows {
         /// A query answered in `.ranked` order (groups, then field length and the tie-break) or
         /// in `.sorted` order.
         case query(Query)
-        /// A ranked fuzzy answer (`SearchIndex.cachedFuzzyRankedRows`): any query text whose
-        /// pattern folds alike over the same scope fields and matches.
-        case fuzzy(folding: Int, fields: [Int], pattern: [UInt8], matches: Bitset)
-        /// A ranked `.contains` or `.prefix` answer (`SearchIndex.cachedRankedRows`): any query
-        /// text that folds to the same one pattern, with the same tolerance, over the same scope
-        /// fields and matches (`mu` and `mü` at primary strength).
-        case rankedPattern(
+        /// A ranked answer of one folded pattern (`.fuzzy`: `SearchIndex.cachedFuzzyRankedRows`;
+        /// `.contains`, `.prefix`: `SearchIndex.cachedRankedRows`): any query text that folds to
+        /// that pattern, with the same tolerance, over the same scope fields and matches (`mu`
+        /// and `mü` at primary strength).
+        case pattern(
             mode: MatchMode,
             typos: TypoTolerance,
             folding: Int,
@@ -71,13 +69,11 @@ struct KeptRows {
     /// The answer's rows (ranked groups ordered where they are read, shared with the answer).
     var rows: ResultRows
 
-    /// Heap bytes of the rows and of a fuzzy key's matches.
+    /// Heap bytes of the rows and of a pattern key's pattern and matches.
     var memoryFootprint: Int {
         var bytes = rows.memoryFootprint
-        switch key {
-        case .fuzzy(_, _, let pattern, let matches), .rankedPattern(_, _, _, _, let pattern, let matches):
+        if case .pattern(_, _, _, _, let pattern, let matches) = key {
             bytes += pattern.capacity + matches.memoryFootprint
-        case .query: break
         }
         return bytes
     }

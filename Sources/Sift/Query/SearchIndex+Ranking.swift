@@ -64,7 +64,7 @@ extension SearchIndex {
         if query.mode == .contains || query.mode == .prefix, case .patterns(let patterns) = folded,
             patterns.count == 1, foldings[plan.folding].collation.strength != .identical
         {
-            key = .rankedPattern(
+            key = .pattern(
                 mode: query.mode,
                 typos: query.typos,
                 folding: plan.folding,
