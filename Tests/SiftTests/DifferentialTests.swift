@@ -160,7 +160,6 @@ struct RankedOrderTests {
             configuration: IndexConfiguration(searchFields: ["text", "other"], collation: collation),
             records: records
         )
-        index.rankingSparseLimitOverride = sparseLimit
         // Narrowed results as lists where groups come from passes over bitsets, and as bits where
         // records are grouped one by one: both meet every operation of the other way.
         index.sparseSlotLimitOverride = sparseLimit == 0 ? Int.max : 0

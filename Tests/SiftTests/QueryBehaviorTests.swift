@@ -166,7 +166,6 @@ struct RankingRuleTests {
     @Test(arguments: [0, Int.max])
     func wholeFieldThenFieldStartThenWordStartThenInsideEarlierFieldsFirst(sparseLimit: Int) throws {
         let index = try Self.index()
-        index.rankingSparseLimitOverride = sparseLimit
         let ranked = try index.ids(index.search(Query("vim", order: .ranked)))
         // vim: whole name. vim-gtk: name starts with it. cream and neovim: summary starts with
         // "VIM" (neovim's only inside its name), the shorter summary first (35 elements, 47).
@@ -190,7 +189,6 @@ struct RankingRuleTests {
     @Test(arguments: [0, Int.max])
     func wordsModeRanksTheFirstWordsMatchesByField(sparseLimit: Int) throws {
         let index = try Self.index()
-        index.rankingSparseLimitOverride = sparseLimit
         let ranked = try index.ids(index.search(Query("vim", mode: .words, order: .ranked)))
         #expect(ranked == ["vim", "vim-gtk", "cream", "neovim", "editor", "gvim-tiny"])
         // Two words: no whole-field class (the field would have to be both words).

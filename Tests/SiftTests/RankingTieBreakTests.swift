@@ -133,7 +133,6 @@ struct RankingTieBreakTests {
             configuration: IndexConfiguration(searchFields: fields, collation: collation, rankingTieBreak: tieBreak),
             records: (0..<600).map { _ in newRecord() }
         )
-        index.rankingSparseLimitOverride = sparseLimit
         let folder = try ICUFolder(ICUCollator(collation))
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
             .prefix(TestScale.size(full: 16, default: 7))

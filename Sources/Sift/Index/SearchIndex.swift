@@ -119,12 +119,6 @@ public final class SearchIndex {
     /// tests see that a long text took that road. Internal.
     var streamedTextCount = 0
 
-    /// No longer read: ranked groups always come from splitting bitsets (`rankedRows`), which
-    /// goes member by member where a set is sparse. Kept until the tests that set it (0 and
-    /// `Int.max`, once two ways of grouping) drop it. Internal.
-    var rankingSparseLimitOverride: Int? = nil
-    var rankingSparseLimit: Int { rankingSparseLimitOverride ?? max(64, slotCapacity >> 8) }
-
     /// Members up to which a field result is kept as a list (a sparse `Bitset`), and candidates up
     /// to which a narrowed scan reads them as one: a 256th of the slots (about 3,900 at a million
     /// records, a list of an eighth of a bitset's bytes at most) unless set. Past that, passes
