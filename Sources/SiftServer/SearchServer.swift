@@ -6,8 +6,8 @@ import NIOCore
 public import Sift
 
 /// `sift serve`: one shared index, a WebSocket session per person, the HTTP JSON API, the
-/// search page at `/`, and — with a data directory — edits that are durable before they are
-/// acknowledged.
+/// search page at `/`, and — with a data directory, or a ``ServerRecordStore`` that holds the
+/// records — edits that are durable before they are acknowledged.
 ///
 /// ```swift
 /// var configuration = ServerConfiguration()
@@ -42,20 +42,54 @@ public final class SearchServer: Sendable {
     ///   - options: how sessions search and lay out their tables (no debounce: the page sends
     ///     every keystroke and the server cancels what a newer one supersedes).
     /// - Throws: when the data directory or its edit log cannot be opened.
-    public init(
+    public convenience init(
         index: sending SearchIndex,
         fieldOrder: [String],
         shownFields: [String] = [],
         configuration: ServerConfiguration,
         options: SearchController.Options = SearchServer.defaultOptions
     ) async throws {
-        let titleField = index.configuration.sortField ?? index.configuration.searchFields.first
-        let count = index.count
-        let scopes = index.scopes
-        let shared = SharedSearchIndex(index)
+        try await self.init(
+            shared: SharedSearchIndex(index),
+            fieldOrder: fieldOrder,
+            shownFields: shownFields,
+            configuration: configuration,
+            options: options
+        )
+    }
+
+    /// A server over a shared index that the caller made, and maybe keeps up to date with a
+    /// record store that holds the records.
+    ///
+    /// Without a store this is ``init(index:fieldOrder:shownFields:configuration:options:)``
+    /// over the shared index: edits go to the edit log in `configuration.dataDirectory`. With a
+    /// store, edits (`POST`, `PUT`, `DELETE /records`, with the admin key) go to the store and no
+    /// edit log is opened, with or without a data directory; the caller applies the store's
+    /// changes to `shared` (a follower started before the server), and `/stats` shows the
+    /// store's ``ServerRecordStore/statistics()`` under `"source"`.
+    ///
+    /// - Parameters:
+    ///   - shared: the records, shared with the store's follower.
+    ///   - fieldOrder: the fields in the order rows list them (the data file's columns).
+    ///   - shownFields: the fields a list shows, for the page (`hello`'s `show`); empty: it chooses.
+    ///   - configuration: address, keys, data directory and limits.
+    ///   - options: how sessions search and lay out their tables.
+    ///   - store: where the records live and edits go; nil: the edit log.
+    /// - Throws: when the data directory or its edit log cannot be opened (without a store).
+    public init(
+        shared: SharedSearchIndex,
+        fieldOrder: [String],
+        shownFields: [String] = [],
+        configuration: ServerConfiguration,
+        options: SearchController.Options = SearchServer.defaultOptions,
+        store: (any ServerRecordStore)? = nil
+    ) async throws {
+        let (titleField, count, scopes) = await shared.read { index in
+            (index.configuration.sortField ?? index.configuration.searchFields.first, index.count, index.scopes)
+        }
         var journal: EditJournal?
         var replayed = 0
-        if let directory = configuration.dataDirectory {
+        if store == nil, let directory = configuration.dataDirectory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             (journal, replayed) = try await EditJournal.open(
                 directory: directory,
@@ -74,7 +108,8 @@ public final class SearchServer: Sendable {
             recordCount: count,
             configuration: configuration,
             controllerOptions: options,
-            journal: journal
+            journal: journal,
+            store: store
         )
         replayedEdits = replayed
         await service.recountRecords()
@@ -82,6 +117,10 @@ public final class SearchServer: Sendable {
             Task { await journal.compact() }
         }
     }
+
+    /// The shared index the server searches and edits: what a record store's follower applies
+    /// its changes to.
+    public var shared: SharedSearchIndex { service.shared }
 
     /// Sessions' options: results ranked as you type, the original list sorted in sections, no
     /// display fields in the tables.
@@ -144,9 +183,10 @@ public final class SearchServer: Sendable {
         await close()
     }
 
-    /// Closes the edit log after the writes in flight: call it when the server stops serving
-    /// (`run(onRunning:)` does).
+    /// Closes the edit log after the writes in flight, or the record store: call it when the
+    /// server stops serving (`run(onRunning:)` does).
     public func close() async {
         await service.journal?.close()
+        await service.store?.close()
     }
 }

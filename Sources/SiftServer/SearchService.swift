@@ -2,8 +2,8 @@ import Foundation
 import Sift
 import Synchronization
 
-/// The server's state behind every route: the shared index, the edit journal, the keys, the
-/// limits and the figures `/stats` reports.
+/// The server's state behind every route: the shared index, the edit journal or the record
+/// store, the keys, the limits and the figures `/stats` reports.
 final class SearchService: Sendable {
     let shared: SharedSearchIndex
     let configuration: ServerConfiguration
@@ -15,6 +15,8 @@ final class SearchService: Sendable {
     /// Recent answers of `GET /search`.
     let searchResults = SearchResultCache()
     let journal: EditJournal?
+    /// Where edits go when the records live elsewhere (then there is no journal).
+    let store: (any ServerRecordStore)?
     /// The index's scopes (fixed by its configuration).
     let scopes: [Scope]
     /// How sessions lay out their tables.
@@ -30,7 +32,8 @@ final class SearchService: Sendable {
         recordCount: Int,
         configuration: ServerConfiguration,
         controllerOptions: SearchController.Options,
-        journal: EditJournal?
+        journal: EditJournal?,
+        store: (any ServerRecordStore)? = nil
     ) {
         self.shared = shared
         self.configuration = configuration
@@ -41,12 +44,13 @@ final class SearchService: Sendable {
         self.records = Atomic(recordCount)
         self.controllerOptions = controllerOptions
         self.journal = journal
+        self.store = store
     }
 
     var recordCount: Int { records.load(ordering: .relaxed) }
 
-    /// Whether edits are accepted: an admin key and a data directory are both given.
-    var acceptsEdits: Bool { configuration.adminKey != nil && journal != nil }
+    /// Whether edits are accepted: an admin key is given, and a data directory or a record store.
+    var acceptsEdits: Bool { configuration.adminKey != nil && (journal != nil || store != nil) }
 
     /// Counts the records again after an edit.
     func recountRecords() async {

@@ -39,7 +39,7 @@ actor EditJournal {
         let start = await shared.appliedSequence
         var replayed = 0
         for entry in try await log.entries(after: start) {
-            let batch = try EditBatch(payload: entry.payload)
+            let batch = try ServerEdit(payload: entry.payload)
             // A batch refused when it was live is refused again the same way: nothing to do.
             _ = await shared.apply(batch, sequence: entry.sequence)
             replayed += 1
@@ -68,7 +68,7 @@ actor EditJournal {
     /// - Returns: the batch's sequence and how many records it changed.
     /// - Throws: `ProtocolError` when the index refuses the batch (it stays in the log, refused
     ///   again on replay), or `unavailable` when the log cannot be written.
-    func submit(_ batch: EditBatch) async throws(ProtocolError) -> (sequence: UInt64, count: Int) {
+    func submit(_ batch: ServerEdit) async throws(ProtocolError) -> (sequence: UInt64, count: Int) {
         if let failure { throw .unavailable("edits are refused since the edit log failed: \(failure)") }
         let sequence: UInt64
         do {

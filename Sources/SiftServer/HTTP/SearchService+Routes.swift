@@ -42,7 +42,7 @@ extension SearchService {
     }
 
     private func health() async -> Response {
-        let sequence = await shared.appliedSequence
+        let sequence = await appliedSequence()
         var json = JSONWriter()
         json.object { json in
             json.field("status", "ok")
@@ -184,7 +184,8 @@ extension SearchService {
         }
     }
 
-    /// `POST`, `PUT` and `DELETE /records`: a batch, acknowledged once it is durable.
+    /// `POST`, `PUT` and `DELETE /records`: a batch, acknowledged once it is durable (in the edit
+    /// log, or committed in the record store).
     private func edit(_ request: Request, method: HTTPRequest.Method) async -> Response {
         await HTTPHelpers.answer { () async throws(ProtocolError) -> Response in
             guard configuration.adminKey != nil else {
@@ -193,13 +194,13 @@ extension SearchService {
             guard mayEdit(HTTPHelpers.presentedKey(request)) else {
                 throw .unauthorized("edits need the admin key as Authorization: Bearer KEY")
             }
-            guard let journal else {
+            guard journal != nil || store != nil else {
                 throw .unavailable(
                     "edits need a data directory (--data-dir) so that they are durable; none was given"
                 )
             }
             let body = try await HTTPHelpers.body(request, limit: configuration.limits.bodyBytes)
-            let batch: EditBatch
+            let batch: ServerEdit
             let verb: String
             switch method {
             case .post:
@@ -212,14 +213,13 @@ extension SearchService {
                 batch = .delete(try RecordJSON.ids(from: body))
                 verb = "deleted"
             }
-            // Refused at once when it cannot apply now; checked again, in log order, once durable.
-            try await shared.checkBatch(batch)
-            let (sequence, count) = try await journal.submit(batch)
+            let receipt = try await submit(batch)
             await recountRecords()
             var json = JSONWriter()
             json.object { json in
-                json.field("sequence", sequence)
-                json.field(verb, count)
+                json.field("sequence", receipt.sequence)
+                json.field(verb, receipt.count)
+                json.field("visible", receipt.visible)
             }
             return HTTPHelpers.json(json, status: method == .post ? .created : .ok)
         }
@@ -230,7 +230,8 @@ extension SearchService {
         await HTTPHelpers.answer { () async throws(ProtocolError) -> Response in
             try requireSearchKey(request)
             let indexBytes = await shared.read { $0.memoryUsage.total }
-            let sequence = await shared.appliedSequence
+            let source = await store?.statistics()
+            let sequence = if let source { source.appliedSequence } else { await shared.appliedSequence }
             let logBytes = await journal?.logBytes ?? 0
             let latency = statistics.keystrokePercentiles()
             var json = JSONWriter()
@@ -259,6 +260,10 @@ extension SearchService {
                     json.field("sequence", sequence)
                     json.field("logBytes", logBytes)
                 }
+                if let source {
+                    json.key("source")
+                    source.write(into: &json)
+                }
                 json.key("uptimeSeconds")
                 json.milliseconds(SearchSession.milliseconds(statistics.started.duration(to: .now)) / 1000)
             }
@@ -281,5 +286,5 @@ extension SearchService {
 
 extension SharedSearchIndex {
     /// `check(_:)` from outside the actor.
-    func checkBatch(_ batch: EditBatch) throws(ProtocolError) { try check(batch) }
+    func checkBatch(_ batch: ServerEdit) throws(ProtocolError) { try check(batch) }
 }

@@ -1,56 +1,4 @@
-import Foundation
 import Sift
-
-/// One request's edits, applied all or nothing, and written to the edit log as one entry.
-enum EditBatch: Sendable {
-    /// New records; none of their ids may exist.
-    case insert([Record])
-    /// Records that replace those with their ids, or are added.
-    case upsert([Record])
-    /// The ids of records to delete; each must exist.
-    case delete([String])
-
-    var count: Int {
-        switch self {
-        case .insert(let records), .upsert(let records): return records.count
-        case .delete(let ids): return ids.count
-        }
-    }
-
-    /// The entry the edit log stores: `{"op": "insert", "records": […]}` or
-    /// `{"op": "delete", "ids": […]}`.
-    var payload: [UInt8] {
-        var json = JSONWriter(capacity: 256)
-        json.object { json in
-            switch self {
-            case .insert(let records), .upsert(let records):
-                json.field("op", { if case .insert = self { "insert" } else { "upsert" } }())
-                json.key("records")
-                json.array { json in for record in records { RecordJSON.write(record, fieldOrder: [], into: &json) } }
-            case .delete(let ids):
-                json.field("op", "delete")
-                json.key("ids")
-                json.array { json in for id in ids { json.string(id) } }
-            }
-        }
-        return json.bytes
-    }
-
-    /// Reads an entry of the edit log.
-    ///
-    /// - Throws: `ProtocolError.badRequest` for an entry this server did not write.
-    init(payload: [UInt8]) throws(ProtocolError) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
-            throw .badRequest("an edit log entry that is not a JSON object")
-        }
-        switch object["op"] as? String {
-        case "insert": self = .insert(try RecordJSON.records(in: object["records"] as? [Any] ?? []))
-        case "upsert": self = .upsert(try RecordJSON.records(in: object["records"] as? [Any] ?? []))
-        case "delete": self = .delete(try RecordJSON.ids(in: object["ids"] as? [Any] ?? []))
-        default: throw .badRequest("an edit log entry of no known kind")
-        }
-    }
-}
 
 extension SharedSearchIndex {
     /// The key of the index's metadata that holds the sequence of the last edit applied.
@@ -60,7 +8,7 @@ extension SharedSearchIndex {
     /// ones absent, deleted ones present.
     ///
     /// - Complexity: O(*k*) id lookups for *k* records.
-    func check(_ batch: EditBatch) throws(ProtocolError) {
+    func check(_ batch: ServerEdit) throws(ProtocolError) {
         var seen = Set<String>()
         switch batch {
         case .insert(let records), .upsert(let records):
@@ -89,7 +37,7 @@ extension SharedSearchIndex {
     /// sequence order).
     ///
     /// - Complexity: per record, that of an edit of the shared index (`insert(_:at:)`).
-    func apply(_ batch: EditBatch, sequence: UInt64) -> Result<Int, ProtocolError> {
+    func apply(_ batch: ServerEdit, sequence: UInt64) -> Result<Int, ProtocolError> {
         read { $0.metadata[Self.sequenceKey] = String(sequence) }
         do {
             try check(batch)
