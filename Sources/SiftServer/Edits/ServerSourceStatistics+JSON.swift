@@ -19,7 +19,9 @@ extension ServerSourceStatistics {
                     json.key(name)
                     // Whole numbers as integers; others, and those past a double's integers, with
                     // three decimals.
-                    if value.rounded() == value, abs(value) < 0x1p53 { json.int(Int64(value)) } else {
+                    if value.rounded() == value, abs(value) < 0x1p53 {
+                        json.int(Int64(value))
+                    } else {
                         json.milliseconds(value)
                     }
                 }
