@@ -24,7 +24,9 @@ public final class SearchServer: Sendable {
     /// the server's log; nil when nothing was.
     public var recoveryNote: String? { service.journal?.log.recovery?.description }
 
-    /// The records the index holds now.
+    /// The records the index holds now: as of the latest edit through the server, or, with a
+    /// record store (whose follower edits the index directly), as of the latest edit, `/health`,
+    /// `/stats` or session start.
     public var recordCount: Int { service.recordCount }
 
     /// A server over an index.

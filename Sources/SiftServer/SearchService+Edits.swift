@@ -26,6 +26,13 @@ extension SearchService {
         return ServerEditReceipt(sequence: sequence, count: count, visible: true)
     }
 
+    /// The records the index holds now. With a record store its follower edits the index
+    /// without the server's knowing, so the count is read again from the index first.
+    func currentRecordCount() async -> Int {
+        if store != nil { await recountRecords() }
+        return recordCount
+    }
+
     /// The sequence of the last edit the index shows: the store's applied sequence, or the one
     /// the index's metadata records.
     func appliedSequence() async -> UInt64 {

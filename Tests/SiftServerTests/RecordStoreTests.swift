@@ -217,17 +217,29 @@ struct RecordStoreTests {
             let gone = try await client.call("/records", .delete, key: "admin", body: #"["n9"]"#)
             #expect(gone.status == .ok)
             #expect(gone.json["visible"] as? Bool == false)
+            let added = try await client.call(
+                "/records",
+                .post,
+                key: "admin",
+                body: #"[{"id":"n10","fields":{"name":"Later"}}]"#
+            )
+            #expect(added.json["sequence"] as? Int == 104)
+            #expect(try await client.call("/health").json["records"] as? Int == 200)
             let stats = try await client.call("/stats").json
             let source = try #require(stats["source"] as? [String: Any])
             #expect(source["appliedSequence"] as? Int == 101)
-            #expect(source["latestSequence"] as? Int == 103)
-            #expect(source["pendingChanges"] as? Int == 2)
+            #expect(source["latestSequence"] as? Int == 104)
+            #expect(source["pendingChanges"] as? Int == 3)
             #expect(source["state"] as? String == "paused")
             #expect((stats["edits"] as? [String: Any])?["sequence"] as? Int == 101)
 
+            // The follower applies them: the counts follow, with no edit through the server.
             await store.catchUp()
             #expect(try await client.call("/records/n9").status == .notFound)
-            #expect(try await client.call("/health").json["sequence"] as? Int == 103)
+            let health = try await client.call("/health").json
+            #expect(health["sequence"] as? Int == 104)
+            #expect(health["records"] as? Int == 201)
+            #expect(try await client.call("/stats").json["records"] as? Int == 201)
         }
     }
 
@@ -333,7 +345,7 @@ struct RecordStoreTests {
     }
 
     @Test func theEditingSessionSeesItsEdit() async throws {
-        let (server, _) = try await storeServer()
+        let (server, store) = try await storeServer()
         _ = try await server.makeApplication().test(.live) { client in
             try await client.ws("/ws") { inbound, outbound, _ in
                 var reader = MessageReader(inbound)
@@ -354,6 +366,19 @@ struct RecordStoreTests {
                 let edit = try await reader.until { $0["reason"] as? String == "edit" }.last!
                 #expect(edit["total"] as? Int == 21)
                 #expect(titles(edit).contains("Zugspitze"))
+                // Committed but not applied yet: the update comes once the follower applies it.
+                await store.setFollowing(false)
+                let late = try await client.call(
+                    "/records",
+                    .post,
+                    key: "admin",
+                    body: #"[{"id":"zb","fields":{"name":"Zugspitzbahn","country":"Germany"}}]"#
+                )
+                #expect(late.json["visible"] as? Bool == false)
+                await store.catchUp()
+                let applied = try await reader.until { $0["reason"] as? String == "edit" }.last!
+                #expect(applied["total"] as? Int == 22)
+                #expect(titles(applied).contains("Zugspitzbahn"))
                 try await outbound.close(.normalClosure, reason: nil)
             }
         }

@@ -2,7 +2,7 @@
 /// edits go.
 ///
 /// Give one to ``SearchServer/init(shared:fieldOrder:shownFields:configuration:options:store:)``
-/// together with the ``Sift/SharedSearchIndex`` that a follower keeps up to date with the
+/// together with the `SharedSearchIndex` that a follower keeps up to date with the
 /// store. `POST`, `PUT` and `DELETE /records` then check the request (the admin key, the body's
 /// JSON, the limits, no id twice in one batch) and hand the edit to ``submit(_:)``; the store,
 /// not the server, decides whether it applies (an id to insert that exists, an id to delete that

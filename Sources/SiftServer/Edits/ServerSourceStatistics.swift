@@ -10,8 +10,8 @@ public struct ServerSourceStatistics: Sendable, Equatable {
     /// The last change the follower knows the store holds (at least `appliedSequence` once caught
     /// up).
     public var latestSequence: UInt64
-    /// How long ago the oldest change the shared index does not show yet was committed, or how
-    /// long the latest applied one took to show; nil when the store cannot tell.
+    /// How far the shared index is behind the store, in time: how long ago the oldest change it
+    /// does not show yet was committed (zero when caught up); nil when the store cannot tell.
     public var lag: Duration?
     /// How many times the follower has connected again after losing its connection.
     public var reconnects: Int

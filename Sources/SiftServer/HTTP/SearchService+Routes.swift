@@ -43,10 +43,11 @@ extension SearchService {
 
     private func health() async -> Response {
         let sequence = await appliedSequence()
+        let records = await currentRecordCount()
         var json = JSONWriter()
         json.object { json in
             json.field("status", "ok")
-            json.field("records", recordCount)
+            json.field("records", records)
             json.field("sequence", sequence)
         }
         return HTTPHelpers.json(json)
@@ -233,10 +234,11 @@ extension SearchService {
             let source = await store?.statistics()
             let sequence = if let source { source.appliedSequence } else { await shared.appliedSequence }
             let logBytes = await journal?.logBytes ?? 0
+            let records = await currentRecordCount()
             let latency = statistics.keystrokePercentiles()
             var json = JSONWriter()
             json.object { json in
-                json.field("records", recordCount)
+                json.field("records", records)
                 json.field("sessions", statistics.sessions)
                 json.key("memory")
                 json.object { json in

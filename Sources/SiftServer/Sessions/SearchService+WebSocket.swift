@@ -22,6 +22,7 @@ extension SearchService {
             defer { self.statistics.closeSession() }
             let controller = try await self.shared.makeController(options: self.controllerOptions)
             let session = SearchSession(number: number, controller: controller, server: self)
+            _ = await self.currentRecordCount()  // for `hello`, when a follower edits the index
             await session.send(session.hello())
             let updates = await controller.updates(buffering: .all)
             try await withThrowingTaskGroup(of: Void.self) { group in
