@@ -3,7 +3,7 @@ public import Sift
 /// One request's edits to the records (`POST`, `PUT` or `DELETE /records`), applied all or
 /// nothing: written to the edit log as one entry, or handed to a ``ServerRecordStore`` as one
 /// transaction.
-public enum ServerEdit: Sendable {
+public enum ServerEdit: Hashable, Sendable {
     /// New records; none of their ids may exist.
     case insert([Record])
     /// Records that replace those with their ids, or are added.

@@ -25,7 +25,9 @@ public protocol ServerRecordStore: Sendable {
     ///   or cannot take it now.
     func submit(_ edit: ServerEdit) async throws(ServerEditError) -> ServerEditReceipt
 
-    /// What `/stats` shows under `"source"`.
+    /// What `/stats` shows under `"source"`; `/health` and `/stats` also read the applied
+    /// sequence from it. Called on every such request: answer from what the follower knows,
+    /// without a round trip to the store.
     func statistics() async -> ServerSourceStatistics
 
     /// Stops following and lets go of the store's connections; the server calls it once, when
