@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "Sift", targets: ["Sift"]),
         .library(name: "SiftDataset", targets: ["SiftDataset"]),
         .library(name: "SiftServer", targets: ["SiftServer"]),
+        .library(name: "SiftPostgres", targets: ["SiftPostgres"]),
         .executable(name: "sift", targets: ["SiftTool"]),
     ],
     dependencies: [
@@ -27,6 +28,8 @@ let package = Package(
         // `sift serve` only: an app that depends on the `Sift` product builds none of these.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // `sift serve --postgres` and `sift postgres` only: records held in PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target Sift` (DocC catalogs in Sources/*/*.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -70,12 +73,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: PostgreSQL
+        // A table loaded and followed: a change log filled by triggers, applied to a shared index
+        // in commit order; edits through the server written to PostgreSQL first.
+        .target(
+            name: "SiftPostgres",
+            dependencies: [
+                "Sift", "SiftDataset", "SiftServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tools
         // `sift`: one-shot queries and the interactive REPL.
         .executableTarget(
             name: "SiftTool",
             dependencies: [
-                "Sift", "SiftDataset", "SiftServer",
+                "Sift", "SiftDataset", "SiftServer", "SiftPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
@@ -102,6 +117,11 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SiftPostgresTests",
+            dependencies: ["SiftPostgres", "SiftServer", "SiftDataset", "Sift"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,155 @@
+import Foundation
+internal import Logging
+public import PostgresNIO
+
+/// A table (or view) as PostgreSQL describes it: its canonical name, its columns and their types,
+/// and the id column that names each record.
+public struct PostgresTable: Sendable {
+    /// The name as given (`items`, `shop.items`).
+    public var givenName: String
+    /// `schema.table`, each part quoted as needed: the key of the change log.
+    public var qualifiedName: String
+    /// Every column, in table order.
+    public var columns: [String]
+    /// Each column's type as `format_type` writes it (`bigint`, `text`, `character varying(80)`).
+    public var types: [String]
+    /// The column whose values are the records' ids.
+    public var idColumn: String
+    /// Whether the relation is a view (it can be loaded, not followed: views have no triggers).
+    public var isView: Bool
+
+    /// The id column's type.
+    public var idType: String { types[columns.firstIndex(of: idColumn)!] }
+
+    /// Whether ids compare as integers (`smallint`, `integer`, `bigint`): the order records are
+    /// kept in is then numeric, else the byte order of the ids' text.
+    public var hasIntegerIDs: Bool { ["smallint", "integer", "bigint"].contains(idType) }
+
+    /// The SQL that orders rows as the index keeps its records.
+    var idOrderSQL: String {
+        hasIntegerIDs ? PostgresSQL.identifier(idColumn) : "\(PostgresSQL.identifier(idColumn))::text COLLATE \"C\""
+    }
+
+    /// The column list of a `SELECT` that reads every column as text.
+    var textColumnsSQL: String {
+        columns.map { "\(PostgresSQL.identifier($0))::text" }.joined(separator: ", ")
+    }
+
+    /// Reads the table's description.
+    ///
+    /// - Parameters:
+    ///   - name: the table, optionally with its schema (`shop.items`).
+    ///   - idColumn: the column of ids; nil: the primary key when it is one column.
+    /// - Throws: ``PostgresSourceError`` for a missing table or id column, or no way to tell the id.
+    public static func describe(
+        _ name: String,
+        idColumn: String?,
+        on connection: PostgresConnection
+    ) async throws(PostgresSourceError) -> PostgresTable {
+        let relation: (oid: Int64, qualified: String, kind: String)
+        do {
+            let rows = try await connection.query(
+                """
+                SELECT c.oid::int8, format('%I.%I', n.nspname, c.relname), c.relkind::text
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.oid = to_regclass(\(name))
+                """,
+                logger: PostgresSQL.logger
+            )
+            var found: (Int64, String, String)?
+            for try await row in rows { found = try row.decode((Int64, String, String).self) }
+            guard let found else {
+                throw PostgresSourceError(
+                    "table '\(name)' does not exist (or is not visible to this user)",
+                    sqlState: "42P01"
+                )
+            }
+            relation = found
+        } catch {
+            throw PostgresSourceError.wrapping(error, "table '\(name)'")
+        }
+        guard ["r", "p", "v", "m", "f"].contains(relation.kind) else {
+            throw PostgresSourceError("'\(name)' is not a table or view")
+        }
+        var columns: [String] = []
+        var types: [String] = []
+        var primaryKey: [String] = []
+        do {
+            let rows = try await connection.query(
+                """
+                SELECT a.attname::text, format_type(a.atttypid, a.atttypmod),
+                       coalesce((SELECT true FROM pg_index i
+                                 WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY(i.indkey)), false)
+                FROM pg_attribute a
+                WHERE a.attrelid = \(relation.oid)::oid AND a.attnum > 0 AND NOT a.attisdropped
+                ORDER BY a.attnum
+                """,
+                logger: PostgresSQL.logger
+            )
+            for try await row in rows {
+                let (column, type, isKey) = try row.decode((String, String, Bool).self)
+                columns.append(column)
+                types.append(type)
+                if isKey { primaryKey.append(column) }
+            }
+        } catch {
+            throw PostgresSourceError.wrapping(error, "table '\(name)'")
+        }
+        let id: String
+        if let idColumn {
+            guard columns.contains(idColumn) else {
+                throw PostgresSourceError(
+                    "table \(relation.qualified): no column '\(idColumn)' for the ids (columns: \(columns.joined(separator: ", ")))"
+                )
+            }
+            id = idColumn
+        } else if primaryKey.count == 1 {
+            id = primaryKey[0]
+        } else {
+            throw PostgresSourceError(
+                "table \(relation.qualified): give the id column with --id (it has "
+                    + (primaryKey.isEmpty ? "no primary key" : "a primary key of \(primaryKey.count) columns") + ")"
+            )
+        }
+        let idType = types[columns.firstIndex(of: id)!]
+        guard !["bytea", "json", "jsonb"].contains(idType), !idType.hasSuffix("[]") else {
+            throw PostgresSourceError(
+                "table \(relation.qualified), column \(id): ids of type \(idType) are not supported (use text, a number or uuid)"
+            )
+        }
+        return PostgresTable(
+            givenName: name,
+            qualifiedName: relation.qualified,
+            columns: columns,
+            types: types,
+            idColumn: id,
+            isView: relation.kind == "v" || relation.kind == "m"
+        )
+    }
+
+    /// Whether `a` comes before `b` in the order records are kept (see ``hasIntegerIDs``).
+    public func idPrecedes(_ a: String, _ b: String) -> Bool {
+        if hasIntegerIDs, let x = Int64(a), let y = Int64(b) { return x < y }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+}
+
+/// SQL text helpers.
+enum PostgresSQL {
+    static let logger: Logger = {
+        var logger = Logger(label: "sift.postgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// An identifier quoted as PostgreSQL's `quote_ident` would: always in double quotes, with
+    /// inner quotes doubled.
+    static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A string literal.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
