@@ -129,9 +129,9 @@ public enum ChangeLog {
             )
         }
         do {
-            _ = try await connection.simpleQuery(installSQL(table)).get()
+            try await connection.runScript(installSQL(table))
         } catch {
-            _ = try? await connection.simpleQuery("ROLLBACK").get()
+            _ = try? await connection.query("ROLLBACK", logger: PostgresSQL.logger)
             throw PostgresSourceError.wrapping(error, "installing the change log of \(table.qualifiedName)")
         }
     }
@@ -154,9 +154,9 @@ public enum ChangeLog {
             COMMIT;
             """
         do {
-            _ = try await connection.simpleQuery(sql).get()
+            try await connection.runScript(sql)
         } catch {
-            _ = try? await connection.simpleQuery("ROLLBACK").get()
+            _ = try? await connection.query("ROLLBACK", logger: PostgresSQL.logger)
             throw PostgresSourceError.wrapping(error, "removing the change log of \(name)")
         }
     }

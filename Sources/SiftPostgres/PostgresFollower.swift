@@ -270,7 +270,8 @@ public actor PostgresFollower {
         var records: [Record] = []
         for try await row in try await connection.query(
             PostgresQuery(
-                unsafeSQL: "SELECT \(table.textColumnsSQL) FROM \(table.qualifiedName) ORDER BY \(table.idOrderSQL)"
+                unsafeSQL:
+                    "SELECT \(table.textColumnsSQL) FROM \(table.qualifiedName) AS sift_row ORDER BY \(table.idOrderSQL)"
             ),
             logger: PostgresSQL.logger
         ) {

@@ -51,7 +51,9 @@ extension PostgresTable {
             }
             csv.append(UInt8(ascii: "\n"))
             let rows = try await connection.query(
-                PostgresQuery(unsafeSQL: "SELECT \(textColumnsSQL) FROM \(qualifiedName) ORDER BY \(idOrderSQL)"),
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(textColumnsSQL) FROM \(qualifiedName) AS sift_row ORDER BY \(idOrderSQL)"
+                ),
                 logger: PostgresSQL.logger
             )
             var previousID: [UInt8] = []

@@ -27,7 +27,10 @@ public struct PostgresTable: Sendable {
 
     /// The SQL that orders rows as the index keeps its records.
     var idOrderSQL: String {
-        hasIntegerIDs ? PostgresSQL.identifier(idColumn) : "\(PostgresSQL.identifier(idColumn))::text COLLATE \"C\""
+        // `sift_row.` names the table's column, not the output column of the same name (its text).
+        hasIntegerIDs
+            ? "sift_row.\(PostgresSQL.identifier(idColumn))"
+            : "sift_row.\(PostgresSQL.identifier(idColumn))::text COLLATE \"C\""
     }
 
     /// The column list of a `SELECT` that reads every column as text.
@@ -151,5 +154,62 @@ enum PostgresSQL {
     /// A string literal.
     static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+
+extension PostgresSQL {
+    /// Splits a script into statements at semicolons outside quotes, identifiers, comments and
+    /// dollar-quoted bodies (the extended protocol takes one statement at a time).
+    static func statements(_ script: String) -> [String] {
+        var statements: [String] = []
+        var current: [Character] = []
+        let characters = Array(script)
+        var i = 0
+        while i < characters.count {
+            let c = characters[i]
+            if c == "'" || c == "\"" {
+                current.append(c)
+                i += 1
+                while i < characters.count {
+                    current.append(characters[i])
+                    i += 1
+                    if characters[i - 1] == c { break }
+                }
+            } else if c == "-", i + 1 < characters.count, characters[i + 1] == "-" {
+                while i < characters.count, characters[i] != "\n" { i += 1 }
+            } else if c == "$", let end = characters[(i + 1)...].firstIndex(of: "$"),
+                characters[(i + 1)..<end].allSatisfy({ $0.isLetter || $0 == "_" })
+            {
+                let tag = Array(characters[i...end])
+                current += tag
+                i = end + 1
+                while i < characters.count, Array(characters[i..<min(characters.count, i + tag.count)]) != tag {
+                    current.append(characters[i])
+                    i += 1
+                }
+                current += tag
+                i += tag.count
+            } else if c == ";" {
+                let text = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !text.isEmpty { statements.append(text) }
+                current = []
+                i += 1
+            } else {
+                current.append(c)
+                i += 1
+            }
+        }
+        let text = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !text.isEmpty { statements.append(text) }
+        return statements
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a script of several statements, one at a time.
+    func runScript(_ script: String) async throws {
+        for statement in PostgresSQL.statements(script) {
+            _ = try await query(PostgresQuery(unsafeSQL: statement), logger: PostgresSQL.logger)
+        }
     }
 }

@@ -10,15 +10,9 @@ import Testing
 /// the same rows do from a file; a follower under concurrent writers, restarts, server restarts,
 /// pruning and bad data ends where a fresh load of the table is.
 ///
-/// Work in progress (issue 30): the suite hangs in its first test on this machine after the
-/// cluster starts, not yet diagnosed, so it runs only with `SIFT_POSTGRES_TESTS=1`.
-@Suite(
-    .enabled(
-        if: TestCluster.isAvailable && ProcessInfo.processInfo.environment["SIFT_POSTGRES_TESTS"] == "1",
-        "PostgreSQL's server programs are missing, or SIFT_POSTGRES_TESTS=1 is not set"
-    ),
-    .serialized
-)
+/// Needs PostgreSQL's server programs (`.ci/run` installs Debian's `postgresql`); without them
+/// the suite is skipped.
+@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL's server programs are not installed"), .serialized)
 struct PostgresFollowingTests {
     // MARK: Fixtures
 
@@ -192,14 +186,14 @@ struct PostgresFollowingTests {
         let connection = try await location.connect()
         defer { Task { try? await connection.close() } }
         try await connection.run(
-            "CREATE TABLE loose (code text, name text); INSERT INTO loose VALUES ('a', 'Anna'), (NULL, 'Bert'), ('a', 'Cleo');"
+            "CREATE TABLE loose (code text, name text); INSERT INTO loose VALUES ('a', 'Anna'), (NULL, 'Bert'), ('b', 'Cleo');"
         )
         let loose = try await PostgresTable.describe("loose", idColumn: "code", on: connection)
         let nullID = await #expect(throws: PostgresSourceError.self) { try await loose.readRows(on: connection) }
         #expect(nullID?.message.contains("public.loose") == true)
         #expect(nullID?.message.contains("column code") == true)
         #expect(nullID?.message.contains("name=Bert") == true)
-        try await connection.run("DELETE FROM loose WHERE code IS NULL")
+        try await connection.run("DELETE FROM loose WHERE code IS NULL; INSERT INTO loose VALUES ('a', 'Dora')")
         let duplicate = await #expect(throws: PostgresSourceError.self) { try await loose.readRows(on: connection) }
         #expect(duplicate?.message.contains("duplicate id 'a'") == true)
 
@@ -340,7 +334,8 @@ struct PostgresFollowingTests {
         #expect(try await shared.read { try Self.records($0) } == (try Self.records(fresh)))
     }
 
-    @Test func aFollowerCatchesUpAfterTheServerRestartsDuringWrites() async throws {
+    @Test(.disabled("hangs after the restart: not yet diagnosed (issue 30)"))
+    func aFollowerCatchesUpAfterTheServerRestartsDuringWrites() async throws {
         let location = try await TestCluster.shared.makeDatabase()
         let setup = try await location.connect()
         try await Self.makeTable(setup)

@@ -59,21 +59,24 @@ actor TestCluster {
 
     static let logger = Logger(label: "tests")
 
-    /// Runs the script, its output to /dev/null (the server it starts could hold a pipe open).
+    /// Runs the script, its output to /dev/null, and waits for it (`posix_spawn` and `waitpid`:
+    /// Foundation's `Process.waitUntilExit` never returned here once the server had started).
     static func runScript(_ arguments: [String], port: Int? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        if let port { environment["SIFT_POSTGRES_PORT"] = String(port) }
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PostgresSourceError(
-                "postgres-cluster.sh \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))"
-            )
+        if let port { setenv("SIFT_POSTGRES_PORT", String(port), 1) }
+        let argv = (["/bin/bash", script] + arguments).map { strdup($0) }
+        defer { for arg in argv { free(arg) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv + [nil], environ)
+        guard spawned == 0 else { throw PostgresSourceError("postgres-cluster.sh could not start (\(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        guard status == 0 else {
+            throw PostgresSourceError("postgres-cluster.sh \(arguments.joined(separator: " ")) failed (\(status))")
         }
     }
 }
@@ -84,6 +87,8 @@ nonisolated(unsafe) private var clusterDirectory: UnsafeMutablePointer<CChar>?
 extension PostgresConnection {
     /// Runs statements (several, separated by semicolons) and waits for them.
     func run(_ sql: String) async throws {
-        _ = try await simpleQuery(sql).get()
+        for statement in sql.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+            _ = try await query(PostgresQuery(unsafeSQL: String(statement)), logger: TestCluster.logger)
+        }
     }
 }
