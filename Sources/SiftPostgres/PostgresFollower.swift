@@ -374,8 +374,8 @@ final class Wakeup: Sendable {
             }
             if resumeNow { continuation.resume() }
         }
+        // A signal that came meanwhile stays pending (it may be the timer's: one spare wake).
         timer.cancel()
-        state.withLock { $0.pending = false }
     }
 }
 

@@ -14,9 +14,6 @@ public struct PostgresSourceError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// Whether the error means the connection is gone (reconnect) rather than a refused statement.
-    public var isConnectionLoss: Bool { sqlState == nil || sqlState!.hasPrefix("08") || sqlState!.hasPrefix("57P") }
-
     /// An error of postgres-nio as one line: the server's message and SQLSTATE when it sent one,
     /// else what failed on the connection.
     static func describe(_ error: any Error) -> String {

@@ -109,7 +109,8 @@ struct PostgresFollowingTests {
     static func follower(
         _ location: PostgresLocation,
         _ shared: SharedSearchIndex,
-        name: String = "test"
+        name: String = "test",
+        log lines: LogLines? = nil
     )
         async throws -> PostgresFollower
     {
@@ -123,7 +124,7 @@ struct PostgresFollowingTests {
             shared: shared,
             pollInterval: .milliseconds(200),
             batchSize: 500
-        )
+        ) { lines?.append($0) }
     }
 
     /// The highest sequence in the change log.
@@ -429,16 +430,7 @@ struct PostgresFollowingTests {
         #expect(pruned.first?.deleted ?? 0 > 0)
         let lines = LogLines()
         let shared = SharedSearchIndex(stale)
-        let connection = try await location.connect()
-        let table = try await PostgresTable.describe("items", idColumn: nil, on: connection)
-        try await connection.close()
-        let follower = PostgresFollower(
-            location: location,
-            table: table,
-            name: "late",
-            shared: shared,
-            pollInterval: .milliseconds(200)
-        ) { lines.append($0) }
+        let follower = try await Self.follower(location, shared, name: "late", log: lines)
         let following = Task { await follower.run() }
         let latest = try await Self.latestSequence(setup)
         await Self.waitFor(follower, max(latest, pruned[0].prunedThrough))
@@ -465,16 +457,7 @@ struct PostgresFollowingTests {
         for id in 1...50 { try await Self.upsert(setup, id: id, rng: &rng) }
         let shared = SharedSearchIndex(try await Self.freshIndex(location).0)
         let lines = LogLines()
-        let connection = try await location.connect()
-        let table = try await PostgresTable.describe("items", idColumn: nil, on: connection)
-        try await connection.close()
-        let follower = PostgresFollower(
-            location: location,
-            table: table,
-            name: "x",
-            shared: shared,
-            pollInterval: .milliseconds(100)
-        ) { lines.append($0) }
+        let follower = try await Self.follower(location, shared, name: "x", log: lines)
         let following = Task { await follower.run() }
         try await Self.upsert(setup, id: 51, rng: &rng)
         await Self.waitFor(follower, try await Self.latestSequence(setup))
