@@ -121,7 +121,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SiftPostgresTests",
-            dependencies: ["SiftPostgres", "SiftServer", "SiftDataset", "Sift"],
+            // SiftTool: `sift serve --postgres` is run as a process (killed, restarted).
+            dependencies: ["SiftPostgres", "SiftServer", "SiftDataset", "Sift", "SiftTool"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -104,6 +104,20 @@ extension PostgresTable {
         )
     }
 
+    /// The last change committed to this table's change log (0: none, or no change log), and
+    /// whether the table is followed.
+    ///
+    /// - Throws: ``PostgresSourceError``.
+    public func latestChange(on connection: PostgresConnection) async throws(PostgresSourceError) -> (
+        sequence: UInt64, isFollowable: Bool
+    ) {
+        do {
+            return try await changeLogPosition(on: connection)
+        } catch {
+            throw PostgresSourceError.wrapping(error, "reading the change log of \(qualifiedName)")
+        }
+    }
+
     /// The last change log sequence of this table that the transaction sees, and whether the
     /// table is followed at all (installed). Call inside a `REPEATABLE READ` transaction.
     func changeLogPosition(on connection: PostgresConnection) async throws -> (UInt64, Bool) {

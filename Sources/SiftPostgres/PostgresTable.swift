@@ -130,6 +130,31 @@ public struct PostgresTable: Sendable {
         )
     }
 
+    /// A table described without a connection, for SQL written ahead (`sift postgres install
+    /// --print`): `name` is taken to be in the `public` schema unless it names its schema, and
+    /// every column but the id is unknown.
+    public static func offline(_ name: String, idColumn: String) -> PostgresTable {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        let qualified = (parts.count == 2 ? parts : ["public", name]).map(quotedIfNeeded).joined(separator: ".")
+        return PostgresTable(
+            givenName: name,
+            qualifiedName: qualified,
+            columns: [idColumn],
+            types: ["text"],
+            idColumn: idColumn,
+            isView: false
+        )
+    }
+
+    /// An identifier as `format('%I')` writes it: bare when it is lowercase letters, digits and
+    /// underscores not starting with a digit, else quoted.
+    static func quotedIfNeeded(_ name: String) -> String {
+        let bare =
+            !name.isEmpty && name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+            && !(name.utf8.first! >= 48 && name.utf8.first! <= 57)
+        return bare ? name : PostgresSQL.identifier(name)
+    }
+
     /// Whether `a` comes before `b` in the order records are kept (see ``hasIntegerIDs``).
     public func idPrecedes(_ a: String, _ b: String) -> Bool {
         if hasIntegerIDs, let x = Int64(a), let y = Int64(b) { return x < y }

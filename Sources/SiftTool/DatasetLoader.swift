@@ -203,10 +203,13 @@ enum DatasetLoader {
     /// snapshot, records).
     static func open(_ request: DatasetRequest, phases: LoadPhases = LoadPhases()) throws -> Opened {
         // A snapshot, or one with damaged first bytes (which the snapshot loader reports as such).
-        if SnapshotDetection.signature(request.file) != .other { return try openSnapshot(request, phases: phases) }
+        if request.bytes == nil, SnapshotDetection.signature(request.file) != .other {
+            return try openSnapshot(request, phases: phases)
+        }
         // Standard input, a pipe or a device: read once, whole, before anything looks at it.
-        let input = try InputFile.readOnceIfNeeded(request.file, format: request.inputFormat, phases: phases)
-        if let input, InputFile.isSnapshot(input) {
+        let input =
+            try request.bytes ?? InputFile.readOnceIfNeeded(request.file, format: request.inputFormat, phases: phases)
+        if request.bytes == nil, let input, InputFile.isSnapshot(input) {
             let copy = try InputFile.temporaryCopy(of: input)
             defer { unlink(copy) }
             var fromCopy = request

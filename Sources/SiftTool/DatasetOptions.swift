@@ -261,6 +261,10 @@ struct DatasetRequest {
     /// Whether `--scope NAME` selects a snapshot's scope (what `sift query` has always done)
     /// rather than being refused as a change to the snapshot.
     var scopeSelectsInSnapshot = false
+    /// The rows, already read (a PostgreSQL table as CSV, with `inputFormat`): parsed as a data
+    /// file's bytes are; `file` then only names them in messages, and no description file is
+    /// looked for beside it.
+    var bytes: [UInt8]? = nil
 
     init(file: String) { self.file = file }
 

@@ -23,12 +23,30 @@ struct ServeCommand: AsyncParsableCommand {
             into a snapshot (DIR/index.sift) in the background. With a snapshot in DIR, the \
             server starts from it and replays the log; FILE is then not read.
 
+            With --postgres URL --table T (instead of FILE) the records live in PostgreSQL: the \
+            table is loaded, then followed (see 'sift postgres install'), and edits through the \
+            API are written to the table and acknowledged once committed there. --data-dir then \
+            keeps a snapshot with the last change applied, so a restart catches up instead of \
+            reading the whole table again.
+
             SIGINT or SIGTERM stops the server: it stops accepting, closes the sessions and exits 0.
             """
     )
 
-    @Argument(help: "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'.")
-    var file: String
+    @Argument(
+        help:
+            "A TSV, CSV or JSON Lines file with a header (or keys), or an index snapshot from 'sift index'; none with --postgres."
+    )
+    var file: String?
+
+    @OptionGroup(title: "PostgreSQL (the records live in a table that the server follows)")
+    var postgres: PostgresOptions
+
+    @Option(
+        name: .customLong("follower-name"),
+        help: "This server's name among the table's followers (default: the host name and --data-dir, or the process id)."
+    )
+    var followerName: String?
 
     @OptionGroup(title: "Index options (shared with 'sift query', 'sift repl' and 'sift index')")
     var index: IndexOptions
@@ -76,6 +94,11 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = 1800
 
     func validate() throws {
+        let following = postgres.url != nil || postgres.table != nil
+        if following, file != nil {
+            throw ValidationError("give FILE or --postgres with --table, not both")
+        }
+        if !following, file == nil { throw ValidationError("give FILE, or --postgres URL --table NAME") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard maxBodyBytes > 0, maxSessions > 0, maxMessagesPerSecond > 0, idleTimeout > 0 else {
             throw ValidationError(
@@ -102,9 +125,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "listening on \(configuration.host) without keys: anyone who reaches it can search (give --search-key)"
             )
         }
+        if try postgres.location() != nil || postgres.table != nil {
+            return try await runFollowing(try postgres.requiredLocation(), configuration: configuration)
+        }
         if configuration.adminKey != nil, dataDirectory == nil {
             warn("no --data-dir: edits will be refused, since they could not be made durable")
         }
+        guard let file else { throw ToolError("give FILE, or --postgres URL --table NAME") }
 
         // Start from the data directory's snapshot when there is one: it holds the index options
         // the directory was first made with, and every edit up to its sequence.
@@ -133,26 +160,34 @@ struct ServeCommand: AsyncParsableCommand {
         let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
         if opened.snapshot == nil { index.metadata = DatasetLoader.metadata(opened) }
-        let fields = opened.dataset.columns
-        var options = SearchServer.defaultOptions
-        let settings = opened.settings
-        options.mode = settings.mode
-        options.syntax = settings.syntax
-        options.typos = settings.typos
-        options.resultsTable = TableLayout(order: settings.order, isSectioned: false)
-        options.originalTable = TableLayout(order: .sorted, isSectioned: settings.isSectioned)
         let server = try await SearchServer(
             index: index,
-            fieldOrder: fields,
+            fieldOrder: opened.dataset.columns,
             shownFields: opened.settings.showIsGiven ? opened.settings.show : [],
             configuration: configuration,
-            options: options
+            options: Self.sessionOptions(opened.settings)
         )
         if let note = server.recoveryNote { warn(note) }
         let loaded = clock.now - start
         var line = "sift serve: \(server.recordCount) records ready in \(IndexCommand.seconds(loaded))"
         if server.replayedEdits > 0 { line += ", \(server.replayedEdits) logged edits replayed" }
         FileHandle.standardError.write(Data((line + "\n").utf8))
+        try await Self.serve(server, configuration: configuration)
+    }
+
+    /// How sessions search and lay out their tables, from the dataset's settings.
+    static func sessionOptions(_ settings: DatasetSettings) -> SearchController.Options {
+        var options = SearchServer.defaultOptions
+        options.mode = settings.mode
+        options.syntax = settings.syntax
+        options.typos = settings.typos
+        options.resultsTable = TableLayout(order: settings.order, isSectioned: false)
+        options.originalTable = TableLayout(order: .sorted, isSectioned: settings.isSectioned)
+        return options
+    }
+
+    /// Serves until SIGINT or SIGTERM, printing the address once it listens.
+    static func serve(_ server: SearchServer, configuration: ServerConfiguration) async throws {
         let shownHost = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         try await server.run { port in
             print("sift serve: listening on http://\(shownHost):\(port)/")
@@ -160,7 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    private func warn(_ message: String) {
+    func warn(_ message: String) {
         FileHandle.standardError.write(Data("sift serve: warning: \(message)\n".utf8))
     }
 }

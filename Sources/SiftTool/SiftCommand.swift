@@ -18,13 +18,17 @@ struct SiftCommand: ParsableCommand {
               sift query Data/cities.tsv "" --sort population --numeric --descending --limit 5
               sift index Data/cities.tsv -o cities.siftidx
               sift serve Data/cities.tsv          (then open http://127.0.0.1:7700/)
+              sift serve --postgres postgres://localhost/shop --table items
               ls | sift pick                      (fzf-style: prints the line picked)
 
             The commands share their options (sift help query lists them) and read the \
             same description file beside the data file (Data/cities.sift.json for \
             Data/cities.tsv), so they search the same fields.
             """,
-        subcommands: [ReplCommand.self, QueryCommand.self, PickCommand.self, IndexCommand.self, ServeCommand.self],
+        subcommands: [
+            ReplCommand.self, QueryCommand.self, PickCommand.self, IndexCommand.self, ServeCommand.self,
+            PostgresCommand.self,
+        ],
         defaultSubcommand: ReplCommand.self
     )
 }

@@ -1,0 +1,262 @@
+import PostgresNIO
+import Sift
+public import SiftServer
+
+/// The records of `sift serve --postgres`: edits through the server's API are written to the
+/// table (the source of truth) in one transaction each, acknowledged once committed, and shown
+/// to the editing session once the follower has applied them (a bounded wait).
+///
+/// An edit's answer carries the change-log sequence of its last change: the deferred trigger
+/// that numbers changes is fired before the commit (`SET CONSTRAINTS ALL IMMEDIATE`), so the
+/// number is known while the transaction still holds the numbering lock, and commit order stays
+/// number order.
+///
+/// Values are written as text and cast to each column's type; an empty value is NULL in a
+/// column that is not text. An insert whose id exists is a conflict, a delete of a missing id
+/// not found; a value PostgreSQL refuses (a number that is not one, a NULL where none may be)
+/// is a bad request with PostgreSQL's message and the column.
+public actor PostgresRecordStore: ServerRecordStore {
+    public let follower: PostgresFollower
+    private let location: PostgresLocation
+    private let table: PostgresTable
+    private let visibilityTimeout: Duration
+    private var connection: PostgresConnection?
+    private var following: Task<Void, Never>?
+    private var isClosed = false
+    private var edits = 0
+
+    /// A store over `table`, whose changes `follower` applies.
+    ///
+    /// - Parameters:
+    ///   - visibilityTimeout: how long an edit's answer waits for the follower to show it.
+    ///   - startFollowing: whether to run the follower now, until ``close()``.
+    public init(
+        location: PostgresLocation,
+        table: PostgresTable,
+        follower: PostgresFollower,
+        visibilityTimeout: Duration = .seconds(5),
+        startFollowing: Bool = true
+    ) {
+        self.location = location
+        self.table = table
+        self.follower = follower
+        self.visibilityTimeout = visibilityTimeout
+        if startFollowing { following = Task { await follower.run() } }
+    }
+
+    public func submit(_ edit: ServerEdit) async throws(ServerEditError) -> ServerEditReceipt {
+        guard !isClosed else { throw .unavailable("the server is stopping") }
+        guard edit.count > 0 else { return ServerEditReceipt(sequence: 0, count: 0, visible: true) }
+        let connection: PostgresConnection
+        do {
+            connection = try await openConnection()
+        } catch {
+            throw .unavailable("\(table.qualifiedName): \(error.description)")
+        }
+        let sequence: UInt64
+        do {
+            _ = try await connection.query("BEGIN", logger: PostgresSQL.logger)
+            switch edit {
+            case .insert(let records):
+                try checkColumns(records)
+                try await refuseExisting(records.map(\.id), on: connection)
+                try await write(records, replacing: false, on: connection)
+            case .upsert(let records):
+                try checkColumns(records)
+                try await write(records, replacing: true, on: connection)
+            case .delete(let ids):
+                try await delete(ids, on: connection)
+            }
+            _ = try await connection.query("SET CONSTRAINTS ALL IMMEDIATE", logger: PostgresSQL.logger)
+            var last: Int64 = 0
+            for try await row in try await connection.query(
+                "SELECT currval('sift.change_sequence')",
+                logger: PostgresSQL.logger
+            ) { last = try row.decode(Int64.self) }
+            _ = try await connection.query("COMMIT", logger: PostgresSQL.logger)
+            sequence = UInt64(last)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: PostgresSQL.logger)
+            throw mapped(error)
+        }
+        edits += 1
+        follower.wake()
+        let visible = await follower.waitUntilApplied(sequence, timeout: visibilityTimeout)
+        return ServerEditReceipt(sequence: sequence, count: edit.count, visible: visible)
+    }
+
+    public func statistics() async -> ServerSourceStatistics {
+        let status = await follower.status
+        return ServerSourceStatistics(
+            kind: "postgres",
+            state: status.state,
+            appliedSequence: status.applied,
+            latestSequence: status.latest,
+            reconnects: status.reconnects,
+            lastError: status.lastError,
+            figures: [
+                "reloads": Double(status.reloads),
+                "changesApplied": Double(status.changesApplied),
+                "editsWritten": Double(edits),
+            ]
+        )
+    }
+
+    public func close() async {
+        isClosed = true
+        following?.cancel()
+        await following?.value
+        following = nil
+        try? await connection?.close()
+        connection = nil
+    }
+
+    // MARK: Writing
+
+    private func openConnection() async throws(PostgresSourceError) -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        let opened = try await location.connect()
+        connection = opened
+        return opened
+    }
+
+    /// Refuses fields the table has no column for, naming the record and field.
+    private func checkColumns(_ records: [Record]) throws(ServerEditError) {
+        let columns = Set(table.columns)
+        for (i, record) in records.enumerated() {
+            for field in record.fields.keys.sorted() where !columns.contains(field) {
+                throw .badRequest(
+                    "\(table.qualifiedName) has no column '\(field)' (columns: \(table.columns.joined(separator: ", ")))",
+                    field: "[\(i)].fields.\(field)"
+                )
+            }
+        }
+    }
+
+    /// The columns an edit of `records` writes: the id column, then every column one of them names.
+    private func writtenColumns(_ records: [Record]) -> [Int] {
+        var named = Set<String>()
+        for record in records { named.formUnion(record.fields.keys) }
+        let idIndex = table.columns.firstIndex(of: table.idColumn)!
+        return [idIndex] + table.columns.indices.filter { $0 != idIndex && named.contains(table.columns[$0]) }
+    }
+
+    /// What stands for a value a record lacks in the arrays of values (binds carry no NULLs):
+    /// a noncharacter, which no text a person sends contains.
+    static let missing = "\u{FFFF}"
+
+    /// The SQL that casts the text `value` to column `i`'s type: a missing value is NULL, and so
+    /// is an empty one unless the column holds text.
+    private func cast(_ value: String, column i: Int) -> String {
+        let type = table.types[i]
+        let isText =
+            type == "text" || type.hasPrefix("character") || type == "name" || type == "citext"
+        let present = "nullif(\(value), U&'\\FFFF')"
+        return isText ? "\(present)::\(type)" : "nullif(\(present), '')::\(type)"
+    }
+
+    /// Inserts the records, or (`replacing`) updates those whose ids exist and inserts the rest,
+    /// in one statement over arrays of their values.
+    private func write(_ records: [Record], replacing: Bool, on connection: PostgresConnection) async throws {
+        let columns = writtenColumns(records)
+        var binds = PostgresBindings()
+        for i in columns {
+            let column = table.columns[i]
+            binds.append(records.map { column == table.idColumn ? $0.id : $0.fields[column] ?? Self.missing })
+        }
+        let names = columns.map { PostgresSQL.identifier(table.columns[$0]) }
+        let inputs = columns.indices.map { "$\($0 + 1)::text[]" }.joined(separator: ", ")
+        let aliases = columns.indices.map { "c\($0)" }
+        let values = zip(columns, aliases).map { cast("sift_input.\($1)", column: $0) }
+        let input = "unnest(\(inputs)) AS sift_input(\(aliases.joined(separator: ", ")))"
+        let id = PostgresSQL.identifier(table.idColumn)
+        let sql: String
+        if replacing {
+            let updates = zip(names, values).dropFirst().map { "\($0) = \($1)" }
+            let set = updates.isEmpty ? "\(id) = sift_row.\(id)" : updates.joined(separator: ", ")
+            sql = """
+                WITH updated AS (
+                    UPDATE \(table.qualifiedName) AS sift_row SET \(set) FROM \(input)
+                    WHERE sift_row.\(id) = \(values[0]) RETURNING sift_row.\(id) AS sift_id
+                )
+                INSERT INTO \(table.qualifiedName) (\(names.joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", ")) FROM \(input)
+                WHERE \(values[0]) NOT IN (SELECT sift_id FROM updated)
+                """
+        } else {
+            sql = """
+                INSERT INTO \(table.qualifiedName) (\(names.joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", ")) FROM \(input)
+                """
+        }
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PostgresSQL.logger)
+    }
+
+    /// Refuses ids that are in the table, naming the first.
+    private func refuseExisting(_ ids: [String], on connection: PostgresConnection) async throws {
+        let present = try await existing(ids, on: connection)
+        if let i = ids.firstIndex(where: present.contains) {
+            throw ServerEditError.conflict(
+                "a record with id '\(ids[i])' exists in \(table.qualifiedName)",
+                field: "[\(i)].id"
+            )
+        }
+    }
+
+    /// Which of `ids` are in the table.
+    private func existing(_ ids: [String], on connection: PostgresConnection) async throws -> Set<String> {
+        var binds = PostgresBindings()
+        binds.append(ids)
+        let id = PostgresSQL.identifier(table.idColumn)
+        var found = Set<String>()
+        for try await row in try await connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT \(id)::text FROM \(table.qualifiedName) WHERE \(id) = ANY(\(castArray("$1")))",
+                binds: binds
+            ),
+            logger: PostgresSQL.logger
+        ) { found.insert(try row.decode(String.self)) }
+        return found
+    }
+
+    /// `$1::text[]` as an array of the id column's type.
+    private func castArray(_ parameter: String) -> String {
+        "\(parameter)::text[]::\(table.idType)[]"
+    }
+
+    /// Deletes the rows with `ids`; all must exist.
+    private func delete(_ ids: [String], on connection: PostgresConnection) async throws {
+        var binds = PostgresBindings()
+        binds.append(ids)
+        let id = PostgresSQL.identifier(table.idColumn)
+        var deleted = Set<String>()
+        for try await row in try await connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "DELETE FROM \(table.qualifiedName) WHERE \(id) = ANY(\(castArray("$1"))) RETURNING \(id)::text",
+                binds: binds
+            ),
+            logger: PostgresSQL.logger
+        ) { deleted.insert(try row.decode(String.self)) }
+        if let i = ids.firstIndex(where: { !deleted.contains($0) }) {
+            throw ServerEditError.notFound("no record has id '\(ids[i])' in \(table.qualifiedName)", field: "[\(i)]")
+        }
+    }
+
+    /// The server's error for what went wrong while writing.
+    private func mapped(_ error: any Error) -> ServerEditError {
+        if let error = error as? ServerEditError { return error }
+        let state = (error as? PSQLError)?.serverInfo?[.sqlState] ?? ""
+        let column = (error as? PSQLError)?.serverInfo?[.columnName]
+        let line = "\(table.qualifiedName): \(PostgresSourceError.describe(error))"
+        switch state {
+        case "23505": return .conflict(line)
+        case _ where state.hasPrefix("22") || state.hasPrefix("23"):
+            return .badRequest(line, field: column)
+        default:
+            if (error as? PSQLError)?.serverInfo == nil { connection = nil }
+            return .unavailable(line)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import PostgresNIO
+import Sift
+import SiftPostgres
+import SiftServer
+import Testing
+
+/// Edits through the server's store are written to PostgreSQL first, refused as the HTTP API
+/// refuses them, and shown by the follower once committed.
+@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL's server programs are not installed"))
+struct PostgresRecordStoreTests {
+    typealias Fixtures = PostgresFollowingTests
+
+    /// A followed table with rows 1…20, a shared index loaded from it, and a store over both.
+    static func makeStore() async throws -> (PostgresLocation, SharedSearchIndex, PostgresRecordStore) {
+        let location = try await TestCluster.shared.makeDatabase()
+        let setup = try await location.connect()
+        try await Fixtures.makeTable(setup)
+        try await Fixtures.install(setup)
+        var rng = SystemRandomNumberGenerator()
+        for id in 1...20 { try await Fixtures.upsert(setup, id: id, rng: &rng) }
+        try await setup.close()
+        let shared = SharedSearchIndex(try await Fixtures.freshIndex(location).0)
+        let follower = try await Fixtures.follower(location, shared, name: "store")
+        let connection = try await location.connect()
+        let table = try await PostgresTable.describe("items", idColumn: nil, on: connection)
+        try await connection.close()
+        let store = PostgresRecordStore(
+            location: location,
+            table: table,
+            follower: follower,
+            visibilityTimeout: .seconds(60)
+        )
+        return (location, shared, store)
+    }
+
+    static func row(_ location: PostgresLocation, id: Int) async throws -> [String?]? {
+        let connection = try await location.connect()
+        defer { Task { try? await connection.close() } }
+        var found: [String?]?
+        for try await row in try await connection.query(
+            "SELECT name, country, notes, rank::text FROM items WHERE id = \(id)",
+            logger: TestCluster.logger
+        ) {
+            let (name, country, notes, rank) = try row.decode((String?, String?, String?, String?).self)
+            found = [name, country, notes, rank]
+        }
+        return found
+    }
+
+    @Test func editsAreCommittedThenVisibleWithTheirSequence() async throws {
+        let (location, shared, store) = try await Self.makeStore()
+        let inserted = try await store.submit(
+            .insert([Record(id: "100", fields: ["name": "Zürich Nord", "rank": "7", "notes": ""])])
+        )
+        #expect(inserted.visible && inserted.count == 1 && inserted.sequence > 0)
+        // Written to PostgreSQL: an empty value in a number column is NULL, in a text column empty.
+        #expect(try await Self.row(location, id: 100) == ["Zürich Nord", nil, "", "7"])
+        let found = try await shared.read { index in
+            try index.search(Query("zurich nord", mode: .words)).rows.map { try index.id(of: $0) }
+        }
+        #expect(found == ["100"])
+
+        let upserted = try await store.submit(
+            .upsert([
+                Record(id: "100", fields: ["name": "Basel", "rank": ""]),
+                Record(id: "101", fields: ["name": "Bern"]),
+            ])
+        )
+        #expect(upserted.visible && upserted.count == 2 && upserted.sequence > inserted.sequence)
+        #expect(try await Self.row(location, id: 100) == ["Basel", nil, "", nil])
+        #expect(try await Self.row(location, id: 101) == ["Bern", nil, nil, nil])
+        #expect(try await shared.read { try $0.record($0.handle(forID: "101")!).fields["name"] } == "Bern")
+
+        let deleted = try await store.submit(.delete(["100", "101"]))
+        #expect(deleted.visible && deleted.sequence > upserted.sequence)
+        #expect(try await Self.row(location, id: 100) == nil)
+        #expect(await shared.read { $0.handle(forID: "100") == nil && $0.handle(forID: "101") == nil })
+        let statistics = await store.statistics()
+        #expect(statistics.kind == "postgres" && statistics.appliedSequence >= deleted.sequence)
+        await store.close()
+    }
+
+    @Test func refusedEditsChangeNothing() async throws {
+        let (location, shared, store) = try await Self.makeStore()
+        let before = try await shared.read { try Fixtures.records($0) }
+        func refusal(_ edit: ServerEdit) async -> ServerEditError? {
+            do {
+                _ = try await store.submit(edit)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // Each refused edit names the record and field at fault, and nothing of it is written.
+        let conflict = await refusal(
+            .insert([Record(id: "200", fields: ["name": "new"]), Record(id: "3", fields: ["name": "taken"])])
+        )
+        #expect(conflict?.kind == .conflict && conflict?.field == "[1].id")
+        let missing = await refusal(.delete(["4", "999"]))
+        #expect(missing?.kind == .notFound && missing?.field == "[1]")
+        let unknown = await refusal(.upsert([Record(id: "5", fields: ["colour": "red"])]))
+        #expect(unknown?.kind == .badRequest && unknown?.field == "[0].fields.colour")
+        let notANumber = await refusal(.upsert([Record(id: "6", fields: ["rank": "many"])]))
+        #expect(notANumber?.kind == .badRequest)
+        #expect(notANumber?.message.contains("many") == true)
+        let badID = await refusal(.insert([Record(id: "seven", fields: ["name": "x"])]))
+        #expect(badID?.kind == .badRequest)
+        #expect(try await Self.row(location, id: 200) == nil)
+        #expect(try await Self.row(location, id: 4) != nil)
+
+        // Then one that is accepted: the index shows it and nothing of the refused ones.
+        let receipt = try await store.submit(.upsert([Record(id: "6", fields: ["rank": "12"])]))
+        #expect(receipt.visible)
+        let after = try await shared.read { try Fixtures.records($0) }
+        #expect(after.count == before.count)
+        #expect(after.filter { $0.id != "6" } == before.filter { $0.id != "6" })
+        await store.close()
+    }
+
+    @Test func storeEditsAndOtherWritersEndWhereAFreshLoadIs() async throws {
+        let (location, shared, store) = try await Self.makeStore()
+        let other = Task {
+            var rng = SystemRandomNumberGenerator()
+            let connection = try await location.connect()
+            defer { Task { try? await connection.close() } }
+            for _ in 0..<400 {
+                try await Fixtures.upsert(connection, id: Int.random(in: 1...60, using: &rng), rng: &rng)
+            }
+        }
+        var rng = SystemRandomNumberGenerator()
+        var lastSequence: UInt64 = 0
+        for i in 0..<150 {
+            let id = String(Int.random(in: 1...60, using: &rng))
+            let edit: ServerEdit =
+                i % 3 == 0
+                ? .upsert([Record(id: id, fields: ["name": "store \(i)", "country": "Ελλάδα"])])
+                : .upsert([Record(id: id, fields: ["notes": "note \(i)"])])
+            let receipt = try await store.submit(edit)
+            #expect(receipt.sequence > lastSequence)
+            lastSequence = receipt.sequence
+        }
+        try await other.value
+        let connection = try await location.connect()
+        let latest = try await Fixtures.latestSequence(connection)
+        try await connection.close()
+        await Fixtures.waitFor(store.follower, latest)
+        let (fresh, _) = try await Fixtures.freshIndex(location)
+        #expect(try await shared.read { try Fixtures.records($0) } == (try Fixtures.records(fresh)))
+        await store.close()
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import PostgresNIO
+import Sift
+import SiftPostgres
+import Testing
+
+/// `sift serve --postgres` as a person runs it: killed with SIGKILL at random moments while
+/// others write, restarted from its data directory, it ends holding exactly the table's rows.
+@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL's server programs are not installed"))
+struct ServeFollowingTests {
+    typealias Fixtures = PostgresFollowingTests
+
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("sift").path
+
+    /// A running `sift serve`, its standard output and error in files.
+    struct Server {
+        var pid: pid_t
+        var output: String
+
+        static func start(_ arguments: [String], output: String) throws -> Server {
+            let argv = ([executable, "serve"] + arguments).map { strdup($0) }
+            defer { for arg in argv { free(arg) } }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
+            guard spawned == 0 else { throw PostgresSourceError("sift serve could not start (\(spawned))") }
+            return Server(pid: pid, output: output)
+        }
+
+        /// Sends `signal` and waits for the process to end; its exit status.
+        func stop(_ signal: Int32) -> Int32 {
+            kill(pid, signal)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            return status
+        }
+
+        /// The port it listens on, once it says so (nil if it ended first).
+        func port() async throws -> Int? {
+            while true {
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                if let range = text.range(of: "listening on http://127.0.0.1:") {
+                    let digits = text[range.upperBound...].prefix { $0.isNumber }
+                    if let port = Int(digits) { return port }
+                }
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid { return nil }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+    }
+
+    @Test func killedAtRandomMomentsAServerRestartsAndMissesNothing() async throws {
+        let location = try await TestCluster.shared.makeDatabase()
+        let setup = try await location.connect()
+        defer { Task { try? await setup.close() } }
+        try await Fixtures.makeTable(setup)
+        try await Fixtures.install(setup)
+        var rng = SystemRandomNumberGenerator()
+        for id in 1...300 { try await Fixtures.upsert(setup, id: id, rng: &rng) }
+        let url = try await TestCluster.shared.serverURL().replacingOccurrences(
+            of: "/postgres?",
+            with: "/\(location.database!)?"
+        )
+        let directory = NSTemporaryDirectory() + "sift-serve-follow-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let arguments = [
+            "--postgres", url, "--table", "items", "--field", "name,country,notes", "--port", "0",
+            "--data-dir", directory + "/data",
+        ]
+
+        let writer = Task {
+            var rng = SystemRandomNumberGenerator()
+            let connection = try await location.connect()
+            defer { Task { try? await connection.close() } }
+            for _ in 0..<4000 {
+                let id = Int.random(in: 1...600, using: &rng)
+                if Int.random(in: 0..<4, using: &rng) == 0 {
+                    _ = try await connection.query("DELETE FROM items WHERE id = \(id)", logger: TestCluster.logger)
+                } else {
+                    try await Fixtures.upsert(connection, id: id, rng: &rng)
+                }
+            }
+        }
+        // Ten servers in turn, each killed (SIGKILL) at a random moment: loading, catching up,
+        // saving a snapshot or following.
+        for round in 0..<10 {
+            let server = try Server.start(arguments, output: directory + "/serve-\(round).log")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 100...1500)))
+            _ = server.stop(SIGKILL)
+        }
+        try await writer.value
+        let latest = try await Fixtures.latestSequence(setup)
+
+        // The last one catches up before it listens, then stops (SIGTERM) with a final snapshot.
+        let output = directory + "/serve.log"
+        let server = try Server.start(arguments, output: output)
+        let port = try await server.port()
+        let log = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(port != nil, "sift serve did not start: \(log)")
+        let status = server.stop(SIGTERM)
+        #expect(status == 0, "sift serve exited with \(status): \(log)")
+        let index = try SearchIndex.load(from: directory + "/data/index.sift")
+        #expect(index.metadata[SharedSearchIndex.postgresSequenceKey].flatMap(UInt64.init) ?? 0 >= latest)
+        let (fresh, _) = try await Fixtures.freshIndex(location)
+        #expect(try Fixtures.records(index) == (try Fixtures.records(fresh)))
+        // And it answers as the same rows indexed afresh with its configuration do.
+        let same = try SearchIndex(configuration: index.configuration, records: try Fixtures.records(fresh))
+        #expect(try Fixtures.answers(index) == (try Fixtures.answers(same)))
+    }
+}
