@@ -108,7 +108,9 @@ extension PostgresTable {
     /// whether the table is followed.
     ///
     /// - Throws: ``PostgresSourceError``.
-    public func latestChange(on connection: PostgresConnection) async throws(PostgresSourceError) -> (
+    public func latestChange(
+        on connection: PostgresConnection
+    ) async throws(PostgresSourceError) -> (
         sequence: UInt64, isFollowable: Bool
     ) {
         do {

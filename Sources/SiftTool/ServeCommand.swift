@@ -44,7 +44,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("follower-name"),
-        help: "This server's name among the table's followers (default: the host name and --data-dir, or the process id)."
+        help: ArgumentHelp(
+            "This server's name among the table's followers "
+                + "(default: the host name and --data-dir, or the process id)."
+        )
     )
     var followerName: String?
 
