@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         // `servebench`'s client side.
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system SQLite (Debian: `apt-get install libsqlite3-dev`), for the FTS5 peer.
@@ -84,6 +85,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .executableTarget(
+            name: "followbench",
+            dependencies: [
+                "RecordGenerator",
+                .product(name: "Sift", package: siftPackage),
+                .product(name: "SiftDataset", package: siftPackage),
+                .product(name: "SiftPostgres", package: siftPackage),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .executableTarget(
             name: "SiftBenchmarks",

@@ -60,6 +60,13 @@ restart() {
     as_server_user "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 60 restart >/dev/null
 }
 
+# The server must not inherit the caller's descriptors (a test process's client sockets, say):
+# a server that holds one keeps that connection from ever being seen as closed.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [[ $fd =~ ^[0-9]+$ ]] && ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 case "${1:-}" in
     start) start "$2" ;;
     restart) restart "$2" ;;

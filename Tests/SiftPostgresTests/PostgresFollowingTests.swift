@@ -335,8 +335,7 @@ struct PostgresFollowingTests {
         #expect(try await shared.read { try Self.records($0) } == (try Self.records(fresh)))
     }
 
-    @Test(.disabled("hangs after the restart: not yet diagnosed (issue 30)"))
-    func aFollowerCatchesUpAfterTheServerRestartsDuringWrites() async throws {
+    @Test func aFollowerCatchesUpAfterTheServerRestartsDuringWrites() async throws {
         let location = try await TestCluster.shared.makeDatabase()
         let setup = try await location.connect()
         try await Self.makeTable(setup)
@@ -354,6 +353,12 @@ struct PostgresFollowingTests {
             if written == 500 && !restarted {
                 restarted = true
                 try await TestCluster.shared.restartServer()
+                // A writer's connection dies with the server; in this test a query sent on it
+                // right after the restart never returned (postgres-nio 1.33), so it starts anew,
+                // as a pool would. What is tested is the follower, which must find out by itself.
+                let old = connection
+                Task { try? await old.close() }
+                connection = try await location.connect()
             }
             do {
                 try await Self.upsert(connection, id: Int.random(in: 1...700, using: &rng), rng: &rng)
