@@ -3,6 +3,7 @@
 # start until GET /health first answers 200, then stops the server.
 #
 #     scripts/serve-startup.sh SIFT_BINARY TSV [PORT]
+#     scripts/serve-startup.sh SIFT_BINARY --table NAME [PORT]   # a PostgreSQL table (SIFT_POSTGRES_URL)
 #
 # A 1,000,000-row TSV: `servebench --records 1000000 --write-tsv FILE` (Benchmarks package).
 # Target (issue 28): the first answer within 4 s on 1,000,000 rows.
@@ -13,12 +14,19 @@ if [[ $# -lt 2 ]]; then
     exit 2
 fi
 sift=$1
-tsv=$2
-port=${3:-7791}
+shift
+if [[ $1 == --table ]]; then
+    source_args=(--table "$2")
+    shift 2
+else
+    source_args=("$1")
+    shift
+fi
+port=${1:-7791}
 command -v curl >/dev/null || { echo "$0: needs curl" >&2; exit 2; }
 
 start=$(date +%s.%N)
-"$sift" serve "$tsv" --port "$port" >/dev/null 2>&1 &
+"$sift" serve "${source_args[@]}" --port "$port" >/dev/null 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 
@@ -34,6 +42,6 @@ while true; do
     sleep 0.02
 done
 end=$(date +%s.%N)
-rows=$(($(wc -l <"$tsv") - 1))
-awk -v s="$start" -v e="$end" -v rows="$rows" -v file="$tsv" \
-    'BEGIN { printf "first GET /health 200 after %.2f s (%s, %d rows)\n", e - s, file, rows }'
+rows=$(curl -s "http://127.0.0.1:$port/health" | sed -n 's/.*"records":\([0-9]*\).*/\1/p')
+awk -v s="$start" -v e="$end" -v rows="$rows" -v source="${source_args[*]}" \
+    'BEGIN { printf "first GET /health 200 after %.2f s (%s, %s records)\n", e - s, source, rows }'

@@ -43,6 +43,12 @@ public actor PostgresFollower {
     private let location: PostgresLocation
     private let shared: SharedSearchIndex
     private let pollInterval: Duration
+    private let gatherInterval: Duration
+    private let stallTimeout: Duration
+    /// When the follower last finished a step (a catch-up, a wait): what the watchdog checks.
+    private var lastProgress = ContinuousClock.now
+    /// Which connection the follower uses now (see ``follow(on:)``).
+    private var epoch = 0
     private let batchSize: Int
     private let log: @Sendable (String) -> Void
     public private(set) var status = Status()
@@ -59,6 +65,12 @@ public actor PostgresFollower {
     /// - Parameters:
     ///   - name: this follower's name in `sift.followers` (unique per process that follows the table).
     ///   - pollInterval: how often the log is read without a notification.
+    ///   - gatherInterval: how long a woken follower lets further changes arrive before it reads
+    ///     the log, so that a burst of small transactions is read and applied as one batch
+    ///     rather than one round of queries each (less work for PostgreSQL and for the index's
+    ///     executor, which searches wait on; the cost is that much added latency).
+    ///   - stallTimeout: how long a query may go unanswered before the connection is given up
+    ///     and a new one made (a connection the server dropped can otherwise wait for ever).
     ///   - batchSize: the most log entries one transaction reads.
     ///   - log: receives one line per event worth telling (reconnects, reloads, errors).
     public init(
@@ -67,6 +79,8 @@ public actor PostgresFollower {
         name: String,
         shared: SharedSearchIndex,
         pollInterval: Duration = .seconds(1),
+        gatherInterval: Duration = .zero,
+        stallTimeout: Duration = .seconds(30),
         batchSize: Int = 10_000,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -75,6 +89,8 @@ public actor PostgresFollower {
         self.name = name
         self.shared = shared
         self.pollInterval = pollInterval
+        self.gatherInterval = gatherInterval
+        self.stallTimeout = stallTimeout
         self.batchSize = max(1, batchSize)
         self.log = log
     }
@@ -114,30 +130,71 @@ public actor PostgresFollower {
     }
 
     /// Listens and catches up on one connection until it fails.
+    ///
+    /// The listener and the catch-up loop run in tasks of their own, watched from here: on a
+    /// connection the server dropped, a postgres-nio query or notification sequence may never
+    /// end, even once the connection is closed, and a task group would wait for it for ever. A
+    /// step that stalls, a listener that stops or a failed catch-up gives up the connection; a
+    /// task still waiting on it is abandoned, and its connection's epoch keeps it from applying
+    /// anything should it ever resume.
     private func follow(on connection: PostgresConnection) async throws {
+        epoch += 1
+        let epoch = self.epoch
         let wakeup = self.wakeup
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await connection.listen(on: ChangeLog.channel) { notifications in
-                    for try await _ in notifications { wakeup.signal() }
-                }
-                throw PostgresSourceError("the connection stopped delivering notifications")
+        let listenerStopped = Flag()
+        let failure = ErrorBox()
+        markProgress()
+        let listener = Task {
+            defer {
+                listenerStopped.set()
+                wakeup.signal()
             }
-            group.addTask {
+            try await connection.listen(on: ChangeLog.channel) { notifications in
+                for try await _ in notifications { wakeup.signal() }
+            }
+        }
+        let catchingUp = Task {
+            do {
                 while !Task.isCancelled {
-                    try await self.catchUp(on: connection)
+                    self.markProgress()
+                    try await self.catchUp(on: connection, epoch: epoch)
+                    self.markProgress()
                     await wakeup.wait(upTo: self.pollInterval)
+                    if self.gatherInterval > .zero { try await Task.sleep(for: self.gatherInterval) }
                 }
+            } catch {
+                failure.set(error)
             }
-            defer { group.cancelAll() }
-            try await group.next()
+        }
+        defer {
+            listener.cancel()
+            catchingUp.cancel()
+        }
+        while true {
+            try await Task.sleep(for: .milliseconds(100))
+            if let error = failure.error { throw error }
+            if listenerStopped.isSet { throw PostgresSourceError("the connection stopped delivering notifications") }
+            if isStalled() {
+                Task { try? await connection.close() }
+                throw PostgresSourceError("PostgreSQL did not answer for \(stallTimeout)")
+            }
         }
     }
 
+    private func markProgress() { lastProgress = .now }
+
+    /// Refuses to go on for a connection given up (see ``follow(on:)``).
+    private func checkEpoch(_ epoch: Int) throws {
+        guard epoch == self.epoch else { throw CancellationError() }
+    }
+
+    private func isStalled() -> Bool { ContinuousClock.now - lastProgress > stallTimeout + pollInterval }
+
     /// Applies every change after the applied position, a batch at a time.
-    func catchUp(on connection: PostgresConnection) async throws {
+    func catchUp(on connection: PostgresConnection, epoch: Int) async throws {
         while true {
             try Task.checkCancellation()
+            markProgress()
             let position = status.applied
             _ = try await connection.query(
                 "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
@@ -152,7 +209,7 @@ public actor PostgresFollower {
                 }
                 status.latest = max(status.latest, latest)
                 if position < prunedThrough {
-                    try await reload(on: connection, prunedThrough: prunedThrough, from: position)
+                    try await reload(on: connection, prunedThrough: prunedThrough, from: position, epoch: epoch)
                     continue
                 }
                 let entries = try await changes(after: position, on: connection)
@@ -187,6 +244,7 @@ public actor PostgresFollower {
                     }
                 }
                 let table = self.table
+                try checkEpoch(epoch)
                 try await shared.applyFollowed(changes, through: last) { table.idPrecedes($0, $1) }
                 status.applied = last
                 status.changesApplied += entries.count
@@ -259,7 +317,12 @@ public actor PostgresFollower {
     }
 
     /// Reads the whole table again and makes the index hold exactly its rows.
-    private func reload(on connection: PostgresConnection, prunedThrough: UInt64, from position: UInt64) async throws {
+    private func reload(
+        on connection: PostgresConnection,
+        prunedThrough: UInt64,
+        from position: UInt64,
+        epoch: Int
+    ) async throws {
         status.state = "reloading"
         status.reloads += 1
         log(
@@ -279,6 +342,7 @@ public actor PostgresFollower {
         }
         _ = try await connection.query("COMMIT", logger: PostgresSQL.logger)
         let table = self.table
+        try checkEpoch(epoch)
         let counts = try await shared.replaceFollowed(with: records, through: latest) { table.idPrecedes($0, $1) }
         log(
             "\(table.qualifiedName): reloaded \(records.count) rows through change \(latest) (\(counts.inserted) inserted, \(counts.updated) updated, \(counts.deleted) deleted)"
@@ -339,6 +403,20 @@ public actor PostgresFollower {
 
     /// Wakes the follower (a notification came, or someone waits for a sequence).
     public nonisolated func wake() { wakeup.signal() }
+}
+
+/// The first error of a task, read from another.
+final class ErrorBox: Sendable {
+    private let value = Mutex<(any Error)?>(nil)
+    func set(_ error: any Error) { value.withLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { value.withLock { $0 } }
+}
+
+/// A flag set once, read from any task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// A signal that wakes one waiter, remembered when no one waits.

@@ -128,7 +128,8 @@ struct ServeCommand: AsyncParsableCommand {
                 "listening on \(configuration.host) without keys: anyone who reaches it can search (give --search-key)"
             )
         }
-        if try postgres.location() != nil || postgres.table != nil {
+        // A table (SIFT_POSTGRES_URL alone only says where the database is: FILE wins).
+        if file == nil {
             return try await runFollowing(try postgres.requiredLocation(), configuration: configuration)
         }
         if configuration.adminKey != nil, dataDirectory == nil {

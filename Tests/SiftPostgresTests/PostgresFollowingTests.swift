@@ -123,6 +123,7 @@ struct PostgresFollowingTests {
             name: name,
             shared: shared,
             pollInterval: .milliseconds(200),
+            stallTimeout: .seconds(3),
             batchSize: 500
         ) { lines?.append($0) }
     }

@@ -56,6 +56,100 @@ struct ServeFollowingTests {
         }
     }
 
+    /// Runs `sift ARGUMENTS` to the end: its exit status and what it printed.
+    static func sift(_ arguments: [String], directory: String) throws -> (status: Int32, output: String) {
+        let output = directory + "/sift-\(UInt64.random(in: 0...UInt64.max)).out"
+        let argv = ([executable] + arguments).map { strdup($0) }
+        defer { for arg in argv { free(arg) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ) == 0 else {
+            throw PostgresSourceError("sift could not start")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+
+    @Test func postgresCommandsInstallReportPruneAndUninstall() async throws {
+        let location = try await TestCluster.shared.makeDatabase()
+        let setup = try await location.connect()
+        defer { Task { try? await setup.close() } }
+        try await Fixtures.makeTable(setup)
+        let url = try await TestCluster.shared.serverURL().replacingOccurrences(
+            of: "/postgres?",
+            with: "/\(location.database!)?"
+        )
+        let directory = NSTemporaryDirectory() + "sift-postgres-commands-\(UInt64.random(in: 0...UInt64.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+
+        // --print writes the SQL without a database; it names the table as PostgreSQL would.
+        let printed = try Self.sift(
+            ["postgres", "install", "--table", "Shop.Items", "--id", "id", "--print"],
+            directory: directory
+        )
+        #expect(printed.status == 0)
+        #expect(printed.output.contains("CREATE CONSTRAINT TRIGGER sift_change_log"))
+        #expect(printed.output.contains("ON \"Shop\".\"Items\""))
+        let withoutID = try Self.sift(["postgres", "install", "--table", "items", "--print"], directory: directory)
+        #expect(withoutID.status != 0 && withoutID.output.contains("--id"))
+
+        let installed = try Self.sift(
+            ["postgres", "install", "--postgres", url, "--table", "items"],
+            directory: directory
+        )
+        #expect(installed.status == 0, "\(installed.output)")
+        var rng = SystemRandomNumberGenerator()
+        for id in 1...50 { try await Fixtures.upsert(setup, id: id, rng: &rng) }
+        _ = try await setup.query(
+            "INSERT INTO sift.followers (table_name, name, position) VALUES ('public.items', 'slow', 20)",
+            logger: TestCluster.logger
+        )
+        let status = try Self.sift(["postgres", "status", "--postgres", url], directory: directory)
+        #expect(
+            status.output.contains("public.items: id column id, 50 log entries, latest change 50"),
+            "\(status.output)"
+        )
+        #expect(status.output.contains("follower slow: at 20 (30 behind)"), "\(status.output)")
+
+        // Pruning keeps what the slow follower still needs.
+        let pruned = try Self.sift(["postgres", "prune", "--postgres", url, "--table", "items"], directory: directory)
+        #expect(pruned.output.contains("public.items: 20 entries deleted; the log starts after 20"), "\(pruned.output)")
+        let unknown = try Self.sift(
+            ["postgres", "prune", "--postgres", url, "--table", "nothing"],
+            directory: directory
+        )
+        #expect(unknown.status != 0 && unknown.output.contains("'nothing' is not followed"))
+
+        let removed = try Self.sift(
+            ["postgres", "uninstall", "--postgres", url, "--table", "items"],
+            directory: directory
+        )
+        #expect(removed.status == 0 && removed.output.contains("public.items is no longer followed"))
+        try await Fixtures.upsert(setup, id: 51, rng: &rng)
+        var left: Int64 = -1
+        for try await row in try await setup.query(
+            "SELECT count(*)::int8 FROM sift.changes",
+            logger: TestCluster.logger
+        ) {
+            left = try row.decode(Int64.self)
+        }
+        #expect(left == 0)
+        let after = try Self.sift(["postgres", "status", "--postgres", url], directory: directory)
+        #expect(after.output.contains("no table is followed"))
+        let wrong = try Self.sift(
+            ["postgres", "status", "--postgres", url.replacingOccurrences(of: "postgres@", with: "nobody@")],
+            directory: directory
+        )
+        #expect(wrong.status != 0 && wrong.output.contains("nobody"), "\(wrong.output)")
+    }
+
     @Test func killedAtRandomMomentsAServerRestartsAndMissesNothing() async throws {
         let location = try await TestCluster.shared.makeDatabase()
         let setup = try await location.connect()

@@ -9,6 +9,7 @@ import Synchronization
 // followbench: what `sift serve --postgres` costs against a real PostgreSQL.
 //
 //   followbench --postgres URL [--records N] [--rate R] [--seconds S] [--catch-up C] [--seed S]
+//               [--loads K] [--gather MS]   (the follower's gather interval, default 0)
 //
 // 1. Load: N generated records (searchbench's generator) loaded from a TSV file and from a table
 //    holding the same rows, the same way (`DataFile` → records → `SearchIndex`), alternated.
@@ -29,6 +30,7 @@ struct Arguments {
     var catchUp = 100_000
     var seed: UInt64 = 42
     var loads = 2
+    var gather = 0
 
     init() throws {
         var arguments = CommandLine.arguments.dropFirst()
@@ -45,9 +47,10 @@ struct Arguments {
             case "--catch-up": catchUp = Int(try value(argument)) ?? catchUp
             case "--seed": seed = UInt64(try value(argument)) ?? seed
             case "--loads": loads = Int(try value(argument)) ?? loads
+            case "--gather": gather = Int(try value(argument)) ?? gather
             case "-h", "--help":
                 print(
-                    "followbench --postgres URL [--records N] [--rate R] [--seconds S] [--catch-up C] [--seed S] [--loads K]"
+                    "followbench --postgres URL [--records N] [--rate R] [--seconds S] [--catch-up C] [--seed S] [--loads K] [--gather MS]"
                 )
                 exit(0)
             default: throw CorpusError.message("unknown argument '\(argument)'")
@@ -187,7 +190,13 @@ func run() async throws {
     index.metadata[SharedSearchIndex.postgresSequenceKey] = String(loadedPosition)
     let shared = SharedSearchIndex(index)
     let appliedAt = Timeline()
-    let follower = PostgresFollower(location: location, table: described, name: "followbench", shared: shared)
+    let follower = PostgresFollower(
+        location: location,
+        table: described,
+        name: "followbench",
+        shared: shared,
+        gatherInterval: .milliseconds(arguments.gather)
+    )
     await follower.setOnApplied { sequence in appliedAt.append(sequence, .now) }
     var following = Task { await follower.run() }
     while await follower.status.state != "following" { try await Task.sleep(for: .milliseconds(10)) }
@@ -195,7 +204,7 @@ func run() async throws {
     // Words typed from an empty box: each prefix of each word, one search each.
     var rng = SplitMix64(seed: arguments.seed)
     var words: [String] = []
-    while words.count < 40 {
+    while words.count < 80 {
         let name = rows[rng.below(rows.count)].0.lowercased()
         if let word = name.split(separator: " ").first(where: { $0.count >= 4 && $0.allSatisfy(\.isLetter) }) {
             words.append(String(word.prefix(8)))
