@@ -1,6 +1,7 @@
 import PostgresNIO
 import Sift
 public import SiftServer
+import Synchronization
 
 /// The records of `sift serve --postgres`: edits through the server's API are written to the
 /// table (the source of truth) in one transaction each, acknowledged once committed, and shown
@@ -24,19 +25,27 @@ public actor PostgresRecordStore: ServerRecordStore {
     private var following: Task<Void, Never>?
     private var isClosed = false
     private var edits = 0
+    private let editTimeout: Duration
+    /// Whether an edit holds the connection, and the edits waiting for it, in order.
+    private var editing = false
+    private var waitingEditors: [CheckedContinuation<Void, Never>] = []
 
     /// A store over `table`, whose changes `follower` applies.
     ///
     /// - Parameters:
     ///   - visibilityTimeout: how long an edit's answer waits for the follower to show it.
+    ///   - editTimeout: how long an edit's transaction may take before it is answered `503` and
+    ///     the connection given up.
     ///   - startFollowing: whether to run the follower now, until ``close()``.
     public init(
         location: PostgresLocation,
         table: PostgresTable,
         follower: PostgresFollower,
         visibilityTimeout: Duration = .seconds(5),
+        editTimeout: Duration = .seconds(30),
         startFollowing: Bool = true
     ) {
+        self.editTimeout = editTimeout
         self.location = location
         self.table = table
         self.follower = follower
@@ -47,13 +56,41 @@ public actor PostgresRecordStore: ServerRecordStore {
     public func submit(_ edit: ServerEdit) async throws(ServerEditError) -> ServerEditReceipt {
         guard !isClosed else { throw .unavailable("the server is stopping") }
         guard edit.count > 0 else { return ServerEditReceipt(sequence: 0, count: 0, visible: true) }
+        // One edit at a time on the connection: the actor is reentrant at every await, and two
+        // transactions must never interleave on one session.
+        await acquire()
         let connection: PostgresConnection
         do {
             connection = try await openConnection()
         } catch {
+            release()
             throw .unavailable("\(table.qualifiedName): \(error.description)")
         }
+        let outcome = await withTimeout(editTimeout) { try await self.transaction(edit, on: connection) }
+        if case .failure(let error) = outcome, error is EditTimeout {
+            // The connection may never answer again: give it up (what waits on it stays there).
+            self.connection = nil
+            Task { try? await connection.close() }
+        }
+        release()
         let sequence: UInt64
+        switch outcome {
+        case .success(let value): sequence = value
+        case .failure(let error) where error is EditTimeout:
+            throw .unavailable(
+                "\(table.qualifiedName): PostgreSQL did not answer within \(editTimeout); "
+                    + "the edit may or may not have been committed (read the record to know)"
+            )
+        case .failure(let error): throw mapped(error, on: connection)
+        }
+        edits += 1
+        follower.wake()
+        let visible = await follower.waitUntilApplied(sequence, timeout: visibilityTimeout)
+        return ServerEditReceipt(sequence: sequence, count: edit.count, visible: visible)
+    }
+
+    /// Writes the edit in one transaction and returns the sequence of its last change.
+    private func transaction(_ edit: ServerEdit, on connection: PostgresConnection) async throws -> UInt64 {
         do {
             _ = try await connection.query("BEGIN", logger: PostgresSQL.logger)
             switch edit {
@@ -74,15 +111,49 @@ public actor PostgresRecordStore: ServerRecordStore {
                 logger: PostgresSQL.logger
             ) { last = try row.decode(Int64.self) }
             _ = try await connection.query("COMMIT", logger: PostgresSQL.logger)
-            sequence = UInt64(last)
+            return UInt64(last)
         } catch {
             _ = try? await connection.query("ROLLBACK", logger: PostgresSQL.logger)
-            throw mapped(error)
+            throw error
         }
-        edits += 1
-        follower.wake()
-        let visible = await follower.waitUntilApplied(sequence, timeout: visibilityTimeout)
-        return ServerEditReceipt(sequence: sequence, count: edit.count, visible: visible)
+    }
+
+    /// Runs `body`, or gives up waiting for it after `timeout` (it then goes on, abandoned).
+    private func withTimeout<T: Sendable>(
+        _ timeout: Duration,
+        _ body: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            let once = ResumeOnce(continuation)
+            let work = Task {
+                do {
+                    once.resume(.success(try await body()))
+                } catch {
+                    once.resume(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                if once.resume(.failure(EditTimeout())) { work.cancel() }
+            }
+        }
+    }
+
+    private func acquire() async {
+        guard editing else {
+            editing = true
+            return
+        }
+        await withCheckedContinuation { waitingEditors.append($0) }
+    }
+
+    /// Hands the connection to the next edit waiting (it stays taken), or frees it.
+    private func release() {
+        if waitingEditors.isEmpty {
+            editing = false
+        } else {
+            waitingEditors.removeFirst().resume()
+        }
     }
 
     public func statistics() async -> ServerSourceStatistics {
@@ -244,8 +315,8 @@ public actor PostgresRecordStore: ServerRecordStore {
         }
     }
 
-    /// The server's error for what went wrong while writing.
-    private func mapped(_ error: any Error) -> ServerEditError {
+    /// The server's error for what went wrong while writing on `failed`.
+    private func mapped(_ error: any Error, on failed: PostgresConnection) -> ServerEditError {
         if let error = error as? ServerEditError { return error }
         let state = (error as? PSQLError)?.serverInfo?[.sqlState] ?? ""
         let column = (error as? PSQLError)?.serverInfo?[.columnName]
@@ -255,8 +326,26 @@ public actor PostgresRecordStore: ServerRecordStore {
         case _ where state.hasPrefix("22") || state.hasPrefix("23"):
             return .badRequest(line, field: column)
         default:
-            if (error as? PSQLError)?.serverInfo == nil { connection = nil }
+            if (error as? PSQLError)?.serverInfo == nil, connection === failed { connection = nil }
             return .unavailable(line)
         }
+    }
+}
+
+/// An edit's transaction took longer than the store waits.
+struct EditTimeout: Error {}
+
+/// A continuation resumed by whichever comes first.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+
+    /// Resumes with `value` unless already resumed; whether it did.
+    @discardableResult
+    func resume(_ value: T) -> Bool {
+        guard let continuation = continuation.withLock({ $0.take() }) else { return false }
+        continuation.resume(returning: value)
+        return true
     }
 }

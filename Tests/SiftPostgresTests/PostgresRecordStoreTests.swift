@@ -118,6 +118,42 @@ struct PostgresRecordStoreTests {
         await store.close()
     }
 
+    @Test func concurrentEditsAreEachTheirOwnTransaction() async throws {
+        let (location, shared, store) = try await Self.makeStore()
+        // Forty edits at once: a refused one (an id that exists) rolls back only itself.
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    let edit: ServerEdit =
+                        i % 5 == 0
+                        ? .insert([Record(id: "300\(i)", fields: ["name": "new \(i)"]), Record(id: "2", fields: [:])])
+                        : .upsert([Record(id: "300\(i)", fields: ["name": "new \(i)"])])
+                    do {
+                        _ = try await store.submit(edit)
+                        return (i, true)
+                    } catch {
+                        return (i, false)
+                    }
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for await (i, accepted) in group { outcomes[i] = accepted }
+            return outcomes
+        }
+        for i in 0..<40 {
+            #expect(outcomes[i] == (i % 5 != 0))
+            let row = try await Self.row(location, id: Int("300\(i)")!)
+            #expect((row != nil) == (i % 5 != 0))
+        }
+        let connection = try await location.connect()
+        let latest = try await Fixtures.latestSequence(connection)
+        try await connection.close()
+        await Fixtures.waitFor(store.follower, latest)
+        let (fresh, _) = try await Fixtures.freshIndex(location)
+        #expect(try await shared.read { try Fixtures.records($0) } == (try Fixtures.records(fresh)))
+        await store.close()
+    }
+
     @Test func storeEditsAndOtherWritersEndWhereAFreshLoadIs() async throws {
         let (location, shared, store) = try await Self.makeStore()
         let other = Task {
