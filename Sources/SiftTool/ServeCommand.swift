@@ -164,6 +164,13 @@ struct ServeCommand: AsyncParsableCommand {
         let opened = try DatasetLoader.open(request)
         let index = try opened.makeIndex()
         if opened.snapshot == nil { index.metadata = DatasetLoader.metadata(opened) }
+        if let dataDirectory, let table = index.metadata[Self.postgresTableKey] {
+            // Its records live in PostgreSQL: an edit log beside them would fork them.
+            throw ToolError(
+                "\(dataDirectory) holds table \(table) of 'sift serve --postgres': serve it with --table, "
+                    + "or give another --data-dir"
+            )
+        }
         let server = try await SearchServer(
             index: index,
             fieldOrder: opened.dataset.columns,

@@ -208,5 +208,14 @@ struct ServeFollowingTests {
         // And it answers as the same rows indexed afresh with its configuration do.
         let same = try SearchIndex(configuration: index.configuration, records: try Fixtures.records(fresh))
         #expect(try Fixtures.answers(index) == (try Fixtures.answers(same)))
+
+        // The data directory belongs to the table: serving a file over it is refused.
+        let cities = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Data/cities.tsv").path
+        let overFile = try Self.sift(
+            ["serve", cities, "--data-dir", directory + "/data", "--port", "0"],
+            directory: directory
+        )
+        #expect(overFile.status != 0 && overFile.output.contains("holds table public.items"), "\(overFile.output)")
     }
 }
