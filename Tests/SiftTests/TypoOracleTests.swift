@@ -301,7 +301,7 @@ struct TypoOracleTests {
         )
     }
 
-    /// The two-edit sweep's filter (`typo_sweep_two_edits` in `kernels.c`) lets a word through
+    /// The two-edit sweep's filter (in `typo_sweep_masked_body`, `CSiftKernels/typo.c`) lets a word through
     /// when one of the pattern's blocks (q0 q1), (q3 q4), (q6 q7) stands whole at an offset two
     /// edits can move it to. Each record here is two edits from `abcdefghij` that leave one block
     /// whole, at every offset it can then have; the last two have a multi-byte code before a block,
