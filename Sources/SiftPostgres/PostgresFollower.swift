@@ -420,18 +420,24 @@ final class Flag: Sendable {
 }
 
 /// A signal that wakes one waiter, remembered when no one waits.
-final class Wakeup: Sendable {
-    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+///
+/// Its state is guarded by an `NSLock` (a pthread mutex, which ThreadSanitizer understands;
+/// it reported the `Synchronization.Mutex` that guarded it before as a race, with every access
+/// under the lock).
+final class Wakeup: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending = false
+    private var waiter: CheckedContinuation<Void, Never>?
 
     func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.pending = true
-            return nil
+        lock.lock()
+        let waiter = self.waiter
+        if waiter != nil {
+            self.waiter = nil
+        } else {
+            pending = true
         }
+        lock.unlock()
         waiter?.resume()
     }
 
@@ -442,14 +448,14 @@ final class Wakeup: Sendable {
             self.signal()
         }
         await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.pending {
-                    state.pending = false
-                    return true
-                }
-                state.waiter = continuation
-                return false
+            lock.lock()
+            let resumeNow = pending
+            if pending {
+                pending = false
+            } else {
+                waiter = continuation
             }
+            lock.unlock()
             if resumeNow { continuation.resume() }
         }
         // A signal that came meanwhile stays pending (it may be the timer's: one spare wake).
