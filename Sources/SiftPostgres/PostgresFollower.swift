@@ -304,7 +304,7 @@ public actor PostgresFollower {
         binds.append(Array(ids))
         let sql = """
             SELECT \(table.textColumnsSQL) FROM \(table.qualifiedName)
-            WHERE \(PostgresSQL.identifier(table.idColumn)) = ANY($1::text[]::\(table.idType)[])
+            WHERE \(table.idIsAnyOfFirstParameterSQL)
             """
         var records: [String: Record] = [:]
         for try await row in try await connection.query(

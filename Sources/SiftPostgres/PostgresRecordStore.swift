@@ -276,40 +276,38 @@ public actor PostgresRecordStore: ServerRecordStore {
 
     /// Which of `ids` are in the table.
     private func existing(_ ids: [String], on connection: PostgresConnection) async throws -> Set<String> {
+        let id = PostgresSQL.identifier(table.idColumn)
+        return try await returnedIDs(
+            "SELECT \(id)::text FROM \(table.qualifiedName) WHERE \(table.idIsAnyOfFirstParameterSQL)",
+            ids,
+            on: connection
+        )
+    }
+
+    /// The ids, as text, of the rows `sql` returns with `$1` bound to `ids`.
+    private func returnedIDs(
+        _ sql: String,
+        _ ids: [String],
+        on connection: PostgresConnection
+    ) async throws -> Set<String> {
         var binds = PostgresBindings()
         binds.append(ids)
-        let id = PostgresSQL.identifier(table.idColumn)
         var found = Set<String>()
         for try await row in try await connection.query(
-            PostgresQuery(
-                unsafeSQL:
-                    "SELECT \(id)::text FROM \(table.qualifiedName) WHERE \(id) = ANY(\(castArray("$1")))",
-                binds: binds
-            ),
+            PostgresQuery(unsafeSQL: sql, binds: binds),
             logger: PostgresSQL.logger
         ) { found.insert(try row.decode(String.self)) }
         return found
     }
 
-    /// `$1::text[]` as an array of the id column's type.
-    private func castArray(_ parameter: String) -> String {
-        "\(parameter)::text[]::\(table.idType)[]"
-    }
-
     /// Deletes the rows with `ids`; all must exist.
     private func delete(_ ids: [String], on connection: PostgresConnection) async throws {
-        var binds = PostgresBindings()
-        binds.append(ids)
         let id = PostgresSQL.identifier(table.idColumn)
-        var deleted = Set<String>()
-        for try await row in try await connection.query(
-            PostgresQuery(
-                unsafeSQL:
-                    "DELETE FROM \(table.qualifiedName) WHERE \(id) = ANY(\(castArray("$1"))) RETURNING \(id)::text",
-                binds: binds
-            ),
-            logger: PostgresSQL.logger
-        ) { deleted.insert(try row.decode(String.self)) }
+        let deleted = try await returnedIDs(
+            "DELETE FROM \(table.qualifiedName) WHERE \(table.idIsAnyOfFirstParameterSQL) RETURNING \(id)::text",
+            ids,
+            on: connection
+        )
         if let i = ids.firstIndex(where: { !deleted.contains($0) }) {
             throw ServerEditError.notFound("no record has id '\(ids[i])' in \(table.qualifiedName)", field: "[\(i)]")
         }

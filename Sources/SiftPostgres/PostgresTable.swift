@@ -33,6 +33,12 @@ public struct PostgresTable: Sendable {
             : "sift_row.\(PostgresSQL.identifier(idColumn))::text COLLATE \"C\""
     }
 
+    /// The condition that a row's id is one of the ids bound to `$1` (text, cast to the id
+    /// column's type, so that its index serves the lookup).
+    var idIsAnyOfFirstParameterSQL: String {
+        "\(PostgresSQL.identifier(idColumn)) = ANY($1::text[]::\(idType)[])"
+    }
+
     /// The column list of a `SELECT` that reads every column as text.
     var textColumnsSQL: String {
         columns.map { "\(PostgresSQL.identifier($0))::text" }.joined(separator: ", ")

@@ -145,6 +145,18 @@ struct PostgresFollowingTests {
         try await ChangeLog.install(table, on: connection)
     }
 
+    /// A new database holding `items` with its change log installed and rows 1…`rows` written,
+    /// and the connection that made it (the caller closes it).
+    static func followedItems(rows: Int) async throws -> (PostgresLocation, PostgresConnection) {
+        let location = try await TestCluster.shared.makeDatabase()
+        let setup = try await location.connect()
+        try await makeTable(setup)
+        try await install(setup)
+        var rng = SystemRandomNumberGenerator()
+        for id in 1...rows { try await upsert(setup, id: id, rng: &rng) }
+        return (location, setup)
+    }
+
     /// Waits (without a wall-clock limit: a busy machine only makes it slower) for the follower
     /// to apply `sequence`.
     static func waitFor(_ follower: PostgresFollower, _ sequence: UInt64) async {
@@ -221,13 +233,8 @@ struct PostgresFollowingTests {
     // MARK: Following
 
     @Test func aFollowerUnderFourWritersEndsWhereAFreshLoadIs() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Self.followedItems(rows: 500)
         defer { Task { try? await setup.close() } }
-        try await Self.makeTable(setup)
-        try await Self.install(setup)
-        var rng = SystemRandomNumberGenerator()
-        for id in 1...500 { try await Self.upsert(setup, id: id, rng: &rng) }
         let (start, _) = try await Self.freshIndex(location)
         let shared = SharedSearchIndex(start)
         let follower = try await Self.follower(location, shared)
@@ -286,13 +293,8 @@ struct PostgresFollowingTests {
     }
 
     @Test func restartedFollowersCatchUpFromWhereTheirIndexWas() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Self.followedItems(rows: 300)
         defer { Task { try? await setup.close() } }
-        try await Self.makeTable(setup)
-        try await Self.install(setup)
-        var rng = SystemRandomNumberGenerator()
-        for id in 1...300 { try await Self.upsert(setup, id: id, rng: &rng) }
         let (start, _) = try await Self.freshIndex(location)
         // A snapshot of the follower's index, saved now and then, as `sift serve --data-dir` keeps one.
         let snapshot = NSTemporaryDirectory() + "sift-follow-\(UInt64.random(in: 0...UInt64.max)).sift"
@@ -382,13 +384,9 @@ struct PostgresFollowingTests {
     }
 
     @Test func threeFollowersGiveTheSameAnswers() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Self.followedItems(rows: 200)
         defer { Task { try? await setup.close() } }
-        try await Self.makeTable(setup)
-        try await Self.install(setup)
         var rng = SystemRandomNumberGenerator()
-        for id in 1...200 { try await Self.upsert(setup, id: id, rng: &rng) }
         // Each starts at another moment of the burst, from its own fresh load.
         var followers: [(SharedSearchIndex, PostgresFollower, Task<Void, Never>)] = []
         for n in 0..<3 {
@@ -421,13 +419,9 @@ struct PostgresFollowingTests {
     }
 
     @Test func aLogPrunedPastAFollowerMakesItReloadAndSaySo() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Self.followedItems(rows: 100)
         defer { Task { try? await setup.close() } }
-        try await Self.makeTable(setup)
-        try await Self.install(setup)
         var rng = SystemRandomNumberGenerator()
-        for id in 1...100 { try await Self.upsert(setup, id: id, rng: &rng) }
         let (stale, _) = try await Self.freshIndex(location)
         for id in 50...180 { try await Self.upsert(setup, id: id, rng: &rng) }
         try await setup.run("DELETE FROM items WHERE id < 20")
@@ -454,13 +448,9 @@ struct PostgresFollowingTests {
     }
 
     @Test func aDroppedTableKeepsTheIndexServingAndIsReported() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Self.followedItems(rows: 50)
         defer { Task { try? await setup.close() } }
-        try await Self.makeTable(setup)
-        try await Self.install(setup)
         var rng = SystemRandomNumberGenerator()
-        for id in 1...50 { try await Self.upsert(setup, id: id, rng: &rng) }
         let shared = SharedSearchIndex(try await Self.freshIndex(location).0)
         let lines = LogLines()
         let follower = try await Self.follower(location, shared, name: "x", log: lines)

@@ -13,18 +13,11 @@ struct PostgresRecordStoreTests {
 
     /// A followed table with rows 1…20, a shared index loaded from it, and a store over both.
     static func makeStore() async throws -> (PostgresLocation, SharedSearchIndex, PostgresRecordStore) {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
-        try await Fixtures.makeTable(setup)
-        try await Fixtures.install(setup)
-        var rng = SystemRandomNumberGenerator()
-        for id in 1...20 { try await Fixtures.upsert(setup, id: id, rng: &rng) }
+        let (location, setup) = try await Fixtures.followedItems(rows: 20)
+        let table = try await PostgresTable.describe("items", idColumn: nil, on: setup)
         try await setup.close()
         let shared = SharedSearchIndex(try await Fixtures.freshIndex(location).0)
         let follower = try await Fixtures.follower(location, shared, name: "store")
-        let connection = try await location.connect()
-        let table = try await PostgresTable.describe("items", idColumn: nil, on: connection)
-        try await connection.close()
         let store = PostgresRecordStore(
             location: location,
             table: table,
@@ -32,6 +25,22 @@ struct PostgresRecordStoreTests {
             visibilityTimeout: .seconds(60)
         )
         return (location, shared, store)
+    }
+
+    /// Waits for the store's follower to apply everything committed, expects the index to hold
+    /// what a fresh load of the table does, and closes the store.
+    static func expectFollowerEndsWhereAFreshLoadIs(
+        _ location: PostgresLocation,
+        _ shared: SharedSearchIndex,
+        _ store: PostgresRecordStore
+    ) async throws {
+        let connection = try await location.connect()
+        let latest = try await Fixtures.latestSequence(connection)
+        try await connection.close()
+        await Fixtures.waitFor(store.follower, latest)
+        let (fresh, _) = try await Fixtures.freshIndex(location)
+        #expect(try await shared.read { try Fixtures.records($0) } == (try Fixtures.records(fresh)))
+        await store.close()
     }
 
     static func row(_ location: PostgresLocation, id: Int) async throws -> [String?]? {
@@ -145,13 +154,7 @@ struct PostgresRecordStoreTests {
             let row = try await Self.row(location, id: Int("300\(i)")!)
             #expect((row != nil) == (i % 5 != 0))
         }
-        let connection = try await location.connect()
-        let latest = try await Fixtures.latestSequence(connection)
-        try await connection.close()
-        await Fixtures.waitFor(store.follower, latest)
-        let (fresh, _) = try await Fixtures.freshIndex(location)
-        #expect(try await shared.read { try Fixtures.records($0) } == (try Fixtures.records(fresh)))
-        await store.close()
+        try await Self.expectFollowerEndsWhereAFreshLoadIs(location, shared, store)
     }
 
     @Test func storeEditsAndOtherWritersEndWhereAFreshLoadIs() async throws {
@@ -177,12 +180,6 @@ struct PostgresRecordStoreTests {
             lastSequence = receipt.sequence
         }
         try await other.value
-        let connection = try await location.connect()
-        let latest = try await Fixtures.latestSequence(connection)
-        try await connection.close()
-        await Fixtures.waitFor(store.follower, latest)
-        let (fresh, _) = try await Fixtures.freshIndex(location)
-        #expect(try await shared.read { try Fixtures.records($0) } == (try Fixtures.records(fresh)))
-        await store.close()
+        try await Self.expectFollowerEndsWhereAFreshLoadIs(location, shared, store)
     }
 }

@@ -19,18 +19,7 @@ struct ServeFollowingTests {
         var output: String
 
         static func start(_ arguments: [String], output: String) throws -> Server {
-            let argv = ([executable, "serve"] + arguments).map { strdup($0) }
-            defer { for arg in argv { free(arg) } }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
-            guard spawned == 0 else { throw PostgresSourceError("sift serve could not start (\(spawned))") }
-            return Server(pid: pid, output: output)
+            Server(pid: try spawn(["serve"] + arguments, output: output), output: output)
         }
 
         /// Sends `signal` and waits for the process to end; its exit status.
@@ -56,9 +45,8 @@ struct ServeFollowingTests {
         }
     }
 
-    /// Runs `sift ARGUMENTS` to the end: its exit status and what it printed.
-    static func sift(_ arguments: [String], directory: String) throws -> (status: Int32, output: String) {
-        let output = directory + "/sift-\(UInt64.random(in: 0...UInt64.max)).out"
+    /// Starts `sift ARGUMENTS`, its standard output and error into the file `output`.
+    static func spawn(_ arguments: [String], output: String) throws -> pid_t {
         let argv = ([executable] + arguments).map { strdup($0) }
         defer { for arg in argv { free(arg) } }
         var actions = posix_spawn_file_actions_t()
@@ -68,9 +56,15 @@ struct ServeFollowingTests {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ) == 0 else {
-            throw PostgresSourceError("sift could not start")
-        }
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv + [nil], environ)
+        guard spawned == 0 else { throw PostgresSourceError("sift could not start (\(spawned))") }
+        return pid
+    }
+
+    /// Runs `sift ARGUMENTS` to the end: its exit status and what it printed.
+    static func sift(_ arguments: [String], directory: String) throws -> (status: Int32, output: String) {
+        let output = directory + "/sift-\(UInt64.random(in: 0...UInt64.max)).out"
+        let pid = try spawn(arguments, output: output)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
@@ -151,13 +145,8 @@ struct ServeFollowingTests {
     }
 
     @Test func killedAtRandomMomentsAServerRestartsAndMissesNothing() async throws {
-        let location = try await TestCluster.shared.makeDatabase()
-        let setup = try await location.connect()
+        let (location, setup) = try await Fixtures.followedItems(rows: 300)
         defer { Task { try? await setup.close() } }
-        try await Fixtures.makeTable(setup)
-        try await Fixtures.install(setup)
-        var rng = SystemRandomNumberGenerator()
-        for id in 1...300 { try await Fixtures.upsert(setup, id: id, rng: &rng) }
         let url = try await TestCluster.shared.serverURL().replacingOccurrences(
             of: "/postgres?",
             with: "/\(location.database!)?"
