@@ -27,7 +27,7 @@ public struct DataFile: Sendable {
     private let storage: Storage
     /// Each column name's index (the first, should a table given repeat a name), so that finding
     /// every one of a million columns stays linear.
-    private let columnPositions: [String: Int]
+    private let columnPositions: NamePositions
 
     private enum Storage: Sendable {
         /// TSV/CSV: the file's bytes and the chunks of rows parsed from them.
@@ -172,9 +172,7 @@ public struct DataFile: Sendable {
         storage = .rows(table.rows)
     }
 
-    private static func positions(of columns: [String]) -> [String: Int] {
-        Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    }
+    private static func positions(of columns: [String]) -> NamePositions { NamePositions(columns) }
 
     // MARK: - Rows and values
 
@@ -212,7 +210,7 @@ public struct DataFile: Sendable {
     ///
     /// - Complexity: O(1) expected.
     public func column(named: String) -> Int? {
-        columnPositions[named]
+        columnPositions.position(of: named, in: columns)
     }
 
     /// The table: every row's values as strings.
@@ -463,18 +461,20 @@ public struct DataFile: Sendable {
         progress: (@Sendable (DataLoadProgress) -> Void)?
     ) throws(DataFileError) -> RecordMaker {
         let idColumn = try idField.map { name throws(DataFileError) in try requireColumn(name, role: "id field") }
-        var kept: [(name: String, column: Int)]
+        // Every column, in order, by default: the names are shared, not copied (a million columns).
+        var names = columns
+        var keptColumns = Array(columns.indices)
         if let fields {
-            kept = []
+            (names, keptColumns) = ([], [])
             var seen = Set<String>()
             let fieldCount = fields.count
             for (i, name) in (fields + categories).enumerated() where seen.insert(name).inserted {
                 // A name seen first among the categories is not among the fields.
-                kept.append((name, try requireColumn(name, role: i < fieldCount ? "field" : "category field")))
+                keptColumns.append(try requireColumn(name, role: i < fieldCount ? "field" : "category field"))
+                names.append(name)
             }
         } else {
             for name in categories { _ = try requireColumn(name, role: "category field") }
-            kept = columns.enumerated().map { ($1, $0) }
         }
         let total = rowCount
         var report: (@Sendable (Int) -> Void)? = nil
@@ -485,8 +485,8 @@ public struct DataFile: Sendable {
             ids = try withPieces { (pieces) throws(DataFileError) in try checkedIDs(column: idColumn, pieces: pieces) }
         }
         return RecordMaker(
-            names: kept.map(\.name),
-            columns: kept.map(\.column),
+            names: names,
+            columns: keptColumns,
             ids: ids,
             made: ProgressCounter(report: report)
         )

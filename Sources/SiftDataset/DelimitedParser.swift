@@ -1,3 +1,5 @@
+internal import Sift
+
 /// A problem found while scanning TSV/CSV bytes; converted to a ``DataFileError`` by the parser,
 /// which knows the column names.
 enum DelimitedScanIssue: Error {
@@ -474,6 +476,9 @@ struct DelimitedParser {
                     "empty column name in the header (column\(empty.count == 1 ? "" : "s") \(empty.joined(separator: ", ")))"
             )
         }
+        // First positions in a compact table (a million columns); the full lists only for repeats.
+        let firsts = NamePositions(header)
+        guard header.indices.contains(where: { firsts.position(of: header[$0], in: header) != $0 }) else { return }
         var positions: [String: [Int]] = [:]
         var order: [String] = []
         for (index, name) in header.enumerated() {

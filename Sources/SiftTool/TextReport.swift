@@ -14,9 +14,6 @@ struct TextReport {
         let fields = page.settings.show
         let showID = page.opened.dataset.idField != nil
 
-        var header: [Cell] = [plain("row")]
-        if showID { header.append(plain("id")) }
-        header += fields.map(plain)
         var table: [[Cell]] = []
         for row in page.rows {
             let record = try page.record(row)
@@ -37,11 +34,14 @@ struct TextReport {
             table.append(cells)
         }
 
-        // Column widths: fixed columns in full, text columns share what is left.
-        let widths = Cells.columnWidths([header] + table, fixed: showID ? 2 : 1, width: width, style: style)
-
         var out = summary() + "\n"
         if !table.isEmpty {
+            var header: [Cell] = [plain("row")]
+            if showID { header.append(plain("id")) }
+            header += fields.map(plain)
+            // Column widths: fixed columns in full, text columns share what is left. Without rows
+            // there is no table, so no header cells are measured (a million columns cost nothing).
+            let widths = Cells.columnWidths([header] + table, fixed: showID ? 2 : 1, width: width, style: style)
             out += Cells.line(header, widths, bold: true, style: style) + "\n"
             for cells in table { out += Cells.line(cells, widths, bold: false, style: style) + "\n" }
         }

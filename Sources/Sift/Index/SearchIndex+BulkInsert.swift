@@ -159,7 +159,7 @@ extension SearchIndex {
         if plan.commit != nil {
             for folding in foldings {
                 columns.append(contentsOf: folding.columns)
-                folding.columns = []
+                folding.columns = FoldedColumns(count: 0)
             }
             textColumns = [ids] + values
             ids = TextColumn()
@@ -203,7 +203,7 @@ extension SearchIndex {
         if plan.commit != nil {
             let fields = configuration.searchFields.count
             for (number, folding) in foldings.enumerated() {
-                folding.columns = Array(columns[(number * fields)..<((number + 1) * fields)])
+                folding.columns = FoldedColumns(columns[(number * fields)..<((number + 1) * fields)])
             }
             columns = []
             ids = textColumns[0]
@@ -259,7 +259,7 @@ private struct BulkHashing: @unchecked Sendable {
     let records: [Record]
     let table: IDTable
     let ids: TextColumn
-    let fieldPositions: [String: Int]
+    let fieldPositions: FieldTable
     let fieldNames: [String]
     let hashes: UnsafeMutableBufferPointer<Int>
     let firsts: UnsafeMutableBufferPointer<(known: Int?, unknownField: Int?)>

@@ -55,9 +55,7 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the size of the columns.
     func compactNow() {
         while rebuilding != nil { advanceCompaction() }
-        for folding in foldings {
-            for field in folding.columns.indices { folding.columns[field].rebuildNow() }
-        }
+        for folding in foldings { folding.columns.forEachStored { $0.rebuildNow() } }
         for position in values.indices { values[position].rebuildNow() }
         ids.rebuildNow()
     }

@@ -54,7 +54,7 @@ extension SearchIndex {
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
         for folding in foldings {
-            for column in folding.columns {
+            for column in folding.columns.storedColumns {
                 let parts = column.memoryParts
                 usage.foldedCodes += parts.codes
                 usage.foldedAuxiliary += parts.auxiliary
@@ -65,6 +65,7 @@ extension SearchIndex {
             generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
             + slotOfID.memoryFootprint + 4 * freeSlots.capacity
             + formerNumberings.reduce(0) { $0 + $1.memoryFootprint }
+        usage.recordTextTables += fieldPositions.memoryFootprint
         for column in [ids] + values {
             let parts = column.memoryParts
             usage.recordText += parts.text

@@ -13,12 +13,16 @@ extension SearchIndex {
         let lengthCapacity = rankingLengthCapacity
         var keys = RankingKeys(lengths: [], numbers: [])
         for folding in foldings {
+            // Unstored columns (no record yet) share one table of zeros until a record arrives.
+            let zeros = [UInt8](repeating: 0, count: lengthCapacity)
             keys.lengths.append(
-                folding.columns.map { column in
-                    var lengths = [UInt8](repeating: 0, count: lengthCapacity)
-                    column.elementCounts(into: &lengths)
-                    return lengths
-                }
+                folding.columns.isStored
+                    ? folding.columns.map { column in
+                        var lengths = zeros
+                        column.elementCounts(into: &lengths)
+                        return lengths
+                    }
+                    : [[UInt8]](repeating: zeros, count: folding.columns.count)
             )
         }
         if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {

@@ -25,9 +25,11 @@ public final class SearchIndex {
     public let configuration: IndexConfiguration
 
     // MARK: Records, by slot (internal, not private: snapshots restore them)
-    /// All field names: the search fields first, then others in order of first appearance.
-    var fieldNames: [String]
-    var fieldPositions: [String: Int]
+    /// All field names: the search fields first, then others in order of first appearance,
+    /// with their positions by name.
+    var fieldPositions: FieldTable
+    /// All field names, by position.
+    var fieldNames: [String] { fieldPositions.names }
     /// Field values by field position, then slot (column-major: no array per record; a missing
     /// value reads as "").
     var values: [TextColumn] = []
@@ -196,9 +198,8 @@ public final class SearchIndex {
         guard !configuration.searchFields.isEmpty else {
             throw .invalidConfiguration("at least one search field is needed")
         }
-        guard Set(configuration.searchFields).count == configuration.searchFields.count else {
-            throw .invalidConfiguration("search fields are listed twice")
-        }
+        fieldPositions = FieldTable(configuration.searchFields)
+        guard fieldPositions.hasUniqueNames else { throw .invalidConfiguration("search fields are listed twice") }
         guard !configuration.scopes.isEmpty else { throw .invalidConfiguration("at least one scope is needed") }
         guard Set(configuration.scopes.map(\.name)).count == configuration.scopes.count else {
             throw .invalidConfiguration("two scopes have the same name")
@@ -213,18 +214,12 @@ public final class SearchIndex {
                 )
             }
         }
-        fieldNames = configuration.searchFields
-        fieldPositions = Dictionary(uniqueKeysWithValues: configuration.searchFields.enumerated().map { ($1, $0) })
         cache = MatchCache(capacity: max(1, configuration.cacheCapacity))
 
         sortFolder = try ICUFolder(ICUObjectCache.collator(configuration.collation.sortingCollation))
         alphabeticIndex = try ICUObjectCache.alphabeticIndex(locale: configuration.collation.locale)
         foldings = [try Folding(configuration.collation, fieldCount: configuration.searchFields.count)]
-        if fieldPositions[sortField] == nil {
-            fieldPositions[sortField] = fieldNames.count
-            fieldNames.append(sortField)
-        }
-        sortFieldPosition = fieldPositions[sortField]!
+        sortFieldPosition = fieldPositions.append(sortField)
         if let tieBreak = configuration.rankingTieBreak {
             tieBreakFieldPosition = position(ofFieldNamed: tieBreak.field)
         }
@@ -424,10 +419,7 @@ public final class SearchIndex {
     }
 
     private func position(ofFieldNamed name: String) -> Int {
-        if let position = fieldPositions[name] { return position }
-        fieldPositions[name] = fieldNames.count
-        fieldNames.append(name)
-        return fieldNames.count - 1
+        fieldPositions.append(name)
     }
 
     /// Members of a scope's category filter (all live records when it has none).
@@ -688,6 +680,7 @@ public final class SearchIndex {
     func reserveFoldedCapacity(elements: Int, records: Int) {
         for folding in foldings {
             for position in folding.columns.indices {
+                // Every field gets a segment per record: this stores each field's column.
                 folding.columns[position].reserveCapacity(
                     bytes: elements / max(1, foldedTextsPerRecord) + records,
                     segments: records
@@ -761,7 +754,7 @@ public final class SearchIndex {
     public func trimCapacity() {
         ids.trimCapacity()
         for position in values.indices { values[position].trimCapacity() }
-        for folding in foldings { for position in folding.columns.indices { folding.columns[position].trimCapacity() } }
+        for folding in foldings { folding.columns.forEachStored { $0.trimCapacity() } }
         generations.trimCapacity()
         order.trimCapacity()
     }
@@ -807,7 +800,7 @@ public final class SearchIndex {
         generations.prefetch(slot)
         values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
         for folding in foldings {
-            for position in folding.columns.indices { folding.columns[position].prefetch(slot: slot) }
+            folding.columns.forEachStored { $0.prefetch(slot: slot) }
         }
     }
 
@@ -871,12 +864,12 @@ final class Folding {
     let folder: ICUFolder
     var codeBook = CodeBook()
     /// One column per search field.
-    var columns: [FoldedColumn]
+    var columns: FoldedColumns
 
     init(_ collation: Collation, fieldCount: Int) throws(SiftError) {
         self.collation = collation
         folder = try ICUFolder(ICUObjectCache.collator(collation))
-        columns = [FoldedColumn](repeating: FoldedColumn(), count: fieldCount)
+        columns = FoldedColumns(count: fieldCount)
     }
 }
 

@@ -77,6 +77,9 @@ struct FoldedColumn {
     /// An empty column.
     init() {}
 
+    /// Whether the column never held a segment (as `init()` left it).
+    var isUnused: Bool { slotCount == 0 && codes.count == 1 && startOffsets.isEmpty && rebuildTarget.isEmpty }
+
     /// Number of bytes in all segments, dead ones included.
     var byteCount: Int { codes.count }
 
@@ -499,6 +502,7 @@ struct FoldedColumn {
         /// Each segment's first entry in `flags` (a multiple of 4), or `FoldedColumn.simple`.
         var segmentFlags: [UInt32]
         var flags: [UInt8]
+
     }
 
     /// The buffers, with the per-segment tables written out in full.

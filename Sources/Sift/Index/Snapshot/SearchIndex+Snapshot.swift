@@ -110,8 +110,10 @@ extension SearchIndex {
         writer.write(fieldNames)
         let slots = order.array
         writer.write(UInt64(slots.count))
-        for column in [ids] + fieldNames.indices.map({ $0 < values.count ? values[$0] : TextColumn() }) {
-            column.writeRenumbered(slots, to: &writer)
+        ids.writeRenumbered(slots, to: &writer)
+        let unused = TextColumn()
+        for position in fieldNames.indices {
+            (position < values.count ? values[position] : unused).writeRenumbered(slots, to: &writer)
         }
         writer.write(UInt32(foldings.count))
         for (folding, fingerprint) in zip(foldings, fingerprints) {
@@ -232,24 +234,25 @@ extension SearchIndex {
             let keys = try reader.readStrings("metadata keys")
             let metadataValues = try reader.readStrings("metadata values")
             guard keys.count == metadataValues.count else { throw .init("metadata") }
-            let fieldNames = try reader.readStrings("field names")
+            var fieldNames = try reader.readStrings("field names")
+            // One list, not two, when they are the same (a header of a million columns).
+            if fieldNames == configuration.searchFields { fieldNames = configuration.searchFields }
             let recordCount = try reader.read(UInt64.self, "record count")
             guard recordCount < UInt64(Int32.max) else { throw .init("record count") }
-            var textColumns: [TextColumn] = []
-            for _ in 0...fieldNames.count {
-                textColumns.append(
-                    try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
-                )
+            let ids = try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
+            var values: [TextColumn] = []
+            for _ in 0..<fieldNames.count {
+                let column = try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
+                // Without records every value column is empty, and an index keeps none for them.
+                if recordCount > 0 { values.append(column) }
             }
-            let ids = textColumns.removeFirst()
-            let values = textColumns
             // The foldings as stored; the index is opened once the sort options at the end are read.
             let foldingCount = try reader.read(UInt32.self, "collations")
             guard foldingCount <= UInt32(configuration.scopes.count + 1) else { throw .init("collations") }
             var stored:
                 [(
                     collation: Collation, version: String, fingerprint: FoldingFingerprint, codeBook: CodeBook,
-                    columns: [FoldedColumn], storages: [FoldedColumn.Storage]
+                    columns: FoldedColumns, storages: [FoldedColumn.Storage]
                 )] = []
             // The first record holding each code, in any folding: folded again whatever the sample.
             var firstUses: [Int32] = []
@@ -260,7 +263,8 @@ extension SearchIndex {
                 let codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
-                var columns: [FoldedColumn] = []
+                var columns = FoldedColumns(count: 0)
+                let unused = FoldedColumn()
                 var storages: [FoldedColumn.Storage] = []
                 var firstUse = [Int32](repeating: Int32.max, count: codeBook.count + 1)
                 for field in configuration.searchFields {
@@ -272,8 +276,12 @@ extension SearchIndex {
                         segmentFlags: try reader.readArray(UInt32.self, "segment flags"),
                         flags: try reader.readArray(UInt8.self, "flags")
                     )
+                    let column: FoldedColumn
                     do throws(SnapshotFormatError) {
-                        columns.append(try FoldedColumn(storage: storage, slotCount: Int(recordCount)))
+                        column = try FoldedColumn(storage: storage, slotCount: Int(recordCount))
+                        // An unused column is dropped here, before the next is read (a header of a
+                        // million fields and no records holds no million columns at once).
+                        columns.append(column.isUnused ? unused : column)
                         try storage.checkSaved(
                             recordCount: Int(recordCount),
                             codeCount: codeBook.count,
@@ -282,7 +290,8 @@ extension SearchIndex {
                     } catch {
                         throw .init("the folded \(field) under collation \(collation.locale): \(error.what)")
                     }
-                    storages.append(storage)
+                    // Only records are verified: without any, no buffers are kept for it.
+                    if recordCount > 0 { storages.append(storage) }
                 }
                 firstUses.append(contentsOf: firstUse.lazy.filter { $0 != Int32.max })
                 stored.append((collation, version, fingerprint, codeBook, columns, storages))
@@ -346,12 +355,12 @@ extension SearchIndex {
 
     /// Fills a freshly configured index with records 0..<n in original order.
     private func restore(fieldNames: [String], ids: TextColumn, values: [TextColumn]) throws(SnapshotFormatError) {
+        let table = FieldTable(fieldNames)
         guard fieldNames.count >= self.fieldNames.count,
-            Array(fieldNames.prefix(self.fieldNames.count)) == self.fieldNames,
-            Set(fieldNames).count == fieldNames.count
+            fieldNames.prefix(self.fieldNames.count).elementsEqual(self.fieldNames),
+            table.hasUniqueNames
         else { throw .init("field names") }
-        self.fieldNames = fieldNames
-        fieldPositions = Dictionary(uniqueKeysWithValues: fieldNames.enumerated().map { ($1, $0) })
+        fieldPositions = table
         self.values = values
         self.ids = ids
         let count = ids.slotCount

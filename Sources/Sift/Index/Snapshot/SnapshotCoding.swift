@@ -78,18 +78,21 @@ struct SnapshotWriter {
     }
 
     /// A string list: count, then every length, then all UTF-8 bytes (fast to read back).
+    /// Streamed as it goes, never gathered (a million field names).
     mutating func write(_ strings: [String]) {
         write(UInt64(strings.count))
-        var blob: [UInt8] = []
+        var blobLength = 0
+        for string in strings {
+            write(UInt32(string.utf8.count))
+            blobLength += string.utf8.count
+            flushIfFull()
+        }
+        write(UInt64(blobLength))
         for string in strings {
             var string = string
-            string.withUTF8 { utf8 in
-                write(UInt32(utf8.count))
-                blob.append(contentsOf: utf8)
-            }
+            string.withUTF8 { bytes.append(contentsOf: $0) }
+            flushIfFull()
         }
-        write(UInt64(blob.count))
-        bytes.append(contentsOf: blob)
     }
 
     /// An array of integers: count, then the raw little-endian elements.
