@@ -77,4 +77,16 @@ struct sift_folder {
     int wordMarked;          // its first element was marked a word start
 };
 
+// Shared by folder.c (folding) and folder_stream.c (streamed folds of long texts).
+
+// Room for `capacity` UTF-16 units in f->text, and for `capacity` elements; 0 when out of memory.
+int sift_fold_ensure_text(sift_folder *f, int32_t capacity);
+int sift_fold_ensure_ces(sift_folder *f, int32_t capacity);
+// UCollationPCE::processCE: a raw CE masked to the strength, with shifted handling (0: ignorable).
+int64_t sift_fold_process_ce(const sift_folder *f, uint32_t ce, int *isShifted);
+// Moves a UTF-8 cursor (a code point start and its UTF-16 index) to UTF-16 index `index`.
+void sift_fold_seek_code_point(const uint8_t *utf8, int32_t length, int32_t *offset8, int32_t *index16, int32_t index);
+// usearch's start and end checks for the first n elements (element n is read below `available`).
+void sift_fold_compute_match_flags(sift_folder *f, int32_t n, int32_t available);
+
 #endif
