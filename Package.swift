@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "SiftServer", targets: ["SiftServer"]),
         .library(name: "SiftPostgres", targets: ["SiftPostgres"]),
         .executable(name: "sift", targets: ["SiftTool"]),
+        // Underscored, not API: the fuzz properties, for `Fuzz/` and the corpus replay tests.
+        .library(name: "_SiftFuzzing", targets: ["_SiftFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -96,10 +98,19 @@ let package = Package(
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
 
+        // MARK: Test support
+        // The properties the fuzzers check (ICU usearch and brute-force oracles), out of the
+        // `Sift` product: the libFuzzer targets in `Fuzz/` and the corpus replay tests run them.
+        .target(
+            name: "_SiftFuzzing",
+            dependencies: ["Sift"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "SiftTests",
-            dependencies: ["Sift", .product(name: "Clocks", package: "swift-clocks")],
+            dependencies: ["Sift", "_SiftFuzzing", .product(name: "Clocks", package: "swift-clocks")],
             exclude: ["Oracles"],
             swiftSettings: swiftSettings
         ),

@@ -27,15 +27,24 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         .executableTarget(
             name: "SiftIndexFuzzer",
-            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+            dependencies: [
+                "CFuzzerDriver", .product(name: "Sift", package: siftPackage),
+                .product(name: "_SiftFuzzing", package: siftPackage),
+            ]
         ),
         .executableTarget(
             name: "SiftControllerFuzzer",
-            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+            dependencies: [
+                "CFuzzerDriver", .product(name: "Sift", package: siftPackage),
+                .product(name: "_SiftFuzzing", package: siftPackage),
+            ]
         ),
         .executableTarget(
             name: "SiftQueryFuzzer",
-            dependencies: ["CFuzzerDriver", .product(name: "Sift", package: siftPackage)]
+            dependencies: [
+                "CFuzzerDriver", .product(name: "Sift", package: siftPackage),
+                .product(name: "_SiftFuzzing", package: siftPackage),
+            ]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _SiftFuzzing
 
 @testable import Sift
 

@@ -1,4 +1,5 @@
 import Testing
+import _SiftFuzzing
 
 @testable import Sift
 

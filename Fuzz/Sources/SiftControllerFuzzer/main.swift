@@ -2,6 +2,7 @@ import CFuzzerDriver
 import Dispatch
 import Foundation
 import Sift
+import _SiftFuzzing
 import Synchronization
 
 /// What the check of one input found, handed from the task that ran it to libFuzzer's thread.

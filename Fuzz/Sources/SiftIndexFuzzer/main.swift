@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
 import Sift
+import _SiftFuzzing
 
 /// One input of records and a typed query, checked against ICU usearch and, in fuzzy mode, ICU's
 /// collation elements (`_SiftFuzzing`); a disagreement aborts so that libFuzzer saves the input

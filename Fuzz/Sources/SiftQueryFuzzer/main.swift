@@ -1,6 +1,7 @@
 import CFuzzerDriver
 import Foundation
 import Sift
+import _SiftFuzzing
 
 /// One input of records and a query text grown into operator expressions of many terms with
 /// repeats, checked against a brute-force evaluation and against `QueryLimits` refusing cleanly

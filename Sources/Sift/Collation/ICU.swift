@@ -95,29 +95,29 @@ public var icuVersion: String { String(cString: sift_icu_version()) }
 private func statusName(_ status: Int32) -> String { String(cString: sift_status_name(status)) }
 
 /// The processed collation elements of one text, with what matching and highlighting need.
-struct FoldedText {
+package struct FoldedText {
     /// Processed collation elements, exactly those ICU usearch compares.
-    var elements: [Int64] = []
+    package var elements: [Int64] = []
     /// UTF-16 index where each element starts.
-    var lows: [Int32] = []
+    package var lows: [Int32] = []
     /// UTF-16 limit of a match that ends with this element (meaningful when `endOK`).
-    var limits: [Int32] = []
+    package var limits: [Int32] = []
     /// `FoldFlags` per element.
-    var flags: [UInt8] = []
+    package var flags: [UInt8] = []
     /// UTF-16 length of the text.
-    var utf16Length: Int32 = 0
+    package var utf16Length: Int32 = 0
 }
 
 /// Per-element flags, the same bits as the shim's `SIFT_CE_*`.
-enum FoldFlags {
-    static let startOK: UInt8 = 1 << 0
-    static let endOK: UInt8 = 1 << 1
-    static let wordStart: UInt8 = 1 << 2
+package enum FoldFlags {
+    package static let startOK: UInt8 = 1 << 0
+    package static let endOK: UInt8 = 1 << 1
+    package static let wordStart: UInt8 = 1 << 2
 }
 
 /// A private clone of a collator with the iterators folding needs. Not thread-safe: one per thread
 /// (or per owner that serializes access).
-final class ICUFolder {
+package final class ICUFolder {
     let collator: ICUCollator
     private let handle: OpaquePointer
 
@@ -139,7 +139,7 @@ final class ICUFolder {
     /// Folds a field's text: elements, offsets and flags.
     ///
     /// - Complexity: O(*n*) where *n* is the length of the text.
-    func fold(_ text: String) throws(SiftError) -> FoldedText {
+    package func fold(_ text: String) throws(SiftError) -> FoldedText {
         var text = text
         var status: Int32 = 0
         let count = text.withUTF8 { bytes in
@@ -205,7 +205,7 @@ final class ICUFolder {
     /// Texts longer than this many UTF-8 bytes are folded in pieces, so that the shim's buffers
     /// (about 21 bytes per collation element and 2 per UTF-16 unit) stay bounded by the piece
     /// instead of growing with the text. Internal, settable for tests.
-    var pieceLength = ICUFolder.defaultPieceLength
+    package var pieceLength = ICUFolder.defaultPieceLength
 
     /// Whether long texts may be cut at spaces under this collator (see `sift_folder_space_splits`).
     var spaceSplitsForTesting: Bool { sift_folder_space_splits(handle) != 0 }
@@ -215,14 +215,14 @@ final class ICUFolder {
 
     /// Elements a streamed fold (see `foldPieces`) hands out at a time. Internal, settable for
     /// tests.
-    var streamedChunk: Int32 = 1 << 16
+    package var streamedChunk: Int32 = 1 << 16
 
     /// Stretches of text without a cut folded streamed so far (tests read it).
     var streamedStretches = 0
 
     /// Bytes of a streamed stretch converted to UTF-16 at a time (about 256 KiB unless set;
     /// tests set a few). Internal.
-    var streamedSubChunkBytes: Int = 1 << 18 {
+    package var streamedSubChunkBytes: Int = 1 << 18 {
         didSet { sift_folder_set_stream_chunk_bytes(handle, Int32(clamping: max(1, streamedSubChunkBytes))) }
     }
 
@@ -527,7 +527,7 @@ final class ICUFolder {
     }
 
     /// Folds UTF-16 text (which may hold lone surrogates).
-    func fold(utf16 text: [UInt16]) throws(SiftError) -> FoldedText {
+    package func fold(utf16 text: [UInt16]) throws(SiftError) -> FoldedText {
         var status: Int32 = 0
         let count = text.withUnsafeBufferPointer {
             sift_folder_fold_utf16(handle, $0.baseAddress, Int32($0.count), &status)
@@ -540,7 +540,7 @@ final class ICUFolder {
     /// length).
     ///
     /// - Complexity: O(*m*) where *m* is the length of the query.
-    func patternElements(_ pattern: String) throws(SiftError) -> [Int64] {
+    package func patternElements(_ pattern: String) throws(SiftError) -> [Int64] {
         var pattern = pattern
         var status: Int32 = 0
         let count = pattern.withUTF8 { bytes in
@@ -553,7 +553,7 @@ final class ICUFolder {
     }
 
     /// The processed collation elements of a UTF-16 query (which may hold lone surrogates).
-    func patternElements(utf16 pattern: [UInt16]) throws(SiftError) -> [Int64] {
+    package func patternElements(utf16 pattern: [UInt16]) throws(SiftError) -> [Int64] {
         var status: Int32 = 0
         let count = pattern.withUnsafeBufferPointer {
             sift_folder_fold_pattern_utf16(handle, $0.baseAddress, Int32($0.count), &status)
@@ -580,7 +580,7 @@ final class ICUFolder {
     }
 
     /// The words of a query (ICU word break iterator for the collator's locale), as substrings.
-    func queryWords(_ query: String) throws(SiftError) -> [Substring] {
+    package func queryWords(_ query: String) throws(SiftError) -> [Substring] {
         var query = query
         var status: Int32 = 0
         var ranges = [Int32](repeating: 0, count: 64)

@@ -1,5 +1,5 @@
 /// What the results table holds, which decides how an edited record is re-evaluated for it.
-enum ResultsContent: Hashable, Sendable {
+package enum ResultsContent: Hashable, Sendable {
     /// Nothing (inactive, or below the threshold with the `.empty` policy).
     case empty
     /// Every record (below the threshold with the `.originalList` policy).
@@ -8,7 +8,7 @@ enum ResultsContent: Hashable, Sendable {
     case matches(Query)
 
     /// The query whose matches are shown, if any.
-    var query: Query? {
+    package var query: Query? {
         if case .matches(let query) = self { return query }
         return nil
     }

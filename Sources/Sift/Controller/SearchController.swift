@@ -58,7 +58,7 @@ public actor SearchController {
 
     // MARK: State published in updates
     var tables: SearchTables
-    var content = ResultsContent.empty
+    package var content = ResultsContent.empty
     var state = SearchState.inactive
     /// The query of the latest processed input.
     var query: Query

@@ -24,7 +24,7 @@ extension SearchIndex {
     /// AlphabeticIndex bucket.
     ///
     /// - Complexity: O(1).
-    func tableRow(for handle: RecordHandle) throws(SiftError) -> TableRow {
+    package func tableRow(for handle: RecordHandle) throws(SiftError) -> TableRow {
         let sortField = configuration.sortField ?? configuration.searchFields[0]
         return TableRow(
             id: try id(of: handle),

@@ -49,7 +49,7 @@ public final class SearchIndex {
 
     // MARK: Folding
     /// One folding per distinct collation; `foldings[0]` uses the index's collation.
-    var foldings: [Folding] = []
+    package var foldings: [Folding] = []
     /// Per scope: its folding and the positions (in `searchFields`) of its fields.
     private(set) var scopePlans: [ScopePlan] = []
     /// Slots whose folded texts still lack the word starts of dictionary-segmented text (left
@@ -102,7 +102,7 @@ public final class SearchIndex {
     /// Records from which a fuzzy keystroke whose narrowing base holds more than a quarter of them
     /// sweeps the column instead (`narrowingCandidates`). Internal: tests set it to 0 so that small
     /// indexes take that path too.
-    var fuzzySweepMinimumRecords = 4096
+    package var fuzzySweepMinimumRecords = 4096
 
     /// Bytes of a column a full scan covers between two cancellation checks. Internal: tests set
     /// it small so that scans cross many chunk boundaries.
@@ -126,7 +126,7 @@ public final class SearchIndex {
     /// records, a list of an eighth of a bitset's bytes at most) unless set. Past that, passes
     /// over bitsets' words (SIMD, sequential) beat member-by-member work on lists. Internal:
     /// tests set `Int.max` and 0 to check both ways.
-    var sparseSlotLimitOverride: Int? = nil
+    package var sparseSlotLimitOverride: Int? = nil
     var sparseSlotLimit: Int { sparseSlotLimitOverride ?? slotCapacity >> 8 }
 
     /// Members of a ranking group per thread that orders it by field length
@@ -175,7 +175,7 @@ public final class SearchIndex {
     var formerNumberings: [FormerNumbering] = []
     /// Slots from which a renumbering may run (below, slot tables are a few kilobytes); internal:
     /// tests set a few.
-    var minimumSlotsToRenumber = 256
+    package var minimumSlotsToRenumber = 256
 
     /// From how many records the initializer and ``insert(contentsOf:)`` check the
     /// ``MemoryBudget`` first (below, a batch takes a few megabytes at most).
@@ -859,9 +859,9 @@ public final class SearchIndex {
 }
 
 /// One collation's folded view of the search fields.
-final class Folding {
-    let collation: Collation
-    let folder: ICUFolder
+package final class Folding {
+    package let collation: Collation
+    package let folder: ICUFolder
     var codeBook = CodeBook()
     /// One column per search field.
     var columns: FoldedColumns

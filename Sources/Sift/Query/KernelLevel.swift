@@ -4,7 +4,7 @@ internal import Synchronization
 /// The instruction set the scan kernels (CSiftKernels) use: the best the CPU has, detected once.
 /// Tests force each lower level in turn, so that every code path a CPU could take is checked on
 /// the machine that runs them.
-enum KernelLevel: Int32, CaseIterable, Comparable {
+package enum KernelLevel: Int32, CaseIterable, Comparable {
     /// Plain C loops.
     case scalar = 1
     /// AVX2 compares; one-letter sweeps walk each block's separators.
@@ -15,17 +15,17 @@ enum KernelLevel: Int32, CaseIterable, Comparable {
     case avx512 = 4
 
     /// The level in use.
-    static var current: KernelLevel { KernelLevel(rawValue: sift_kernel_level()) ?? .scalar }
+    package static var current: KernelLevel { KernelLevel(rawValue: sift_kernel_level()) ?? .scalar }
 
     /// The levels this CPU can run, lowest first.
-    static var supported: [KernelLevel] {
+    package static var supported: [KernelLevel] {
         let best = KernelLevel(rawValue: sift_best_kernel_level()) ?? .scalar
         return allCases.filter { $0 <= best }
     }
 
     /// Makes the kernels use at most `level` (nil: the best available), process-wide. Call it
     /// only inside `exclusively(_:)`.
-    static func force(_ level: KernelLevel?) { sift_force_kernel_level(level?.rawValue ?? 0) }
+    package static func force(_ level: KernelLevel?) { sift_force_kernel_level(level?.rawValue ?? 0) }
 
     /// Taken by every caller that forces a level: tests and the fuzz harness's corpus replay run
     /// side by side, and one must not switch the level under another.
@@ -33,12 +33,12 @@ enum KernelLevel: Int32, CaseIterable, Comparable {
 
     /// Runs `body` alone among the callers that force a level; `body` may call `force(_:)`, and
     /// the best level is back when it returns.
-    static func exclusively<R>(_ body: () throws -> R) throws -> R {
+    package static func exclusively<R>(_ body: () throws -> R) throws -> R {
         try forcing.withLock { _ in
             defer { force(nil) }
             return try body()
         }
     }
 
-    static func < (a: KernelLevel, b: KernelLevel) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: KernelLevel, b: KernelLevel) -> Bool { a.rawValue < b.rawValue }
 }

@@ -45,7 +45,7 @@ public struct QueryLimits: Hashable, Sendable {
     public static let unlimited = QueryLimits(maximumLength: .max, maximumTerms: .max, maximumTypoWords: .max)
 
     /// The limit names `SiftError.queryTooLarge` reports.
-    static let lengthName = "maximumLength"
-    static let termsName = "maximumTerms"
-    static let typoWordsName = "maximumTypoWords"
+    package static let lengthName = "maximumLength"
+    package static let termsName = "maximumTerms"
+    package static let typoWordsName = "maximumTypoWords"
 }

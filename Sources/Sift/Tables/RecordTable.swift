@@ -148,7 +148,7 @@ public struct RecordTable: Sendable {
     /// order) when the layout asks for it. A row whose handle was already seen is left out.
     ///
     /// - Complexity: O(*m*) for *m* rows.
-    init(rows: [TableRow], layout: TableLayout, sectionTitles: [String]) {
+    package init(rows: [TableRow], layout: TableLayout, sectionTitles: [String]) {
         var seen = Set<RecordHandle>()
         var unique = rows.filter { seen.insert($0.handle).inserted }
         let titles = layout.isSectioned ? sectionTitles : []

@@ -1,3 +1,5 @@
+package import Sift
+
 /// The property the fuzzer checks, shared by the libFuzzer target (`Fuzz/`) and the corpus
 /// replay test. Underscored: not public API.
 ///
@@ -327,7 +329,7 @@ public enum _SiftFuzzing {
     /// Whether `pattern` occurs in a folded text at a word start (start and word-start flags on
     /// its first element, end flag on its last): the words rule. (The operator oracle tests use
     /// it too.)
-    static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
+    package static func occursAtWordStart(_ pattern: [Int64], in text: FoldedText) -> Bool {
         let count = pattern.count
         guard count > 0, text.elements.count >= count else { return false }
         let start = FoldFlags.startOK | FoldFlags.wordStart

@@ -1,3 +1,5 @@
+internal import Sift
+
 /// The properties the controller fuzzer checks, shared by the libFuzzer target
 /// (`Fuzz/Sources/SiftControllerFuzzer`) and the corpus replay test. Underscored: not public API.
 ///

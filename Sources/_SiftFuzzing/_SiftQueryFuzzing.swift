@@ -1,3 +1,5 @@
+internal import Sift
+
 /// The property the query-expression fuzzer checks (`Fuzz/`, target `SiftQueryFuzzer`), shared
 /// with the corpus replay test. Underscored: not public API.
 ///
