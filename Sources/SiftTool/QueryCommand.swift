@@ -238,6 +238,18 @@ struct QueryPage {
         return try index.record(row)
     }
 
+    /// The id of a record and its values in `fields`, without making the whole record when the
+    /// dataset does not hold it (a row of a million columns shows a few).
+    func values(_ row: RecordHandle, fields: [String]) throws -> (id: String, values: [String]) {
+        let position = try index.position(of: row)
+        let records = opened.dataset.records
+        let id = try index.id(of: row)
+        if position < records.count, records[position].id == id {
+            return (id, fields.map { records[position].fields[$0] ?? "" })
+        }
+        return (id, try fields.map { try index.value(of: $0, for: row) })
+    }
+
     /// `{"row": 1, "id": "1", "values": {...}, "matches": {...}}`
     func jsonLine(_ row: RecordHandle) throws -> String {
         let record = try record(row)

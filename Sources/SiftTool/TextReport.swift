@@ -16,18 +16,18 @@ struct TextReport {
 
         var table: [[Cell]] = []
         for row in page.rows {
-            let record = try page.record(row)
+            let (id, values) = try page.values(row, fields: fields)
             var cells: [Cell] = [plain(String(page.dataRow(of: row)))]
-            if showID { cells.append(plain(record.id)) }
-            // The ranges are placed in the record's own values (`index.highlights` would copy each).
-            let ranges = try index.matchRanges(of: row, for: page.query)
+            if showID { cells.append(plain(id)) }
+            // The ranges are placed in the record's own values (`index.highlights` would copy
+            // each), for the shown fields only.
+            let ranges = try index.matchRanges(of: row, for: page.query, fields: fields)
             let snippets =
                 try page.snippetLength.map { try index.snippets(of: row, for: page.query, length: $0) } ?? [:]
-            for field in fields {
+            for (field, text) in zip(fields, values) {
                 if let snippet = snippets[field] {
                     cells.append(Self.cell(snippet))
                 } else {
-                    let text = record.fields[field] ?? ""
                     cells.append(highlighted(text, Self.stringRanges(ranges[field] ?? [], in: text)))
                 }
             }

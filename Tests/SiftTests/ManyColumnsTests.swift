@@ -88,6 +88,31 @@ struct ManyColumnsTests {
         #expect(positions.position(of: "s", in: ["q", "r", "q", "s"]) == 3)
     }
 
+    /// `matchRanges(of:for:fields:)` looks only at the fields asked for (the shown columns of a
+    /// wide row): the full answer restricted to them, in every scope; names not searched by the
+    /// scope, or not fields at all, are absent.
+    @Test func matchRangesOfSomeFieldsAreTheFullAnswerRestricted() throws {
+        let index = try SearchIndex(
+            configuration: IndexConfiguration(
+                searchFields: ["a", "b", "c"],
+                scopes: [Scope(name: "All"), Scope(name: "BC", fields: ["c", "b"])]
+            ),
+            records: [Record(id: "1", fields: ["a": "Straße straße", "b": "strasse", "c": "Rue", "d": "strasse"])]
+        )
+        let row = try #require(index.handle(forID: "1"))
+        for scope in ["All", "BC"] {
+            for mode in [MatchMode.contains, .words] {
+                let query = Query("strasse", scope: scope, mode: mode)
+                let full = try index.matchRanges(of: row, for: query)
+                #expect(!full.isEmpty)
+                for fields in [["a"], ["b", "a"], ["c"], ["d", "zz"], [], ["a", "b", "c"]] {
+                    let some = try index.matchRanges(of: row, for: query, fields: fields)
+                    #expect(some == full.filter { fields.contains($0.key) }, "\(scope) \(mode) \(fields)")
+                }
+            }
+        }
+    }
+
     @Test func aFieldThatIsNotSearchedIsUnknownToScopes() throws {
         // The sort field is a field of the index but not a search field: no scope may search it.
         #expect(throws: SiftError.unknownField("population")) {

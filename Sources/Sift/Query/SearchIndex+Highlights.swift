@@ -18,15 +18,18 @@ extension SearchIndex {
     /// patterns that match it are walked for their ranges (the field folded again for its
     /// offsets), so a query of many terms costs, per record, a walk per term that matched it.
     /// `isCancelled` is polled before each pattern and field; a query past the index's
-    /// `queryLimits` is refused.
+    /// `queryLimits` is refused. With `fields`, only those of the searched fields are looked at
+    /// (the columns a list shows, out of a million searched).
     ///
     /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, `SiftError.queryTooLarge`,
     ///   an ICU failure, or `CancellationError`.
     /// - Complexity: O(*s*) per distinct query pattern in the size *s* of the record's searched
-    ///   fields for the kernel checks, plus O(*s*) per pattern that matches for its walk.
+    ///   fields (those in `fields`) for the kernel checks, plus O(*s*) per pattern that matches
+    ///   for its walk.
     public func matchRanges(
         of handle: RecordHandle,
         for query: Query,
+        fields: [String]? = nil,
         isCancelled: () -> Bool = { false }
     ) throws -> [String: [Range<Int>]] {
         try checkLength(query)
@@ -50,7 +53,16 @@ extension SearchIndex {
         var isExpression = false
         if case .expression = folded { isExpression = true }
         var result: [String: [Range<Int>]] = [:]
-        for field in plan.fields {
+        var searched = plan.fields
+        if let fields {
+            // A scope over every search field holds every position below their count.
+            let everyField = plan.fields.count == configuration.searchFields.count
+            let inScope = everyField ? [] : Set(plan.fields)
+            searched = fields.compactMap { fieldPositions[$0] }.filter {
+                everyField ? $0 < configuration.searchFields.count : inScope.contains($0)
+            }
+        }
+        for field in searched {
             var ranges: [Range<Int>] = []
             for (pattern, anchor) in patterns {
                 if isCancelled() { throw CancellationError() }

@@ -13,7 +13,8 @@ struct FoldedColumns: RandomAccessCollection, MutableCollection {
     /// Number of fields.
     private(set) var endIndex: Int
     /// What every field reads as while none is stored (its buffers are shared by the copies).
-    private let empty = FoldedColumn()
+    /// Static, so that copying the collection retains one buffer, as a `[FoldedColumn]` did.
+    private static let empty = FoldedColumn()
 
     /// `count` unused fields.
     init(count: Int) {
@@ -32,12 +33,16 @@ struct FoldedColumns: RandomAccessCollection, MutableCollection {
     ///
     /// - Complexity: O(1); O(*f*) for the first mutation, for *f* fields.
     subscript(position: Int) -> FoldedColumn {
-        _read {
-            precondition(position >= 0 && position < endIndex, "field out of range")
-            if stored.isEmpty { yield empty } else { yield stored[position] }
+        @inline(__always) _read {
+            if _slowPath(stored.isEmpty) {
+                precondition(position >= 0 && position < endIndex, "field out of range")
+                yield Self.empty
+            } else {
+                yield stored[position]
+            }
         }
-        _modify {
-            storeAll()
+        @inline(__always) _modify {
+            if _slowPath(stored.isEmpty) { storeAll() }
             yield &stored[position]
         }
     }
@@ -63,6 +68,7 @@ struct FoldedColumns: RandomAccessCollection, MutableCollection {
     /// rebuild).
     ///
     /// - Complexity: O(*f*) calls once stored, none before.
+    @inline(__always)
     mutating func forEachStored(_ body: (inout FoldedColumn) -> Void) {
         for index in stored.indices { body(&stored[index]) }
     }
@@ -70,9 +76,10 @@ struct FoldedColumns: RandomAccessCollection, MutableCollection {
     /// The stored columns (none while every field is unused), for memory accounting.
     var storedColumns: [FoldedColumn] { stored }
 
+    @inline(never)
     private mutating func storeAll(reserving capacity: Int = 0) {
         guard stored.isEmpty, endIndex > 0 || capacity > 0 else { return }
         stored.reserveCapacity(Swift.max(capacity, endIndex))
-        for _ in 0..<endIndex { stored.append(empty) }
+        for _ in 0..<endIndex { stored.append(Self.empty) }
     }
 }
