@@ -47,13 +47,16 @@ struct ManyColumnsTests {
         #expect(perField <= 40, "\(perField) bytes a field")
         #expect(try index.search(Query("c7")).rows.count == 0)
 
-        // The first record gives every field its column, and each field is searched.
-        try index.insert(Record(id: "1", fields: ["c0": "alpha", "c199999": "omega", "c100000": "gamma"]))
-        #expect(index.foldings.allSatisfy { $0.columns.isStored && $0.columns.storedColumns.count == Self.columnCount })
+        // The first record gives every field its column, and each field is searched (on fewer
+        // fields: a search visits each of them).
+        let some = try SearchIndex(configuration: IndexConfiguration(searchFields: Array(Self.fields.prefix(20_000))))
+        try some.insert(Record(id: "1", fields: ["c0": "alpha", "c19999": "omega", "c10000": "gamma"]))
+        #expect(some.foldings.allSatisfy { $0.columns.isStored && $0.columns.storedColumns.count == 20_000 })
+        some.checkInvariants()
         for word in ["alpha", "omega", "gamma"] {
-            #expect(try index.search(Query(word)).rows.count == 1, "\(word)")
+            #expect(try some.search(Query(word)).rows.count == 1, "\(word)")
         }
-        #expect(try index.search(Query("beta")).rows.count == 0)
+        #expect(try some.search(Query("beta")).rows.count == 0)
     }
 
     /// A snapshot of an empty wide index loads without a column per field, and takes records.

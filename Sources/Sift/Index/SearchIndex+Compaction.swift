@@ -54,6 +54,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n*) in the size of the columns.
     func compactNow() {
+        defer { checkAfterMutation() }
         while rebuilding != nil { advanceCompaction() }
         for folding in foldings { folding.columns.forEachStored { $0.rebuildNow() } }
         for position in values.indices { values[position].rebuildNow() }

@@ -14,6 +14,7 @@ extension SearchIndex {
     ///   before the end first breaks that order).
     @discardableResult
     public func insert(_ record: Record, at position: Int? = nil) throws(SiftError) -> RecordHandle {
+        defer { checkAfterMutation() }
         let position = position ?? count
         guard position >= 0, position <= count else { throw .positionOutOfRange(position, count: count) }
         renumberSlotsIfWorthwhile()
@@ -39,6 +40,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records, the collation and encoding work
     ///   divided among the cores for large batches.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
+        defer { checkAfterMutation() }
         if records.count >= Self.memoryCheckMinimumRecords {
             let need = Self.estimatedMemory(of: records, configuration: configuration)
             try MemoryBudget.current().require(need, for: "indexing \(records.count) records")
@@ -120,6 +122,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the record's size, plus the original order's remove: O(log *n*),
     ///   or O(*k* + *b*) once the order is in blocks (see `insert(_:at:)`).
     public func remove(_ handle: RecordHandle) throws(SiftError) {
+        defer { checkAfterMutation() }
         _ = try resolve(handle)  // a handle that is not this index's changes nothing
         renumberSlotsIfWorthwhile()
         let slot = try resolve(handle)
@@ -134,6 +137,7 @@ extension SearchIndex {
     /// - Throws: `SiftError.unknownRecord` when there is none.
     /// - Complexity: that of `remove(_:)`, plus an O(1) expected id lookup.
     public func remove(id: String) throws(SiftError) {
+        defer { checkAfterMutation() }
         guard let handle = handle(forID: id) else { throw .unknownRecord(id: id) }
         try remove(handle)
     }
@@ -150,6 +154,7 @@ extension SearchIndex {
     ///   once the sorted order is built.
     @discardableResult
     public func update(_ record: Record) throws(SiftError) -> RecordHandle {
+        defer { checkAfterMutation() }
         guard slotOfID.slot(of: record.id, ids: ids) != nil else { throw .unknownRecord(id: record.id) }
         renumberSlotsIfWorthwhile()
         let slot = slotOfID.slot(of: record.id, ids: ids)!
@@ -179,6 +184,7 @@ extension SearchIndex {
     /// - Complexity: O(*k* + *b*) for *b* blocks of at most *k* = 1024 records (the first move
     ///   of a list still in slot order puts it in blocks: O(*n*), once).
     public func move(from source: Int, to destination: Int) throws(SiftError) {
+        defer { checkAfterMutation() }
         guard source >= 0, source < count else { throw .positionOutOfRange(source, count: count) }
         guard destination >= 0, destination < count else { throw .positionOutOfRange(destination, count: count) }
         guard source != destination else { return }

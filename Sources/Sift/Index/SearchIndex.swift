@@ -752,6 +752,7 @@ public final class SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the index (each large buffer is copied once).
     public func trimCapacity() {
+        defer { checkAfterMutation() }
         ids.trimCapacity()
         for position in values.indices { values[position].trimCapacity() }
         for folding in foldings { folding.columns.forEachStored { $0.trimCapacity() } }

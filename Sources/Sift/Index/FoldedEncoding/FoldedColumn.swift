@@ -36,9 +36,9 @@ struct FoldedColumn {
     private var wideStarts: [UInt32] = []
     /// One bit per segment, set once the segment is dead. Padded by a word, like every
     /// per-segment bitset here.
-    private var deadSegments: [UInt64] = [0, 0]
+    private(set) var deadSegments: [UInt64] = [0, 0]
     /// One bit per segment, set when it is flagged (not simple).
-    private var flaggedSegments: [UInt64] = [0, 0]
+    private(set) var flaggedSegments: [UInt64] = [0, 0]
     /// Per word of `flaggedSegments`: the number of flagged segments before it.
     private var flaggedRanks: [UInt32] = [0]
     /// Per flagged segment, in segment order: its first entry in `flags` (a multiple of 4).

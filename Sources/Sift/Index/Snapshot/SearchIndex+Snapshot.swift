@@ -347,6 +347,7 @@ extension SearchIndex {
             // The ranking keys now rather than on the first ranked keystroke.
             index.rankingKeysStorage = nil
             _ = index.rankingKeys
+            index.checkAfterMutation()
             return index
         } catch {
             throw fail("corrupted: \(error.what)")

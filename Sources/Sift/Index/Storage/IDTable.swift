@@ -11,13 +11,13 @@ internal import CSiftKernels
 /// 7.1 bytes an id. One-by-one inserts may take it up to `maxLoad` (80%, tombstones included);
 /// past that, it grows by half (or, when tombstones took the room, is rebuilt for the target load).
 struct IDTable {
-    private var buckets = [Int32](repeating: -1, count: 16)
+    private(set) var buckets = [Int32](repeating: -1, count: 16)
     /// Per bucket, eight bits of its id's hash (`tag(_:)`): a probe compares ids, which reads the
     /// id column (a cache miss), only when the tags are equal.
-    private var tags = [UInt8](repeating: 0, count: 16)
+    private(set) var tags = [UInt8](repeating: 0, count: 16)
     private(set) var count = 0
     /// Buckets emptied by a removal: -2 (a tombstone keeps probe chains intact).
-    private var tombstones = 0
+    private(set) var tombstones = 0
 
     /// How full a bulk load or a rebuild leaves the table.
     static let targetLoad = (numerator: 7, denominator: 10)
@@ -40,7 +40,7 @@ struct IDTable {
 
     /// The tag of a hash: its low byte (the home bucket comes from its high bits).
     @inline(__always)  // a truncation
-    private static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
+    static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
 
     /// Number of buckets (for tests: the load is `count / bucketCount`).
     var bucketCount: Int { buckets.count }
@@ -50,7 +50,7 @@ struct IDTable {
 
     /// The hash of an id's UTF-8 bytes (the same for a `String` and for the stored bytes): a fast
     /// seeded 64-bit mix, since loading a million-record snapshot hashes every id.
-    private static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = utf8.baseAddress else { return Int(truncatingIfNeeded: seed) }
         return Int(truncatingIfNeeded: sift_checksum(base, utf8.count, seed))
     }
@@ -63,7 +63,7 @@ struct IDTable {
         return id.withUTF8 { hash($0) }
     }
 
-    private static func hash(slot: Int32, in ids: TextColumn) -> Int { ids.withUTF8(slot) { hash($0) } }
+    static func hash(slot: Int32, in ids: TextColumn) -> Int { ids.withUTF8(slot) { hash($0) } }
 
     /// The slot holding `id`, where `ids[slot]` reads a slot's id.
     ///

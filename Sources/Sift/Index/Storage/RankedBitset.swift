@@ -9,11 +9,11 @@ internal import CSiftKernels
 /// 8 KB of counters, against 4 MB for the slots as an array.
 struct RankedBitset {
     /// Words per block of the counts (512 slots).
-    private static let wordsPerBlock = 8
+    static let wordsPerBlock = 8
 
     private(set) var words: [UInt64] = []
     /// Member counts per block of `wordsPerBlock` words.
-    private var tree = FenwickTree()
+    private(set) var tree = FenwickTree()
     /// Number of members.
     private(set) var count = 0
     /// The greatest member, or -1 when the set is empty.

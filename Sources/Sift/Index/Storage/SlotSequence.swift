@@ -20,26 +20,26 @@ internal import Dispatch
 /// subset of the slots is put in sequence order by sorting the members' labels, reading
 /// O(*m*) labels instead of every block.
 struct SlotSequence {
-    private static let maximumBlock = 1024
+    static let maximumBlock = 1024
     private static let bulkBlock = 512
     /// The label of a slot that is not in the sequence (no entry has it: labels lie strictly
     /// between 0 and this).
     static let absent = UInt64.max
 
     /// The slots while they are ascending (then the blocks are empty); empty once in blocks.
-    private var ascending = RankedBitset()
+    private(set) var ascending = RankedBitset()
     /// Whether the slots are `ascending` rather than in the blocks.
     private(set) var isAscending = true
 
-    private var blocks: [[Int32]] = []
+    private(set) var blocks: [[Int32]] = []
     /// The blocks' entry counts: a block's start is a prefix sum, and an insert or remove updates
     /// O(log *b*) nodes instead of shifting the start of every later block (a few kilobytes of
     /// memory an edit touched, mostly cold).
-    private var sizeTree = FenwickTree()
+    private(set) var sizeTree = FenwickTree()
     /// The label of each block's first entry, ascending (blocks are never empty).
-    private var firstLabels: [UInt64] = []
+    private(set) var firstLabels: [UInt64] = []
     /// The order label of each slot, or `absent` when the slot is not in the sequence.
-    private var labelOfSlot: [UInt64] = []
+    private(set) var labelOfSlot: [UInt64] = []
     /// The gap between the labels that appends and relabeling give out.
     private var spacing: UInt64 = 1 << 40
     /// Labels lie strictly between 0 and this (`absent` but in tests, which shrink the label
