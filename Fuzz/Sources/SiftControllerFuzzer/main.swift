@@ -2,8 +2,8 @@ import CFuzzerDriver
 import Dispatch
 import Foundation
 import Sift
-import _SiftFuzzing
 import Synchronization
+import _SiftFuzzing
 
 /// What the check of one input found, handed from the task that ran it to libFuzzer's thread.
 final class Finding: Sendable {
