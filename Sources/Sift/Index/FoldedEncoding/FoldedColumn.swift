@@ -492,34 +492,6 @@ struct FoldedColumn {
         appendSegmentEntry(start: newStart, owner: owner, flagStart: flagStart)
     }
 
-    /// The column's buffers, as snapshots store them.
-    struct Storage {
-        var codes: [UInt8]
-        var wordStarts: [UInt64]
-        var segmentStarts: [UInt32]
-        /// The slot owning each segment, or -1 once the segment is dead.
-        var segmentOwners: [Int32]
-        /// Each segment's first entry in `flags` (a multiple of 4), or `FoldedColumn.simple`.
-        var segmentFlags: [UInt32]
-        var flags: [UInt8]
-
-    }
-
-    /// The buffers, with the per-segment tables written out in full.
-    ///
-    /// - Complexity: O(*s*) for *s* segments.
-    var storage: Storage {
-        let n = segmentCount
-        return Storage(
-            codes: codes,
-            wordStarts: wordStarts,
-            segmentStarts: (0..<n).map { UInt32(start(ofSegment: $0)) },
-            segmentOwners: (0..<n).map { owner(ofSegment: $0) ?? -1 },
-            segmentFlags: (0..<n).map { flagStart(ofSegment: $0).map(UInt32.init) ?? Self.simple },
-            flags: flags
-        )
-    }
-
     /// A column from stored buffers, checked so that no scan can read out of bounds: segments
     /// ascending and separated by 0 bytes, every slot owning at most one segment, flag positions
     /// inside their buffer.
@@ -803,76 +775,5 @@ extension FoldedColumn {
         }
         codes.removeLast(codes.count - start)
         flags.removeLast(flags.count - pending.flagBase)
-    }
-}
-
-extension FoldedText {
-    /// ICU usearch's matches of a pattern's elements in this folded text, straight from the
-    /// folding (no index): the same acceptance rules the index applies through its flags.
-    /// Used for text a `String` cannot hold (lone surrogates).
-    ///
-    /// - Complexity: O(*n* · *m*) for *n* text elements and *m* pattern elements.
-    func matches(of pattern: [Int64]) -> [Range<Int>] {
-        let m = pattern.count
-        guard m > 0, elements.count >= m else { return [] }
-        var ranges: [Range<Int>] = []
-        var i = 0
-        while i + m <= elements.count {
-            let last = i + m - 1
-            if flags[i] & FoldFlags.startOK != 0, flags[last] & FoldFlags.endOK != 0,
-                elements[i...last].elementsEqual(pattern)
-            {
-                let lower = Int(lows[i])
-                let upper = Int(limits[last])
-                ranges.append(lower..<max(lower, upper))
-                i = last + 1
-                while i < elements.count && Int(lows[i]) < upper { i += 1 }
-            } else {
-                i += 1
-            }
-        }
-        return ranges
-    }
-}
-
-/// Two-bit flag entries, four to a byte (entry *k* in bits 2(*k* mod 4) of byte *k* / 4): the
-/// start and end bits of `FoldFlags`, as the kernels read them.
-enum PackedFlags {
-    /// Entry `k` of packed flags.
-    @inline(__always)  // a load and a shift
-    static func entry(_ bytes: [UInt8], _ k: Int) -> UInt8 { (bytes[k >> 2] >> UInt8((k & 3) << 1)) & 3 }
-
-    /// Appends the flag entries of one segment, starting on a byte: the start and end bits of
-    /// each element at its lead byte in `codes` (the segment without its separator), 0 at the
-    /// other bytes and one 0 entry for the separator.
-    ///
-    /// - Complexity: O(*n*) in the segment's length.
-    static func appendSegment(
-        codes: ArraySlice<UInt8>,
-        elementFlags: UnsafeBufferPointer<UInt8>,
-        to bytes: inout [UInt8]
-    ) {
-        let boundaryFlags = FoldFlags.startOK | FoldFlags.endOK
-        var pending: UInt8 = 0
-        var entry = 0
-        var element = 0
-        func append(_ value: UInt8) {
-            pending |= value << UInt8((entry & 3) << 1)
-            entry += 1
-            if entry & 3 == 0 {
-                bytes.append(pending)
-                pending = 0
-            }
-        }
-        for byte in codes {
-            if CodeBook.isLead(byte) {
-                append(elementFlags[element] & boundaryFlags)
-                element += 1
-            } else {
-                append(0)
-            }
-        }
-        append(0)
-        if entry & 3 != 0 { bytes.append(pending) }
     }
 }

@@ -1,0 +1,423 @@
+// Editing primitives: storing, folding and committing one record's slot, and withdrawing it.
+// `SearchIndex+Editing.swift` and `SearchIndex+BulkInsert.swift` compose them.
+
+extension SearchIndex {
+    /// Registers the field names of records so that folding can run without mutating the index.
+    func registerFields<S: Sequence>(of records: S) where S.Element == Record {
+        for record in records {
+            for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) }
+        }
+    }
+
+    /// Folds a record's search fields with the given folders (one per folding), appending one
+    /// folded text per (folding, field) to `batch`. Reads the index, changes nothing: safe to run on
+    /// several threads at once with distinct folders and batches. With `deferringDictionaryWords`
+    /// (see `ICUFolder.fold(_:into:deferringDictionaryWords:)`), returns whether any text's word
+    /// starts were left out. A text long enough to fold in pieces is left for `commit` and
+    /// `update` to fold straight into its column (`FoldedBatch.streamed`).
+    @discardableResult
+    func fold(
+        _ record: Record,
+        folders: [ICUFolder],
+        into batch: inout FoldedBatch,
+        deferringDictionaryWords: Bool = false
+    )
+        throws(SiftError) -> Bool
+    {
+        var deferred = false
+        for folder in folders {
+            for field in configuration.searchFields {
+                if try folder.fold(
+                    record.fields[field] ?? "",
+                    into: &batch,
+                    deferringDictionaryWords: deferringDictionaryWords,
+                    streamingLongTexts: true
+                ) {
+                    deferred = true
+                }
+            }
+        }
+        return deferred
+    }
+
+    /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
+    func store(_ record: Record) throws(SiftError) -> Int32 {
+        guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        if let reused = freeSlots.last { prefetchRecord(reused) }
+        registerFields(of: CollectionOfOne(record))
+        // Fold first: an ICU failure must leave the index unchanged.
+        var batch = FoldedBatch()
+        let wordStartsDeferred = try foldForEdit(record, into: &batch)
+        let slot = try batch.withView { view in
+            Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0, idIsNew: true) }
+        }.get()
+        if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
+        return slot
+    }
+
+    /// Up to this many slots wait for word starts; edits past it fold in full, so that the
+    /// next read adds at most this many records' word starts (about 1–2 ms).
+    static let maximumSlotsAwaitingWordStarts = 64
+
+    /// Folds a record's search fields for a single-record edit with the index's folders, leaving
+    /// out the word starts of dictionary-segmented text while fewer than
+    /// `maximumSlotsAwaitingWordStarts` slots wait. Returns whether it left any out: the caller
+    /// lists the slot in `slotsAwaitingWordStarts`.
+    func foldForEdit(_ record: Record, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
+        try fold(
+            record,
+            folders: foldings.map(\.folder),
+            into: &batch,
+            deferringDictionaryWords: slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts
+        )
+    }
+
+    /// Adds the word starts that single-record edits left out (Thai, Chinese, Japanese and other
+    /// dictionary-segmented text): an edit stays within its latency budget, and the reads that
+    /// follow (searches, highlights, snapshots) see every word start.
+    ///
+    /// - Throws: an ICU failure; the slots not done stay listed.
+    /// - Complexity: O(*s*) in the size of the listed records' search fields.
+    func addDeferredWordStarts() throws(SiftError) {
+        guard !slotsAwaitingWordStarts.isEmpty else { return }
+        var batch = FoldedBatch()
+        while let slot = slotsAwaitingWordStarts.last {
+            // A slot deleted since (or deleted and reused) needs nothing or is folded as it is now.
+            if live.contains(slot) {
+                batch.removeAll()
+                for folding in foldings {
+                    for position in configuration.searchFields.indices {
+                        try folding.folder.fold(value(at: position, slot: slot), into: &batch)
+                    }
+                }
+                batch.withView { view in
+                    var text = 0
+                    for folding in foldings {
+                        for position in configuration.searchFields.indices {
+                            folding.columns[position].setWordStarts(
+                                slot: slot,
+                                folded: view[text],
+                                codeBook: &folding.codeBook
+                            )
+                            text += 1
+                        }
+                    }
+                }
+            }
+            slotsAwaitingWordStarts.removeLast()
+        }
+    }
+
+    /// Stores a folded record in a free slot and indexes it everywhere but in the original order.
+    /// Its folded texts are `folded[firstText...]`, one per (folding, search field). `idIsNew`:
+    /// the caller has just checked that no record has the id.
+    func commit(
+        _ record: Record,
+        folded: FoldedBatchView,
+        firstText: Int,
+        idIsNew: Bool = false
+    ) throws(SiftError)
+        -> Int32
+    {
+        guard idIsNew || slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        try checkTextFits(record)
+        let pending = try writePending(record, folded: folded, firstText: firstText)
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            generations.bump(slot)
+        } else {
+            slot = Int32(generations.count)
+            generations.append(zeros: 1)
+        }
+        ids.set(slot, record.id)
+        setValues(of: record, slot: slot)
+        slotOfID.insert(slot, ids: ids)
+        live.insert(slot)
+        setFolded(slot: slot, folded: folded, firstText: firstText, pending: pending)
+        finishCommit(slot)
+        return slot
+    }
+
+    /// Sets a slot's folded texts in every column: `folded[firstText...]`, one per (folding,
+    /// search field), or the segments `writePending` wrote when it wrote any.
+    ///
+    /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
+    func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
+        var text = firstText
+        for folding in foldings {
+            for position in 0..<configuration.searchFields.count {
+                if pending.isEmpty {
+                    folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
+                } else {
+                    folding.columns[position].finishPending(pending[text - firstText], slot: slot)
+                }
+                text += 1
+            }
+        }
+    }
+
+    /// When a record has a streamed text (see `FoldedBatch.streamed`): writes each of its folded
+    /// texts, in order, at the end of its column (`FoldedColumn.beginPending`), folding the
+    /// streamed ones a piece at a time straight into the column, so that a long text never
+    /// exists as collation elements (8 bytes each) but only as codes. New elements get the codes
+    /// `set(slot:folded:codeBook:)` would give them. Returns the segments, or none when there is
+    /// no streamed text (then `setFolded` sets them as usual).
+    ///
+    /// - Throws: an ICU failure, after taking back every byte and code it wrote.
+    /// - Complexity: O(*s*) in the size of the record's search fields; memory O(*p*) besides
+    ///   the columns for pieces of *p* bytes (`ICUFolder.pieceLength`).
+    func writePending(
+        _ record: Record,
+        folded: FoldedBatchView,
+        firstText: Int
+    ) throws(SiftError) -> [FoldedColumn.PendingSegment] {
+        let fields = configuration.searchFields
+        guard folded.hasStreamed(firstText..<(firstText + foldings.count * fields.count)) else { return [] }
+        let codeCounts = foldings.map(\.codeBook.count)
+        var pending: [FoldedColumn.PendingSegment] = []
+        var text = firstText
+        for folding in foldings {
+            for position in fields.indices {
+                if folded.isStreamed(text) {
+                    let value = record.fields[fields[position]] ?? ""
+                    var segment = folding.columns[position].beginPending(reserving: 2 * value.utf8.count)
+                    do throws(SiftError) {
+                        try folding.folder.forEachPiece(of: value) { piece in
+                            folding.columns[position].appendPending(piece, codeBook: &folding.codeBook, to: &segment)
+                        }
+                    } catch {
+                        folding.columns[position].discardPending(segment)
+                        discardPending(pending, firstText: firstText, codeCounts: codeCounts)
+                        throw error
+                    }
+                    pending.append(segment)
+                    streamedTextCount += 1
+                } else {
+                    var segment = folding.columns[position].beginPending(reserving: 4 * folded[text].elements.count)
+                    folding.columns[position].appendPending(folded[text], codeBook: &folding.codeBook, to: &segment)
+                    pending.append(segment)
+                }
+                text += 1
+            }
+        }
+        return pending
+    }
+
+    /// Takes back the segments `writePending` wrote (in reverse order) and the codes it gave.
+    func discardPending(_ pending: [FoldedColumn.PendingSegment], firstText: Int, codeCounts: [Int]) {
+        let fields = configuration.searchFields.count
+        for text in pending.indices.reversed() {
+            foldings[text / fields].columns[text % fields].discardPending(pending[text])
+        }
+        for (folding, count) in zip(foldings, codeCounts) { folding.codeBook.removeCodes(after: count) }
+    }
+
+    /// The last part of committing a record, once its values, id and folded texts are stored and
+    /// it is live: the sorted order, ranking keys, category members and cached results take it in.
+    ///
+    /// - Complexity: O(*c*) for *c* cached results, plus O(log *n*) comparisons once the sorted
+    ///   order is built.
+    func finishCommit(_ slot: Int32) {
+        insertSorted(slot)
+        updateRankingKeys(slot)
+        for (field, var members) in categoryMembers {
+            members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot)
+            categoryMembers[field] = members
+        }
+        updateCache(slot: slot)
+        revision &+= 1
+        advanceCompaction()
+    }
+
+    /// Whether the sorted order has been built (from then on, every commit places its record).
+    var sortedIsBuilt: Bool { sortedStorage != nil }
+
+    /// Whether category members have been built (from then on, every commit adds its record).
+    var categoryMembersAreBuilt: Bool { !categoryMembers.isEmpty }
+
+    /// Number of folded texts per record: one per (folding, search field).
+    var foldedTextsPerRecord: Int { foldings.count * configuration.searchFields.count }
+
+    /// Makes room in the folded columns for a batch's codes.
+    func reserveFoldedCapacity(elements: Int, records: Int) {
+        for folding in foldings {
+            for position in folding.columns.indices {
+                // Every field gets a segment per record: this stores each field's column.
+                folding.columns[position].reserveCapacity(
+                    bytes: elements / max(1, foldedTextsPerRecord) + records,
+                    segments: records
+                )
+            }
+        }
+    }
+
+    /// Throws unless the record's id and values fit in their text columns (4 GiB each), so that
+    /// `commit` never fails halfway.
+    ///
+    /// - Complexity: O(*f*) for *f* fields.
+    func checkTextFits(_ record: Record, at storedSlot: Int32? = nil) throws(SiftError) {
+        let slot = storedSlot ?? freeSlots.last ?? Int32(generations.count)
+        var total = record.id.utf8.count
+        for value in record.fields.values { total += value.utf8.count }
+        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) {
+            return
+        }
+        guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
+        for (name, value) in record.fields where !value.isEmpty {
+            let position = fieldPositions[name] ?? values.count
+            let column = position < values.count ? values[position] : TextColumn()
+            guard column.canStore(value.utf8.count, at: slot) else {
+                throw .capacityExceeded("the values of field '\(name)' take 4 GiB")
+            }
+        }
+    }
+
+    /// Stores a record's field values in the value columns (replacing the slot's old values; a
+    /// field the record lacks becomes empty).
+    func setValues(of record: Record, slot: Int32) {
+        if values.count < fieldNames.count {
+            values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count))
+        }
+        for position in values.indices {
+            let value = record.fields[fieldNames[position]] ?? ""
+            if Int(slot) < values[position].slotCount ? values[position].equals(slot, value) : value.isEmpty {
+                continue
+            }
+            values[position].set(slot, value)
+        }
+    }
+
+    /// Clears a slot's values.
+    func clearValues(slot: Int32) {
+        for position in values.indices
+        where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
+            values[position].set(slot, "")
+        }
+    }
+
+    /// Id order of two slots, by UTF-8 bytes (the tie-break of the sorted order).
+    func idPrecedes(_ a: Int32, _ b: Int32) -> Bool {
+        ids.withUTF8(a) { x in ids.withUTF8(b) { y in x.lexicographicallyPrecedes(y) } }
+    }
+
+    /// Makes room for `count` more records in the per-slot arrays.
+    func reserveCapacity(forAdditional count: Int) {
+        let total = generations.count + count
+        ids.reserveCapacity(slots: count, bytes: 8 * count)
+        generations.reserveCapacity(total)
+        slotOfID.prepareToInsert(count, ids: ids)
+    }
+
+    /// Drops spare capacity from the large buffers: after a load made of several bulk
+    /// ``insert(contentsOf:)`` calls (each of fewer than 65,536 records, which keeps its spare
+    /// capacity for the next), as a single call of 65,536 records or more does by itself.
+    ///
+    /// - Complexity: O(*s*) in the size of the index (each large buffer is copied once).
+    public func trimCapacity() {
+        defer { checkAfterMutation() }
+        ids.trimCapacity()
+        for position in values.indices { values[position].trimCapacity() }
+        for folding in foldings { folding.columns.forEachStored { $0.trimCapacity() } }
+        generations.trimCapacity()
+        order.trimCapacity()
+    }
+
+    /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
+    /// index's own).
+    func workerFolders(_ workers: Int) throws(SiftError) -> [[ICUFolder]] {
+        var result = [foldings.map(\.folder)]
+        for _ in 1..<max(1, workers) {
+            result.append(
+                try foldings.map { folding throws(SiftError) in
+                    let folder = try ICUFolder(folding.folder.collator)
+                    folder.pieceLength = folding.folder.pieceLength
+                    return folder
+                }
+            )
+        }
+        return result
+    }
+
+    /// Removes a slot from everything but the original order.
+    func discard(_ slot: Int32) {
+        for folding in foldings {
+            for position in 0..<configuration.searchFields.count {
+                folding.columns[position].remove(slot: slot)
+            }
+        }
+        withdrawFromDerivedSets(slot)
+        live.remove(slot)
+        cache.noteEdit(slot: slot)
+        slotOfID.remove(ids.string(slot), ids: ids)
+        ids.set(slot, "")
+        clearValues(slot: slot)
+        freeSlots.append(slot)
+        revision &+= 1
+        advanceCompaction()
+    }
+
+    /// Asks for the scattered cache lines an edit of `slot` will read (its generation, value
+    /// groups and folded-segment entries), so that their misses overlap each other and the
+    /// collator's work on the new text instead of following one by one.
+    func prefetchRecord(_ slot: Int32) {
+        generations.prefetch(slot)
+        values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
+        for folding in foldings {
+            folding.columns.forEachStored { $0.prefetch(slot: slot) }
+        }
+    }
+
+    /// Takes a slot out of the sorted order and the category sets (once built), by its values as
+    /// they are now; `finishCommit` puts it back by its new values.
+    func withdrawFromDerivedSets(_ slot: Int32) {
+        sortedStorage?.remove(slot)
+        for (field, var members) in categoryMembers {
+            members[value(at: field, slot: slot)]?.remove(slot)
+            categoryMembers[field] = members
+        }
+    }
+
+    func insertIntoOrder(_ slot: Int32, at position: Int) { order.insert(slot, at: position) }
+
+    func removeFromOrder(at position: Int) -> Int32 { order.remove(at: position) }
+
+    /// Section, then collation order of two slots by sort field, ties by id (the order `sorted`
+    /// is built in).
+    func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
+        let sectionA = sectionOfSlot[Int(a)]
+        let sectionB = sectionOfSlot[Int(b)]
+        if sectionA != sectionB { return sectionA < sectionB }
+        let comparison = sortFolder.compare(
+            value(at: sortFieldPosition, slot: a),
+            value(at: sortFieldPosition, slot: b)
+        )
+        if comparison != 0 { return comparison < 0 }
+        return idPrecedes(a, b)
+    }
+
+    /// Places a new slot in the sorted order, if that order has been built.
+    ///
+    /// - Complexity: O(log *n*) collator comparisons plus O(*k*) for blocks of *k* entries.
+    func insertSorted(_ slot: Int32) {
+        guard sortedStorage != nil else { return }
+        if sectionOfSlot.count < generations.count {
+            sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
+        }
+        sectionOfSlot[Int(slot)] = UInt16(
+            clamping: alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot))
+        )
+        var low = 0
+        var high = sortedStorage!.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sortsBefore(sortedStorage![mid], slot) { low = mid + 1 } else { high = mid }
+        }
+        sortedStorage!.insert(slot, at: low)
+    }
+
+    func bumpRevision() { revision &+= 1 }
+
+    /// Tells the cached field results that a slot was inserted or updated (see `MatchCache`).
+    func updateCache(slot: Int32) { cache.noteEdit(slot: slot) }
+}
