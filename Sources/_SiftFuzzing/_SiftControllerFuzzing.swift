@@ -164,7 +164,7 @@ public enum _SiftControllerFuzzing {
             let index = try SearchIndex(configuration: configuration, records: model)
             // Slots renumbered as soon as half are free for half the inputs (see
             // `SearchIndex.renumberSlots()`), as they are from 256 slots on.
-            if data[1] & 0x40 != 0 { index.minimumSlotsToRenumber = 2 }
+            if data[1] & 0x40 != 0 { index.knobs.minimumSlotsToRenumber = 2 }
             controller = try SearchController(index: index, options: options, source: source)
             bar = [0: ("", configuration.scopes[0].name)]
         }
@@ -401,7 +401,7 @@ public enum _SiftControllerFuzzing {
         mutating func compareWithUsearch(_ query: Query, results: RecordTable, fresh: SearchIndex) throws -> String? {
             let scope = configuration.scopes.first { $0.name == query.scope }!
             let collation = scope.collation ?? configuration.collation
-            guard let folding = fresh.foldings.first(where: { $0.collation == collation }),
+            guard let folding = fresh.folded.foldings.first(where: { $0.collation == collation }),
                 try !folding.folder.patternElements(query.text).isEmpty
             else { return nil }
             if references[collation] == nil { references[collation] = try ReferenceSearch(collation: collation) }

@@ -58,16 +58,16 @@ public enum _SiftFuzzing {
                 configuration: IndexConfiguration(searchFields: ["t"], collation: collation, cacheCapacity: 6)
             )
             // Field results kept as member lists for half the inputs, as bits for the others.
-            index.sparseSlotLimitOverride = (data[0] / 10).isMultiple(of: 2) ? Int.max : 0
+            index.knobs.sparseSlotLimitOverride = (data[0] / 10).isMultiple(of: 2) ? Int.max : 0
             // Texts folded in pieces, and stretches without a space streamed in sub-chunks of a
             // few bytes, for a third of the inputs (edits and highlights fold them so too).
             if (data[0] / 20).isMultiple(of: 3) {
-                index.foldings[0].folder.pieceLength = 6
-                index.foldings[0].folder.streamedSubChunkBytes = Int(data[0] % 7) + 1
-                index.foldings[0].folder.streamedChunk = Int32(data[0] % 5) + 1
+                index.folded.foldings[0].folder.pieceLength = 6
+                index.folded.foldings[0].folder.streamedSubChunkBytes = Int(data[0] % 7) + 1
+                index.folded.foldings[0].folder.streamedChunk = Int32(data[0] % 5) + 1
             }
             // A dense narrowing base swept (as past 4,096 records) for half the inputs.
-            if data[1] & 1 == 0 { index.fuzzySweepMinimumRecords = 0 }
+            if data[1] & 1 == 0 { index.knobs.fuzzySweepMinimumRecords = 0 }
             try index.insert(
                 contentsOf: recordTexts.enumerated().map { Record(id: String($0.offset), fields: ["t": $0.element]) }
             )
@@ -100,7 +100,7 @@ public enum _SiftFuzzing {
         for character in query {
             typed.append(character)
             let result = try index.search(Query(typed))
-            let allIgnorable = try index.foldings[0].folder.patternElements(typed).isEmpty
+            let allIgnorable = try index.folded.foldings[0].folder.patternElements(typed).isEmpty
             var matched: [String: RecordHandle] = [:]
             for row in result.rows { matched[try index.id(of: row)] = row }
             for handle in index.handles() {
@@ -163,7 +163,7 @@ public enum _SiftFuzzing {
         let query = Query(typed, mode: .words)
         let rows = Set(try index.search(query).rows)
         let expression = QueryExpression(parsing: typed)
-        let folder = index.foldings[0].folder
+        let folder = index.folded.foldings[0].folder
         for handle in index.handles() {
             let text = try index.value(of: "t", for: handle)
             let folded = try foldedTexts[handle] ?? folder.fold(text)
@@ -209,7 +209,7 @@ public enum _SiftFuzzing {
         let pattern = try reference.collationElements(of: typed)
         // A query usearch sees no elements in (its pattern's CE table is empty: NUL at quaternary
         // strength, shifted, say) matches every record, in every mode (a defined edge case).
-        let everything = try index.foldings[0].folder.patternElements(typed).isEmpty
+        let everything = try index.folded.foldings[0].folder.patternElements(typed).isEmpty
         var expected: Set<RecordHandle> = []
         for handle in index.handles() {
             if everything {
@@ -247,7 +247,7 @@ public enum _SiftFuzzing {
         reference: ReferenceSearch,
         folded foldedTexts: inout [RecordHandle: FoldedText]
     ) throws -> String? {
-        let folder = index.foldings[0].folder
+        let folder = index.folded.foldings[0].folder
         for mode in [MatchMode.words, .prefix] {
             let pieces = mode == .words ? try folder.queryWords(typed).map(String.init) : [typed]
             var words: [(elements: [Int64], exact: Set<RecordHandle>)] = []

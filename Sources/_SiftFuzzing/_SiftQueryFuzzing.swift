@@ -136,7 +136,7 @@ public enum _SiftQueryFuzzing {
     /// whether it is a phrase, whether it is negated; terms without elements are left out. A
     /// text without operators counts its distinct words.
     static func distinctTerms(_ text: String, index: SearchIndex) throws -> Int {
-        let folder = index.foldings[0].folder
+        let folder = index.folded.foldings[0].folder
         let expression = QueryExpression(parsing: text)
         guard expression.usesOperators else {
             var words = Set<[Int64]>()

@@ -51,21 +51,22 @@ struct BulkInsertEquivalenceTests {
         var differences: [String] = []
         func check(_ same: Bool, _ what: String) { if !same { differences.append(what) } }
         check(a.count == b.count, "count")
-        check(a.order.array == b.order.array, "order")
+        check(a.orders.order.array == b.orders.order.array, "order")
         check(a.orderFollowsSlots == b.orderFollowsSlots, "orderFollowsSlots")
-        check(a.generations == b.generations, "generations")
-        check(a.live.words == b.live.words, "live")
-        check(a.freeSlots == b.freeSlots, "freeSlots")
+        check(a.records.generations == b.records.generations, "generations")
+        check(a.records.live.words == b.records.live.words, "live")
+        check(a.records.freeSlots == b.records.freeSlots, "freeSlots")
         check(a.revision == b.revision, "revision")
         check(a.fieldNames == b.fieldNames, "fieldNames")
-        check(a.values.count == b.values.count, "values.count")
-        for (number, (x, y)) in zip([a.ids] + a.values, [b.ids] + b.values).enumerated() {
+        check(a.records.values.count == b.records.values.count, "values.count")
+        for (number, (x, y)) in zip([a.records.ids] + a.records.values, [b.records.ids] + b.records.values).enumerated()
+        {
             let sameValues =
                 x.slotCount == y.slotCount
                 && (0..<x.slotCount).allSatisfy { x.string(Int32($0)) == y.string(Int32($0)) }
             check(sameValues, "text column \(number)")
         }
-        for (f, (x, y)) in zip(a.foldings, b.foldings).enumerated() {
+        for (f, (x, y)) in zip(a.folded.foldings, b.folded.foldings).enumerated() {
             check(x.codeBook.elementsInCodeOrder == y.codeBook.elementsInCodeOrder, "code book \(f)")
             for (c, (m, n)) in zip(x.columns, y.columns).enumerated() {
                 let s = m.storage
@@ -118,10 +119,10 @@ struct BulkInsertEquivalenceTests {
         let single = try SearchIndex(configuration: Self.configuration)
         for record in Self.records { try single.insert(record) }
         // Chinese, Japanese and Thai places: single inserts left their word starts for later.
-        #expect(single.slotsAwaitingWordStarts.count == SearchIndex.maximumSlotsAwaitingWordStarts)
+        #expect(single.folded.slotsAwaitingWordStarts.count == SearchIndex.maximumSlotsAwaitingWordStarts)
         for batchSize in [65_536, 4_096, 1_000] {
             let bulk = try SearchIndex(configuration: Self.configuration)
-            bulk.bulkBatchSize = batchSize
+            bulk.knobs.bulkBatchSize = batchSize
             try bulk.insert(contentsOf: Self.records)
             Self.expectSame(bulk, single)
         }
@@ -135,7 +136,7 @@ struct BulkInsertEquivalenceTests {
         }
         let large = try SearchIndex(configuration: Self.configuration, records: records)
         let small = try SearchIndex(configuration: Self.configuration)
-        small.bulkBatchSize = 5_000
+        small.knobs.bulkBatchSize = 5_000
         try small.insert(contentsOf: records)
         Self.expectSame(large, small)
     }
@@ -143,7 +144,7 @@ struct BulkInsertEquivalenceTests {
     @Test(arguments: [true, false])
     func bulkInsertIntoAUsedIndexEqualsOneByOne(built: Bool) throws {
         let bulk = try Self.used(built: built)
-        bulk.bulkBatchSize = 3_000
+        bulk.knobs.bulkBatchSize = 3_000
         try bulk.insert(contentsOf: Self.records)
         let single = try Self.used(built: built)
         for record in Self.records { try single.insert(record) }
@@ -184,7 +185,7 @@ struct BulkInsertEquivalenceTests {
             fields: ["name": "Duplikat \(source)", "place": "ß"]
         )
         let bulk = try Self.used()
-        bulk.bulkBatchSize = 4_096
+        bulk.knobs.bulkBatchSize = 4_096
         var bulkError: SiftError? = nil
         do { try bulk.insert(contentsOf: records) } catch { bulkError = error }
         // `insert(contentsOf:)` registers the field names of every record, even past the failure.

@@ -131,7 +131,7 @@ struct ControllerBufferingTests {
     /// merged update across it reloads both tables.
     @Test func aMergedUpdateAcrossARenumberingReloads() async throws {
         let index = try SearchIndex(configuration: configuration, records: ControllerFixtures.records)
-        index.minimumSlotsToRenumber = 2
+        index.knobs.minimumSlotsToRenumber = 2
         let controller = try SearchController(index: index)
         var reader = await controller.updates().makeAsyncIterator()
         _ = try await controller.settledUpdate(for: controller.setText("pa"))

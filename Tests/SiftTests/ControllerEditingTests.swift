@@ -231,13 +231,13 @@ struct ControllerEditingTests {
         let policy = BelowThresholdPolicy.allCases[seed % 3]
         var model = (0..<records).map { Self.randomRecord(id: "r\($0)", &generator) }
         let index = try SearchIndex(configuration: configuration, records: model)
-        if deleting { index.minimumSlotsToRenumber = 8 }
+        if deleting { index.knobs.minimumSlotsToRenumber = 8 }
         // Dense answers in a sorted or moved order: even seeds keep them as positions in it, odd
         // ones list them on two threads; both as they would at millions of rows.
-        index.orderSubsetMinimumRows = seed.isMultiple(of: 2) ? 0 : Int.max
-        index.entriesPerOrderSelectionThread = 2
+        index.knobs.orderSubsetMinimumRows = seed.isMultiple(of: 2) ? 0 : Int.max
+        index.knobs.entriesPerOrderSelectionThread = 2
         // Narrowed results as lists (which edits then change) on seeds 0, 1, 4, 5, …, as bits on the others.
-        index.sparseSlotLimitOverride = (seed / 2).isMultiple(of: 2) ? Int.max : 0
+        index.knobs.sparseSlotLimitOverride = (seed / 2).isMultiple(of: 2) ? Int.max : 0
         let controller = try SearchController(
             index: index,
             options: .init(belowThreshold: policy, originalTable: original, resultsTable: results)
@@ -340,7 +340,7 @@ struct ControllerEditingTests {
 
 extension SearchController {
     /// Renumberings of the controller's index so far (at most those it keeps).
-    var renumberings: Int { index.formerNumberings.count }
+    var renumberings: Int { index.records.formerNumberings.count }
 
     /// The record behind a handle, from the controller's index.
     func record(_ handle: RecordHandle) throws -> Record { try index.record(handle) }

@@ -38,7 +38,7 @@ struct ControllerStressTests {
         )
         let index = try SearchIndex(configuration: configuration, records: model)
         // Broad sorted answers kept as positions in the sorted order, as at millions of rows.
-        index.orderSubsetMinimumRows = 0
+        index.knobs.orderSubsetMinimumRows = 0
         let controller = try SearchController(
             index: index,
             options: options,

@@ -101,11 +101,11 @@ struct DeferredWordStartsTests {
                     try edited.remove(id: model.remove(at: position).id)
                 }
             }
-            #expect(!edited.slotsAwaitingWordStarts.isEmpty, "round \(round): nothing was deferred")
-            #expect(edited.slotsAwaitingWordStarts.count <= SearchIndex.maximumSlotsAwaitingWordStarts)
+            #expect(!edited.folded.slotsAwaitingWordStarts.isEmpty, "round \(round): nothing was deferred")
+            #expect(edited.folded.slotsAwaitingWordStarts.count <= SearchIndex.maximumSlotsAwaitingWordStarts)
             let fresh = try SearchIndex(configuration: configuration, records: model)
             try Self.expectSameAnswers(edited, fresh, queries: Self.queries(&generator))
-            #expect(edited.slotsAwaitingWordStarts.isEmpty)
+            #expect(edited.folded.slotsAwaitingWordStarts.isEmpty)
         }
     }
 
@@ -117,7 +117,7 @@ struct DeferredWordStartsTests {
         )
         try index.insert(Record(id: "1", fields: ["name": "ประเทศไทยสวยงาม"]))
         try index.update(Record(id: "0", fields: ["name": "ภาษาไทย"]))
-        #expect(index.slotsAwaitingWordStarts.count == 2)
+        #expect(index.folded.slotsAwaitingWordStarts.count == 2)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sift-deferred-\(UUID().uuidString).snapshot"
         ).path

@@ -70,7 +70,7 @@ struct DifferentialTests {
         )
         // Narrowed scans read their candidates as a list (results kept as lists) in about half the
         // configurations, as bits in the others.
-        index.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
+        index.knobs.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
         let folder = try ICUFolder(ICUCollator(collation))
         var narrowed = 0
         for query in Self.queries(seed: stableSeed(collation.locale)) {
@@ -162,8 +162,8 @@ struct RankedOrderTests {
         )
         // Narrowed results as lists where groups come from passes over bitsets, and as bits where
         // records are grouped one by one: both meet every operation of the other way.
-        index.sparseSlotLimitOverride = sparseLimit == 0 ? Int.max : 0
-        index.membersPerLengthOrderingThread = 3  // large groups split among threads, as at millions
+        index.knobs.sparseSlotLimitOverride = sparseLimit == 0 ? Int.max : 0
+        index.knobs.membersPerLengthOrderingThread = 3  // large groups split among threads, as at millions
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
             .prefix(TestScale.size(full: 30, default: 12))
         let typed = queries.flatMap { text in

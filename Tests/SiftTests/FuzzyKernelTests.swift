@@ -45,7 +45,7 @@ import Testing
                 }
                 answers.append("\(text) \(order): \(ids.joined(separator: ","))")
                 guard order == .ranked else { continue }
-                let plan = index.scopePlans[0]
+                let plan = index.folded.scopePlans[0]
                 guard case .patterns(let patterns) = try index.foldQuery(text, mode: .fuzzy, folding: plan.folding)
                 else { continue }
                 let scores = result.rows.prefix(300).map {
@@ -75,8 +75,8 @@ import Testing
             configuration: IndexConfiguration(searchFields: ["name", "place"]),
             records: records
         )
-        index.fuzzySweepMinimumRecords = 0  // a dense narrowing base is swept, as past 4,096 records
-        index.scanChunkBytes = 4096  // sweeps in many chunks
+        index.knobs.fuzzySweepMinimumRecords = 0  // a dense narrowing base is swept, as past 4,096 records
+        index.knobs.scanChunkBytes = 4096  // sweeps in many chunks
         // Checked segments (updated records away from their slot number) and dead ones.
         var generator = SeededGenerator(seed: 7)
         let texts = FuzzyOracleTests.texts
@@ -139,7 +139,7 @@ import Testing
         let first = try index.search(query)
         #expect(first.resultRows.isDeferred)
         for text in ["al", "alg", "algo"] { _ = try index.search(Query(text, mode: .fuzzy, order: .ranked)) }
-        let kept = index.keptRows.first { $0.rows.count == first.rowCount }
+        let kept = index.caches.keptRows.first { $0.rows.count == first.rowCount }
         #expect(kept != nil, "the first letter's answer is still kept")
         #expect((kept?.memoryFootprint ?? .max) < 8 * first.rowCount)
         let again = try index.search(query)

@@ -134,7 +134,7 @@ struct FuzzyOracleTests {
                 cacheHits += result.statistics.cacheHits
                 let got = try index.ids(result)
                 // A query usearch sees no elements in matches every record (a defined edge case).
-                let everything = try index.foldings[0].folder.patternElements(text).isEmpty
+                let everything = try index.folded.foldings[0].folder.patternElements(text).isEmpty
                 let expected = try everything ? Set(records.map(\.id)) : oracle.matches(text) ?? Set(records.map(\.id))
                 #expect(
                     Set(got) == expected,
@@ -163,7 +163,7 @@ struct FuzzyOracleTests {
     /// field's length (shorter first; `RankingTieBreakTests` checks lengths against ICU), then
     /// original order.
     func expectRankedOrder(_ result: SearchResult, index: SearchIndex) throws {
-        let plan = index.scopePlans[0]
+        let plan = index.folded.scopePlans[0]
         guard case .patterns(let patterns) = try index.foldQuery(result.query.text, mode: .fuzzy, folding: plan.folding)
         else { return }
         var previous: (score: Int, field: Int, length: UInt8, position: Int)? = nil

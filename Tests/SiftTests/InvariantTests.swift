@@ -30,8 +30,8 @@ struct InvariantTests {
                 ]
             )
         )
-        index.minimumSlotsToRenumber = 16
-        index.rebuildStepBytes = 64
+        index.knobs.minimumSlotsToRenumber = 16
+        index.knobs.rebuildStepBytes = 64
         var nextID = 0
         var ids: [String] = []
         index.checkInvariants()

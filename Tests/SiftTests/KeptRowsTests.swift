@@ -37,10 +37,10 @@ import Testing
         for mode in [MatchMode.contains, .prefix] {
             let first = try index.search(Query("mu", mode: mode, order: .ranked))
             _ = try index.search(Query("m", mode: mode, order: .ranked))
-            let kept = index.keptRows.count
+            let kept = index.caches.keptRows.count
             let accented = try index.search(Query("mü", mode: mode, order: .ranked))
             #expect(accented.rows == first.rows)
-            #expect(index.keptRows.count == kept)  // answered from the kept "mu" answer, none added
+            #expect(index.caches.keptRows.count == kept)  // answered from the kept "mu" answer, none added
             // An edit drops it: the record now named exactly "Mu" (a whole-field match) leads.
             _ = try index.update(Record(id: mode == .contains ? "r1" : "r2", fields: ["name": "Mu"]))
             let again = try index.search(Query("mü", mode: mode, order: .ranked)).rows
@@ -79,7 +79,7 @@ import Testing
         let query = Query("ka", mode: .fuzzy, order: .ranked)
         let first = try index.search(query).rows
         _ = try index.search(Query("kay", mode: .fuzzy, order: .ranked))
-        #expect(index.keptFuzzyScores.count == 2)
+        #expect(index.caches.keptFuzzyScores.count == 2)
         // Still a match, and the shortest field, but a gap costs it the best score: last now.
         let moved = try index.update(Record(id: "r150", fields: ["name": "k a"]))
         let again = try index.search(query).rows

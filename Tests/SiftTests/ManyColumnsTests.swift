@@ -21,7 +21,7 @@ struct ManyColumnsTests {
                 ]
             )
         )
-        let plans = index.scopePlans
+        let plans = index.folded.scopePlans
         #expect(plans.map(\.fields.count) == [Self.columnCount, 2, 1])
         #expect(plans[0].fields == Array(0..<Self.columnCount))
         #expect(plans[1].fields == [Self.columnCount - 1, 0])
@@ -42,7 +42,7 @@ struct ManyColumnsTests {
     /// also took 168 bytes inline, and the names a dictionary of about 50 bytes a name).
     @Test func anEmptyIndexOverManyFieldsHoldsFewBytesAField() throws {
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: Self.fields))
-        #expect(index.foldings.allSatisfy { !$0.columns.isStored })
+        #expect(index.folded.foldings.allSatisfy { !$0.columns.isStored })
         let perField = index.memoryUsage.total / Self.columnCount
         #expect(perField <= 40, "\(perField) bytes a field")
         #expect(try index.search(Query("c7")).rows.count == 0)
@@ -51,7 +51,7 @@ struct ManyColumnsTests {
         // fields: a search visits each of them).
         let some = try SearchIndex(configuration: IndexConfiguration(searchFields: Array(Self.fields.prefix(20_000))))
         try some.insert(Record(id: "1", fields: ["c0": "alpha", "c19999": "omega", "c10000": "gamma"]))
-        #expect(some.foldings.allSatisfy { $0.columns.isStored && $0.columns.storedColumns.count == 20_000 })
+        #expect(some.folded.foldings.allSatisfy { $0.columns.isStored && $0.columns.storedColumns.count == 20_000 })
         some.checkInvariants()
         for word in ["alpha", "omega", "gamma"] {
             #expect(try some.search(Query(word)).rows.count == 1, "\(word)")
@@ -67,8 +67,8 @@ struct ManyColumnsTests {
         try SearchIndex(configuration: IndexConfiguration(searchFields: fields)).save(to: path)
         let loaded = try SearchIndex.load(from: path)
         #expect(loaded.configuration.searchFields == fields)
-        #expect(loaded.foldings.allSatisfy { !$0.columns.isStored })
-        #expect(loaded.values.isEmpty)
+        #expect(loaded.folded.foldings.allSatisfy { !$0.columns.isStored })
+        #expect(loaded.records.values.isEmpty)
         try loaded.insert(Record(id: "x", fields: ["c49999": "Zürich"]))
         #expect(try loaded.search(Query("zurich")).rows.count == 1)
     }

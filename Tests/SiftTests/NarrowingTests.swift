@@ -48,7 +48,7 @@ struct NarrowingTests {
             let fresh = try freshIndex.search(Query(text))
             #expect(try index.ids(typed) == (try freshIndex.ids(fresh)), "\(text)")
         }
-        #expect(index.cache.count == 64)
+        #expect(index.caches.matches.count == 64)
     }
 
     /// Danish: `a` does not match inside `Aalborg` (aa is one letter, å), but `aa` does. The
@@ -179,7 +179,7 @@ struct EditTests {
             configuration: IndexConfiguration(searchFields: ["name"], collation: collation, cacheCapacity: 8)
         )
         // Narrowed results kept as lists (edits then insert into and remove from them) or as bits.
-        index.sparseSlotLimitOverride = seed.isMultiple(of: 2) ? 0 : Int.max
+        index.knobs.sparseSlotLimitOverride = seed.isMultiple(of: 2) ? 0 : Int.max
         var model: [Record] = []
         var nextID = 0
         let queries = [

@@ -158,15 +158,15 @@ struct PieceFoldingTests {
         }
         let configuration = IndexConfiguration(searchFields: ["text"], collation: collation)
         let whole = try SearchIndex(configuration: configuration, records: [])
-        whole.foldings[0].folder.pieceLength = Int.max
+        whole.folded.foldings[0].folder.pieceLength = Int.max
         try whole.insert(contentsOf: records)
         let pieces = try SearchIndex(configuration: configuration, records: [])
-        pieces.foldings[0].folder.pieceLength = 4
+        pieces.folded.foldings[0].folder.pieceLength = 4
         try pieces.insert(contentsOf: records)
         // The pieces' index folds highlights in pieces too (`ICUFolder.offsets(of:)`).
-        #expect(pieces.foldings[0].columns[0].codes == whole.foldings[0].columns[0].codes)
-        #expect(pieces.foldings[0].columns[0].flags == whole.foldings[0].columns[0].flags)
-        #expect(pieces.foldings[0].columns[0].wordStarts == whole.foldings[0].columns[0].wordStarts)
+        #expect(pieces.folded.foldings[0].columns[0].codes == whole.folded.foldings[0].columns[0].codes)
+        #expect(pieces.folded.foldings[0].columns[0].flags == whole.folded.foldings[0].columns[0].flags)
+        #expect(pieces.folded.foldings[0].columns[0].wordStarts == whole.folded.foldings[0].columns[0].wordStarts)
         let queries = ["aa", "a", "ch", "c", "strasse", "ß", "e", "東京", "京", "ไทย", "rock n", "b", "a b", "x", "12"]
         for text in queries {
             for mode in [MatchMode.contains, .prefix, .words] {
@@ -214,7 +214,7 @@ struct StreamedFieldTests {
         )
         var batch = FoldedBatch()
         let record = Record(id: "1", fields: ["name": "Huge", "body": text])
-        try index.fold(record, folders: index.foldings.map(\.folder), into: &batch)
+        try index.fold(record, folders: index.folded.foldings.map(\.folder), into: &batch)
         #expect(batch.ends.count == 2)
         #expect(batch.streamed == [1])
         // "Huge" only: without streaming, the batch held every element of the text (over a million).
@@ -224,14 +224,19 @@ struct StreamedFieldTests {
             configuration: IndexConfiguration(searchFields: ["name", "body"], collation: Collation(locale: "da")),
             records: []
         )
-        whole.foldings[0].folder.pieceLength = Int.max
+        whole.folded.foldings[0].folder.pieceLength = Int.max
         try whole.insert(contentsOf: [record])
         for field in 0..<2 {
-            #expect(index.foldings[0].columns[field].codes == whole.foldings[0].columns[field].codes)
-            #expect(index.foldings[0].columns[field].flags == whole.foldings[0].columns[field].flags)
-            #expect(index.foldings[0].columns[field].wordStarts == whole.foldings[0].columns[field].wordStarts)
+            #expect(index.folded.foldings[0].columns[field].codes == whole.folded.foldings[0].columns[field].codes)
+            #expect(index.folded.foldings[0].columns[field].flags == whole.folded.foldings[0].columns[field].flags)
+            #expect(
+                index.folded.foldings[0].columns[field].wordStarts == whole.folded.foldings[0].columns[field].wordStarts
+            )
         }
-        #expect(index.foldings[0].codeBook.elementsInCodeOrder == whole.foldings[0].codeBook.elementsInCodeOrder)
+        #expect(
+            index.folded.foldings[0].codeBook.elementsInCodeOrder
+                == whole.folded.foldings[0].codeBook.elementsInCodeOrder
+        )
     }
 
     @Test("a bulk insert streams its long texts and equals a fold of the whole")
@@ -249,20 +254,25 @@ struct StreamedFieldTests {
         }
         let configuration = IndexConfiguration(searchFields: ["name", "body"], collation: Collation(locale: "da"))
         let index = try SearchIndex(configuration: configuration, records: [])
-        index.foldings[0].folder.pieceLength = 64
+        index.folded.foldings[0].folder.pieceLength = 64
         try index.insert(contentsOf: records)
-        #expect(index.streamedTextCount == long.count, "each long text folded straight into its column")
+        #expect(index.folded.streamedTextCount == long.count, "each long text folded straight into its column")
         let whole = try SearchIndex(configuration: configuration, records: [])
-        whole.foldings[0].folder.pieceLength = Int.max
+        whole.folded.foldings[0].folder.pieceLength = Int.max
         try whole.insert(contentsOf: records)
-        #expect(whole.streamedTextCount == 0)
+        #expect(whole.folded.streamedTextCount == 0)
         #expect(try index.handles().map { try index.id(of: $0) } == records.map(\.id))
         for field in 0..<2 {
-            #expect(index.foldings[0].columns[field].codes == whole.foldings[0].columns[field].codes)
-            #expect(index.foldings[0].columns[field].flags == whole.foldings[0].columns[field].flags)
-            #expect(index.foldings[0].columns[field].wordStarts == whole.foldings[0].columns[field].wordStarts)
+            #expect(index.folded.foldings[0].columns[field].codes == whole.folded.foldings[0].columns[field].codes)
+            #expect(index.folded.foldings[0].columns[field].flags == whole.folded.foldings[0].columns[field].flags)
+            #expect(
+                index.folded.foldings[0].columns[field].wordStarts == whole.folded.foldings[0].columns[field].wordStarts
+            )
         }
-        #expect(index.foldings[0].codeBook.elementsInCodeOrder == whole.foldings[0].codeBook.elementsInCodeOrder)
+        #expect(
+            index.folded.foldings[0].codeBook.elementsInCodeOrder
+                == whole.folded.foldings[0].codeBook.elementsInCodeOrder
+        )
         for query in ["københavn 4000", "straße", "b 5", "8999"] {
             #expect(try index.ids(index.search(Query(query))) == whole.ids(whole.search(Query(query))), "\(query)")
         }
@@ -283,7 +293,7 @@ struct StreamedFieldTests {
         var indexes: [SearchIndex] = []
         for pieceLength in [Int.max, 3] {
             let index = try SearchIndex(configuration: configuration, records: [])
-            index.foldings[0].folder.pieceLength = pieceLength
+            index.folded.foldings[0].folder.pieceLength = pieceLength
             for (i, text) in texts.enumerated() {
                 try index.insert(Record(id: String(i), fields: ["a": "x\(i)", "b": text]))
             }
@@ -297,14 +307,15 @@ struct StreamedFieldTests {
         // short text leaves out dictionary words' starts, which only live segments get later).
         let slots = (0..<Int32(texts.count)).map { $0 }
         for field in 0..<2 {
-            let whole = indexes[0].foldings[0].columns[field].renumbered(slots)
-            let pieces = indexes[1].foldings[0].columns[field].renumbered(slots)
+            let whole = indexes[0].folded.foldings[0].columns[field].renumbered(slots)
+            let pieces = indexes[1].folded.foldings[0].columns[field].renumbered(slots)
             #expect(pieces.codes == whole.codes, "\(collation)")
             #expect(pieces.flags == whole.flags, "\(collation)")
             #expect(pieces.wordStarts == whole.wordStarts, "\(collation)")
         }
         #expect(
-            indexes[1].foldings[0].codeBook.elementsInCodeOrder == indexes[0].foldings[0].codeBook.elementsInCodeOrder
+            indexes[1].folded.foldings[0].codeBook.elementsInCodeOrder
+                == indexes[0].folded.foldings[0].codeBook.elementsInCodeOrder
         )
     }
 

@@ -175,7 +175,7 @@ struct QueryLimitsTests {
         #expect(folded.clauses.count == 2)
         #expect(folded.clauseWeights == [2, 2])
         let slot = try index.resolve(index.handles()[0])
-        #expect(index.expressionTypoCount(index.scopePlans[0], folded, slot: slot, tolerance: .auto) == 2)
+        #expect(index.expressionTypoCount(index.folded.scopePlans[0], folded, slot: slot, tolerance: .auto) == 2)
     }
 
     // MARK: - Highlights
@@ -201,7 +201,7 @@ struct QueryLimitsTests {
         let rows = try index.search(query).rows
         #expect(!rows.isEmpty)
         _ = try index.matchRanges(of: rows[0], for: query)
-        #expect(index.foldedQueryMemo?.text == query.text)
+        #expect(index.caches.foldedQueryMemo?.text == query.text)
         // ω and ψ were in no record: the term matched nothing. Now a record holds them.
         let new = try index.insert(Record(id: "new", fields: ["name": "ωψ", "notes": ""]))
         #expect(try index.matches(new, query))
@@ -232,7 +232,7 @@ struct QueryLimitsTests {
             for order in [ResultOrder.original, .ranked] {
                 let query = Query(text, mode: .words, order: order, typos: typos)
                 _ = try index.search(query)
-                index.keptRows = []  // not the kept answer: evaluate the terms again
+                index.caches.keptRows = []  // not the kept answer: evaluate the terms again
                 let cancellation = CountingCancellation(after: 10)
                 #expect(throws: CancellationError.self, "\(typos) \(order)") {
                     try index.search(query, isCancelled: cancellation.check)
@@ -246,7 +246,7 @@ struct QueryLimitsTests {
         let index = try Self.makeIndex(cacheCapacity: 4_096)
         let query = Query(Self.words.prefix(20).joined(separator: " "), mode: .words, order: .ranked, typos: .auto)
         _ = try index.search(query)
-        index.keptRows = []
+        index.caches.keptRows = []
         let cancellation = CountingCancellation(after: 5)
         #expect(throws: CancellationError.self) { try index.search(query, isCancelled: cancellation.check) }
     }

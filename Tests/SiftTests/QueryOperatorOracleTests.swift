@@ -259,7 +259,7 @@ struct QueryOperatorOracleTests {
         )
         // Term results kept as member lists (category filters and negations then meet lists) in
         // about half the locales, as bits in the others.
-        index.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
+        index.knobs.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
         let oracle = try OperatorOracle(collation, typoCap: typos == .off ? 0 : 2)
         var fields: [String: (text: OperatorOracle.Field, other: OperatorOracle.Field)] = [:]
         func refold(_ record: Record) throws {

@@ -245,7 +245,7 @@ struct RankingTieBreakTests {
         for i in stride(from: 3, to: 400, by: 11) { try index.remove(id: String(i)) }
         let folder = try ICUFolder(ICUCollator(collation))
         let lengths = index.rankingKeys.lengths[0][0]
-        let column = index.foldings[0].columns[0]
+        let column = index.folded.foldings[0].columns[0]
         for handle in index.handles() {
             let expected = min(255, try folder.fold(try index.value(of: "name", for: handle)).elements.count)
             #expect(Int(lengths[Int(handle.slot)]) == expected)

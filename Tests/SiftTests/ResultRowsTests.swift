@@ -121,7 +121,7 @@ import Testing
         // The same records where a slot was given to a new record: every handle is made at once.
         let counted = try SearchIndex(configuration: configuration, records: records)
         // Sorted answers of thousands kept as positions, as those of millions are.
-        (index.orderSubsetMinimumRows, counted.orderSubsetMinimumRows) = (0, 0)
+        (index.knobs.orderSubsetMinimumRows, counted.knobs.orderSubsetMinimumRows) = (0, 0)
         let last = try #require(counted.handle(forID: "r2999"))
         let lastRecord = try counted.record(last)
         try counted.remove(last)
@@ -172,7 +172,7 @@ import Testing
         }
         let configuration = IndexConfiguration(searchFields: ["name"], collation: Collation(locale: "en"))
         let index = try SearchIndex(configuration: configuration, records: records)
-        index.orderSubsetMinimumRows = 0
+        index.knobs.orderSubsetMinimumRows = 0
         try index.move(from: 1_999, to: 3)
         records.insert(records.removeLast(), at: 3)
         try index.move(from: 10, to: 1_500)

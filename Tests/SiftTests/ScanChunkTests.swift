@@ -13,14 +13,14 @@ struct ScanChunkTests {
         let names = (try? readTSV("cities.tsv"))?.rows.prefix(6000).map { $0[1] } ?? []
         let records = names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
-        index.scanChunkBytes = chunk
+        index.knobs.scanChunkBytes = chunk
         let reference = try ReferenceSearch(collation: Collation())
         for query in ["a", "an", "er", "san", "ia", "ou", "e", "st"] {
             let fresh = try SearchIndex(configuration: index.configuration, records: records)
-            fresh.scanChunkBytes = chunk
+            fresh.knobs.scanChunkBytes = chunk
             if parallel {  // three workers of 100+ segments, whatever the machine's cores
-                fresh.parallelScanSegments = 100
-                fresh.scanWorkers = 3
+                fresh.knobs.parallelScanSegments = 100
+                fresh.knobs.scanWorkers = 3
             }
             let got = Set(try fresh.ids(fresh.search(Query(query))))
             let expected = Set(try records.filter { try reference.contains(query, in: $0["name"]) }.map(\.id))
@@ -38,9 +38,9 @@ struct ScanChunkTests {
         let names = (try? readTSV("cities.tsv"))?.rows.prefix(6000).map { $0[1] } ?? []
         let records = names.enumerated().map { Record(id: String($0.offset), fields: ["name": $0.element]) }
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
-        index.scanChunkBytes = 64
-        index.parallelScanSegments = 100
-        index.scanWorkers = 3
+        index.knobs.scanChunkBytes = 64
+        index.knobs.parallelScanSegments = 100
+        index.knobs.scanWorkers = 3
         var checks = 0
         #expect(throws: CancellationError.self) {
             _ = try index.search(Query("a")) {
@@ -49,7 +49,7 @@ struct ScanChunkTests {
             }
         }
         let serial = try SearchIndex(configuration: index.configuration, records: records)
-        serial.scanWorkers = 1
+        serial.knobs.scanWorkers = 1
         #expect(try index.ids(index.search(Query("an"))) == serial.ids(serial.search(Query("an"))))
         #expect(try index.ids(index.search(Query("a"))) == serial.ids(serial.search(Query("a"))))
     }

@@ -53,8 +53,8 @@ struct SlotRenumberingTests {
         var random = SeededGenerator(seed: seed)
         var records = SustainedEditsTests.initialRecords(3000, names: names)
         let index = try SearchIndex(configuration: Self.configuration, records: records)
-        index.minimumSlotsToRenumber = 64
-        if seed == 2 { index.rebuildStepBytes = 16 }  // rebuilds in progress when a renumbering comes
+        index.knobs.minimumSlotsToRenumber = 64
+        if seed == 2 { index.knobs.rebuildStepBytes = 16 }  // rebuilds in progress when a renumbering comes
         var taken: [(handle: RecordHandle, record: Record)] = []
         var edited: Set<String> = []  // ids deleted or updated since their handles were taken
         func take() throws {
@@ -89,7 +89,7 @@ struct SlotRenumberingTests {
             }
         }
         try take()
-        #expect(index.formerNumberings.count >= 3, "\(index.formerNumberings.count) renumberings")
+        #expect(index.records.formerNumberings.count >= 3, "\(index.records.formerNumberings.count) renumberings")
 
         let fresh = try SearchIndex(configuration: Self.configuration, records: records)
         var removable: [RecordHandle] = []
@@ -134,7 +134,7 @@ struct SlotRenumberingTests {
             configuration: configuration,
             records: [Record(id: "kept", fields: ["name": "Lyon"])]
         )
-        index.minimumSlotsToRenumber = 2
+        index.knobs.minimumSlotsToRenumber = 2
         let first = try #require(index.handle(forID: "kept"))
         var handles = [first]
         for round in 0...SearchIndex.keptNumberings {
@@ -145,7 +145,7 @@ struct SlotRenumberingTests {
             handles.append(try #require(index.handle(forID: "kept")))
             #expect(throws: SiftError.foreignHandle) { try index.record(#require(other.handle(forID: "x"))) }
         }
-        #expect(index.formerNumberings.count == SearchIndex.keptNumberings)
+        #expect(index.records.formerNumberings.count == SearchIndex.keptNumberings)
         #expect(throws: SiftError.foreignHandle) { try index.record(first) }
         // Two renumberings a round: the handles of the last 16 rounds are within the kept ones.
         for handle in handles.suffix(16) { #expect(try index.id(of: handle) == "kept") }

@@ -192,8 +192,8 @@ struct SlotTableTests {
     /// An index's bulk insert leaves its id table about 70% full.
     @Test func anIndexBulkLoadLeavesTheIDTableSevenTenthsFull() throws {
         let index = try Self.index((0..<100_000).map { "id\($0)" })
-        #expect(index.slotOfID.bucketCount == IDTable.bucketCount(for: 100_000))
-        #expect(index.slotOfID.memoryFootprint < 750_000)  // five bytes a bucket
+        #expect(index.records.slotOfID.bucketCount == IDTable.bucketCount(for: 100_000))
+        #expect(index.records.slotOfID.memoryFootprint < 750_000)  // five bytes a bucket
         for i in stride(from: 0, to: 100_000, by: 997) {
             #expect(try index.id(of: #require(index.handle(forID: "id\(i)"))) == "id\(i)")
         }
@@ -213,16 +213,16 @@ struct SlotTableTests {
     /// every call that takes one, and the new one works.
     @Test func staleHandlesAreRejectedBeforeAndAfterMaterialization() throws {
         let index = try Self.index(["a", "b", "c", "d"])
-        #expect(!index.generations.isMaterialized)
+        #expect(!index.records.generations.isMaterialized)
         let before = index.memoryUsage.slotTables
 
         let b = try #require(index.handle(forID: "b"))
         try index.remove(b)
         #expect(throws: SiftError.staleHandle) { try index.record(b) }  // freed, not yet reused
-        #expect(!index.generations.isMaterialized)
+        #expect(!index.records.generations.isMaterialized)
         let e = try index.insert(Record(id: "e", fields: ["name": "name e"]))  // the first reuse
         #expect(e.slot == b.slot && e != b)
-        #expect(index.generations.isMaterialized)
+        #expect(index.records.generations.isMaterialized)
         #expect(index.memoryUsage.slotTables >= before + 4 * 4)
         try Self.expectStale(b, in: index)
         #expect(try index.id(of: e) == "e")
@@ -249,11 +249,11 @@ struct SlotTableTests {
     /// Slots freed and reused by the bulk path (`insert(contentsOf:)` of 8,192 records or more).
     @Test func staleHandlesAreRejectedAfterABulkInsertReusesSlots() throws {
         let index = try Self.index((0..<9000).map { "old\($0)" })
-        #expect(!index.generations.isMaterialized)
+        #expect(!index.records.generations.isMaterialized)
         let victims = try (0..<100).map { i in try #require(index.handle(forID: "old\(i * 7)")) }
         for victim in victims { try index.remove(victim) }
         try index.insert(contentsOf: (0..<9000).map { Record(id: "new\($0)", fields: ["name": "name new\($0)"]) })
-        #expect(index.generations.isMaterialized)
+        #expect(index.records.generations.isMaterialized)
         for victim in victims.prefix(3) { try Self.expectStale(victim, in: index) }
         #expect(victims.allSatisfy { (try? index.record($0)) == nil })
         let reused = Set(victims.map(\.slot))
@@ -272,12 +272,12 @@ struct SlotTableTests {
         let index = try Self.index(["a", "b", "c", "d"])
         try index.remove(id: "a")
         try index.insert(Record(id: "e", fields: ["name": "name e"]))
-        #expect(index.generations.isMaterialized)
+        #expect(index.records.generations.isMaterialized)
         let path = SnapshotTests.temporaryPath("generations.siftidx")
         defer { try? FileManager.default.removeItem(atPath: path) }
         try index.save(to: path)
         let loaded = try SearchIndex.load(from: path)
-        #expect(!loaded.generations.isMaterialized)
+        #expect(!loaded.records.generations.isMaterialized)
         let handles = try ["b", "c", "d", "e"].map { try #require(loaded.handle(forID: $0)) }
         #expect(try handles.map { try loaded.id(of: $0) } == ["b", "c", "d", "e"])
         #expect(try loaded.search(Query("name")).rows == handles)
@@ -286,7 +286,7 @@ struct SlotTableTests {
         try Self.expectStale(handles[1], in: loaded)
         let f = try loaded.insert(Record(id: "f", fields: ["name": "name f"]))
         #expect(f.slot == handles[1].slot && f != handles[1])
-        #expect(loaded.generations.isMaterialized)
+        #expect(loaded.records.generations.isMaterialized)
         try Self.expectStale(handles[1], in: loaded)
         #expect(try loaded.id(of: f) == "f")
         #expect(try loaded.search(Query("name")).rows.sorted() == [handles[0], handles[2], handles[3], f].sorted())

@@ -152,9 +152,9 @@ struct SnapshotForgeryTests {
     /// naming the record.
     @Test func aTextEditedWithoutItsFoldingIsRefused() throws {
         let index = try Self.sampleIndex(count: 100)
-        let slot = try #require(index.slotOfID.slot(of: "c10", ids: index.ids))
-        let position = try #require(index.fieldPositions["name"])
-        index.values[position].set(slot, "Chur")  // the text only: the folded column keeps the old one
+        let slot = try #require(index.records.slotOfID.slot(of: "c10", ids: index.records.ids))
+        let position = try #require(index.records.fieldPositions["name"])
+        index.records.values[position].set(slot, "Chur")  // the text only: the folded column keeps the old one
         let path = SnapshotTests.temporaryPath("text.siftidx")
         try index.save(to: path)
         #expect {
@@ -172,9 +172,9 @@ struct SnapshotForgeryTests {
         let large = TestScale.size(full: SearchIndex.snapshotFullVerificationLimit + 1000, default: 100)
         for (count, verification) in [(large, SnapshotVerification.sampled), (100, .everyRecord)] {
             let index = try Self.sampleIndex(count: count)
-            var elements = index.foldings[0].codeBook.elementsInCodeOrder
+            var elements = index.folded.foldings[0].codeBook.elementsInCodeOrder
             elements.swapAt(2, 5)
-            index.foldings[0].codeBook = try CodeBook(elementsInCodeOrder: elements)
+            index.folded.foldings[0].codeBook = try CodeBook(elementsInCodeOrder: elements)
             let path = SnapshotTests.temporaryPath("book.siftidx")
             try index.save(to: path)
             #expect {

@@ -86,7 +86,7 @@ struct SustainedEditsTests {
             let records = Double(Self.recordBytes(edited)) / Double(Self.recordBytes(built))
             #expect(records <= 1.45, "after \(step + 1) edits: \(edited) against a fresh build's \(built)")
         }
-        #expect(index.rebuildsFinished > 0)
+        #expect(index.folded.rebuildsFinished > 0)
     }
 
     /// Rebuilds in progress (small steps, so that each spans many edits and queries), just
@@ -98,8 +98,8 @@ struct SustainedEditsTests {
         var random = SeededGenerator(seed: seed)
         var records = Self.initialRecords(500, names: names)
         let index = try SearchIndex(configuration: Self.configuration, records: records)
-        index.rebuildStepBytes = step
-        index.scanChunkBytes = 97  // many chunk boundaries
+        index.knobs.rebuildStepBytes = step
+        index.knobs.scanChunkBytes = 97  // many chunk boundaries
         let reference = try ReferenceSearch(collation: Collation())
         var nextID = 0
         var checkedDuringRebuild = 0
@@ -109,7 +109,7 @@ struct SustainedEditsTests {
                 for typed in ["s", "sa", "san"] { _ = try index.search(Query(typed)) }
             }
             guard step % 300 == 299 else { return }
-            if index.rebuilding != nil { checkedDuringRebuild += 1 }
+            if index.folded.rebuilding != nil { checkedDuringRebuild += 1 }
             let fresh = try SearchIndex(configuration: Self.configuration, records: records)
             for mode in [MatchMode.contains, .prefix, .words] {
                 for query in ["a", "an", "san", "ia", "и", "ス", "o"] {
@@ -143,7 +143,7 @@ struct SustainedEditsTests {
                 #expect(try index.matchRanges(of: first, for: Query("a")) == expected)
             }
         }
-        #expect(index.rebuildsFinished > 0)
+        #expect(index.folded.rebuildsFinished > 0)
         #expect(checkedDuringRebuild > 0 || step >= 4096)
     }
 
@@ -154,10 +154,10 @@ struct SustainedEditsTests {
         var random = SeededGenerator(seed: 5)
         var records = Self.initialRecords(800, names: names)
         let index = try SearchIndex(configuration: Self.configuration, records: records)
-        index.rebuildStepBytes = 8
+        index.knobs.rebuildStepBytes = 8
         var nextID = 0
         var step = 0
-        while index.rebuilding == nil || step < 500 {
+        while index.folded.rebuilding == nil || step < 500 {
             try Self.edit(index, &records, count: 1, names: names, random: &random, nextID: &nextID)
             step += 1
             try #require(step < 50_000)

@@ -31,10 +31,10 @@ struct SweepLayoutTests {
         }
         let configuration = IndexConfiguration(searchFields: ["name", "other"])
         let index = try SearchIndex(configuration: configuration, records: records)
-        index.scanChunkBytes = 97  // many chunk boundaries, so carries across calls are exercised too
+        index.knobs.scanChunkBytes = 97  // many chunk boundaries, so carries across calls are exercised too
         if parallel {  // three workers of 64+ segments, whatever the machine's cores
-            index.parallelScanSegments = 64
-            index.scanWorkers = 3
+            index.knobs.parallelScanSegments = 64
+            index.knobs.scanWorkers = 3
         }
         var nextID = records.count
         // Enough updates and deletes that dead bytes outweigh live ones: compaction runs, some
@@ -224,10 +224,10 @@ struct SweepLayoutTests {
         }
         let configuration = IndexConfiguration(searchFields: ["name", "other"])
         let index = try SearchIndex(configuration: configuration, records: records)
-        index.scanChunkBytes = 97
+        index.knobs.scanChunkBytes = 97
         if parallel {
-            index.parallelScanSegments = 64
-            index.scanWorkers = 3
+            index.knobs.parallelScanSegments = 64
+            index.knobs.scanWorkers = 3
         }
         for step in 0..<230 {  // segments away from their slot, dead ones, inserted ones
             let position = Int(random.next() % UInt64(records.count))
@@ -246,7 +246,7 @@ struct SweepLayoutTests {
                 records.insert(record, at: position)
             }
         }
-        let plan = index.scopePlans[0]
+        let plan = index.folded.scopePlans[0]
         defer { KernelLevel.force(nil) }
         for level in KernelLevel.supported {
             KernelLevel.force(level)

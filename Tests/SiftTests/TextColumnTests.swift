@@ -179,7 +179,7 @@ struct TextColumnTests {
 
     @Test func anIndexRefusesARecordWhoseTextDoesNotFit() throws {
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]))
-        index.ids.byteLimit = 400
+        index.records.ids.byteLimit = 400
         var inserted = 0
         var failure: SiftError? = nil
         for i in 0..<1000 {

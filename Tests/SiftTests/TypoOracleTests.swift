@@ -150,7 +150,7 @@ struct TypoOracleTests {
             configuration: IndexConfiguration(searchFields: ["name", "place"], collation: collation),
             records: records
         )
-        let folder = index.foldings[0].folder
+        let folder = index.folded.foldings[0].folder
         var oracle = try Oracle(collation, folder: folder, records: records)
         var generator = SeededGenerator(seed: stableSeed(collation.locale + "typos"))
         var narrowed = 0
@@ -333,7 +333,7 @@ struct TypoOracleTests {
             ]
             + words.enumerated().map { Record(id: "w\($0.offset)", fields: ["name": "zz " + $0.element]) }
         let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["name"]), records: records)
-        #expect(index.foldings[0].codeBook.count > 150)  // beyond the 127 one-byte codes
+        #expect(index.folded.foldings[0].codeBook.count > 150)  // beyond the 127 one-byte codes
         let found = Set(try index.ids(index.search(Query("abcdefghij", mode: .words, typos: .auto))))
         for (i, word) in words.enumerated() {
             #expect(found.contains("w\(i)"), "\(word): two edits from abcdefghij")

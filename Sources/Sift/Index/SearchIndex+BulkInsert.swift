@@ -18,7 +18,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records, the work divided among `workers`
     ///   threads.
     func bulkInsert(_ records: [Record], workers: Int, trim: Bool) throws(SiftError) {
-        rankingKeysStorage = nil  // built again on first use: cheaper than record by record here
+        orders.rankingKeysStorage = nil  // built again on first use: cheaper than record by record here
         let piecesPerBatch = workers == 1 ? 1 : 4 * workers
         let folders = try workerFolders(piecesPerBatch)
         let (hashes, known, unknownField) = hashIDs(records, pieces: piecesPerBatch)
@@ -34,7 +34,7 @@ extension SearchIndex {
         var batchStart = 0
         var current = 0
         while batchStart < records.count {
-            let batchEnd = min(records.count, batchStart + bulkBatchSize)
+            let batchEnd = min(records.count, batchStart + knobs.bulkBatchSize)
             var limit = batchEnd
             var error: SiftError? = nil
             for piece in pieces[current] {
@@ -51,13 +51,15 @@ extension SearchIndex {
             let committing = pieces[current]
             assignCodes(committing, before: limit)
             let slots = allocateSlots(limit - batchStart)
-            if !slots.isEmpty && values.count < fieldNames.count {
-                values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count))
+            if !slots.isEmpty && self.records.values.count < fieldNames.count {
+                self.records.values.append(
+                    contentsOf: repeatElement(TextColumn(), count: fieldNames.count - self.records.values.count)
+                )
             }
-            slotOfID.prepareToInsert(slots.count, ids: ids)
+            self.records.slotOfID.prepareToInsert(slots.count, ids: self.records.ids)
             // Without sorted order, category members or cached results, what is left of a commit
             // (liveness and the original order) is one more independent task.
-            let appendOrder = !sortedIsBuilt && !categoryMembersAreBuilt && cache.count == 0
+            let appendOrder = !sortedIsBuilt && !categoryMembersAreBuilt && caches.matches.count == 0
             var plan = BulkPlan(records: records, hashes: hashes, fold: nil)
             if error == nil && batchEnd < records.count { plan.fold = batchRange(batchEnd, records.count) }
             plan.commit = batchStart..<limit
@@ -70,12 +72,12 @@ extension SearchIndex {
                 revision &+= UInt64(slots.count)
             } else {
                 for slot in slots {
-                    live.insert(slot)
+                    self.records.live.insert(slot)
                     finishCommit(slot)
                     insertIntoOrder(slot, at: count)
                 }
             }
-            if plan.trim { generations.trimCapacity() }
+            if plan.trim { self.records.generations.trimCapacity() }
             if let error { throw error }
             batchStart = batchEnd
             current = 1 - current
@@ -83,7 +85,9 @@ extension SearchIndex {
     }
 
     /// The batch that starts at `start`.
-    private func batchRange(_ start: Int, _ count: Int) -> Range<Int> { start..<min(count, start + bulkBatchSize) }
+    private func batchRange(_ start: Int, _ count: Int) -> Range<Int> {
+        start..<min(count, start + knobs.bulkBatchSize)
+    }
 
     /// Hashes every id on all cores; finds the first record whose id is already in the index, and
     /// the first with a field name the index has not seen.
@@ -94,9 +98,9 @@ extension SearchIndex {
             firsts.withUnsafeMutableBufferPointer { firsts in
                 let work = BulkHashing(
                     records: records,
-                    table: slotOfID,
-                    ids: ids,
-                    fieldPositions: fieldPositions,
+                    table: self.records.slotOfID,
+                    ids: self.records.ids,
+                    fieldPositions: self.records.fieldPositions,
                     fieldNames: fieldNames,
                     hashes: hashes,
                     firsts: firsts
@@ -110,7 +114,7 @@ extension SearchIndex {
     /// Gives the elements new in a batch's pieces their codes, in order of first appearance,
     /// for the records before `limit`.
     private func assignCodes(_ pieces: [BulkPiece], before limit: Int) {
-        for (number, folding) in foldings.enumerated() {
+        for (number, folding) in folded.foldings.enumerated() {
             for piece in pieces {
                 for (element, record) in piece.newElements[number] {
                     if record >= limit { break }
@@ -122,21 +126,21 @@ extension SearchIndex {
 
     /// Takes `count` slots for new records, as `commit` does: freed ones first.
     private func allocateSlots(_ count: Int) -> [Int32] {
-        if freeSlots.isEmpty {
-            let first = generations.count
-            generations.append(zeros: count)
+        if records.freeSlots.isEmpty {
+            let first = records.generations.count
+            records.generations.append(zeros: count)
             return (0..<count).map { Int32(first + $0) }
         }
         var slots = [Int32]()
         slots.reserveCapacity(count)
         for _ in 0..<count {
-            if let free = freeSlots.popLast() {
-                generations.bump(free)
+            if let free = records.freeSlots.popLast() {
+                records.generations.bump(free)
                 clearValues(slot: free)
                 slots.append(free)
             } else {
-                slots.append(Int32(generations.count))
-                generations.append(zeros: 1)
+                slots.append(Int32(records.generations.count))
+                records.generations.append(zeros: 1)
             }
         }
         return slots
@@ -157,17 +161,17 @@ extension SearchIndex {
         var order = SlotSequence()
         var live = Bitset()
         if plan.commit != nil {
-            for folding in foldings {
+            for folding in folded.foldings {
                 columns.append(contentsOf: folding.columns)
                 folding.columns = FoldedColumns(count: 0)
             }
-            textColumns = [ids] + values
-            ids = TextColumn()
-            values = []
-            swap(&table, &slotOfID)
+            textColumns = [records.ids] + records.values
+            records.ids = TextColumn()
+            records.values = []
+            swap(&table, &records.slotOfID)
             if plan.appendOrder {
-                swap(&order, &self.order)
-                swap(&live, &self.live)
+                swap(&order, &self.orders.order)
+                swap(&live, &self.records.live)
             }
         }
         withCodeBookViews { codeBooks in
@@ -202,25 +206,25 @@ extension SearchIndex {
         }
         if plan.commit != nil {
             let fields = configuration.searchFields.count
-            for (number, folding) in foldings.enumerated() {
+            for (number, folding) in folded.foldings.enumerated() {
                 folding.columns = FoldedColumns(columns[(number * fields)..<((number + 1) * fields)])
             }
             columns = []
-            ids = textColumns[0]
-            values = Array(textColumns.dropFirst())
+            records.ids = textColumns[0]
+            records.values = Array(textColumns.dropFirst())
             textColumns = []
-            swap(&table, &slotOfID)
+            swap(&table, &records.slotOfID)
             if plan.appendOrder {
-                swap(&order, &self.order)
-                swap(&live, &self.live)
+                swap(&order, &self.orders.order)
+                swap(&live, &self.records.live)
             }
         }
     }
 
     /// Calls `body` with a read-only view of every folding's code book.
     private func withCodeBookViews<R>(_ views: [CodeBookView] = [], _ body: ([CodeBookView]) -> R) -> R {
-        if views.count == foldings.count { return body(views) }
-        return foldings[views.count].codeBook.withView { view in withCodeBookViews(views + [view], body) }
+        if views.count == folded.foldings.count { return body(views) }
+        return folded.foldings[views.count].codeBook.withView { view in withCodeBookViews(views + [view], body) }
     }
 }
 

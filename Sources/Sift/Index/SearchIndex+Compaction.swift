@@ -24,29 +24,30 @@ extension SearchIndex {
     /// - Complexity: O(`rebuildStepBytes`) amortized, plus O(*c*) to look for a column to
     ///   rebuild among *c* columns when none rebuilds.
     func advanceCompaction() {
-        if rebuilding == nil {
-            rebuilding = columnWantingRebuild()
-            switch rebuilding {
-            case .folded(let folding, let field): foldings[folding].columns[field].startRebuild()
-            case .values(let position): values[position].startRebuild()
-            case .ids: ids.startRebuild()
+        if folded.rebuilding == nil {
+            folded.rebuilding = columnWantingRebuild()
+            switch folded.rebuilding {
+            case .folded(let folding, let field): folded.foldings[folding].columns[field].startRebuild()
+            case .values(let position): records.values[position].startRebuild()
+            case .ids: records.ids.startRebuild()
             case nil: return
             }
         }
         let finished: Bool
-        switch rebuilding {
+        switch folded.rebuilding {
         case .folded(let folding, let field):
-            finished = foldings[folding].columns[field].continueRebuild(budget: rebuildStepBytes)
+            finished = folded.foldings[folding].columns[field].continueRebuild(budget: knobs.rebuildStepBytes)
         // Text is copied a group at a time (one copy of up to eight values), four times cheaper a
         // byte than folded segments, and edits leave four times more of it dead (a value that
         // outgrows its group's slack moves the whole group).
-        case .values(let position): finished = values[position].continueRebuild(budget: 4 * rebuildStepBytes)
-        case .ids: finished = ids.continueRebuild(budget: 4 * rebuildStepBytes)
+        case .values(let position):
+            finished = records.values[position].continueRebuild(budget: 4 * knobs.rebuildStepBytes)
+        case .ids: finished = records.ids.continueRebuild(budget: 4 * knobs.rebuildStepBytes)
         case nil: finished = true
         }
         if finished {
-            rebuilding = nil
-            rebuildsFinished += 1
+            folded.rebuilding = nil
+            folded.rebuildsFinished += 1
         }
     }
 
@@ -55,20 +56,20 @@ extension SearchIndex {
     /// - Complexity: O(*n*) in the size of the columns.
     func compactNow() {
         defer { checkAfterMutation() }
-        while rebuilding != nil { advanceCompaction() }
-        for folding in foldings { folding.columns.forEachStored { $0.rebuildNow() } }
-        for position in values.indices { values[position].rebuildNow() }
-        ids.rebuildNow()
+        while folded.rebuilding != nil { advanceCompaction() }
+        for folding in folded.foldings { folding.columns.forEachStored { $0.rebuildNow() } }
+        for position in records.values.indices { records.values[position].rebuildNow() }
+        records.ids.rebuildNow()
     }
 
     /// The first column whose dead bytes call for a rebuild.
     private func columnWantingRebuild() -> RebuildingColumn? {
-        for (number, folding) in foldings.enumerated() {
+        for (number, folding) in folded.foldings.enumerated() {
             if let field = folding.columns.firstIndex(where: \.wantsRebuild) {
                 return .folded(folding: number, field: field)
             }
         }
-        if ids.wantsRebuild { return .ids }
-        return values.firstIndex(where: \.wantsRebuild).map { .values($0) }
+        if records.ids.wantsRebuild { return .ids }
+        return records.values.firstIndex(where: \.wantsRebuild).map { .values($0) }
     }
 }

@@ -81,7 +81,7 @@ extension SearchIndex {
     private func hasTextFoldedInPieces(_ record: Record) -> Bool {
         configuration.searchFields.contains { field in
             guard let text = record.fields[field] else { return false }
-            return foldings.contains { $0.folder.foldsInPieces(text) }
+            return folded.foldings.contains { $0.folder.foldsInPieces(text) }
         }
     }
 
@@ -92,7 +92,7 @@ extension SearchIndex {
         reserveCapacity(forAdditional: records.count)
         guard !records.isEmpty else { return }
         // Fold every record first: an ICU failure commits the records before it and no other.
-        let folders = foldings.map(\.folder)
+        let folders = folded.foldings.map(\.folder)
         var batch = FoldedBatch()
         var failure: (index: Int, error: SiftError)? = nil
         for (offset, record) in records.enumerated() {
@@ -155,9 +155,9 @@ extension SearchIndex {
     @discardableResult
     public func update(_ record: Record) throws(SiftError) -> RecordHandle {
         defer { checkAfterMutation() }
-        guard slotOfID.slot(of: record.id, ids: ids) != nil else { throw .unknownRecord(id: record.id) }
+        guard records.slotOfID.slot(of: record.id, ids: records.ids) != nil else { throw .unknownRecord(id: record.id) }
         renumberSlotsIfWorthwhile()
-        let slot = slotOfID.slot(of: record.id, ids: ids)!
+        let slot = records.slotOfID.slot(of: record.id, ids: records.ids)!
         prefetchRecord(slot)
         registerFields(of: CollectionOfOne(record))
         // Everything that can fail comes first.
@@ -168,13 +168,13 @@ extension SearchIndex {
             Result { () throws(SiftError) in
                 let pending = try writePending(record, folded: view, firstText: 0)
                 withdrawFromDerivedSets(slot)
-                generations.bump(slot)
+                records.generations.bump(slot)
                 setValues(of: record, slot: slot)
                 setFolded(slot: slot, folded: view, firstText: 0, pending: pending)
             }
         }.get()
         finishCommit(slot)
-        if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
+        if wordStartsDeferred { folded.slotsAwaitingWordStarts.append(slot) }
         return handle(ofSlot: slot)
     }
 

@@ -7,37 +7,40 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n*) in the size of the index.
     package func checkInvariants() {
-        let slots = generations.count
-        invariant(fieldPositions.hasUniqueNames, "field names repeat")
+        let slots = records.generations.count
+        invariant(records.fieldPositions.hasUniqueNames, "field names repeat")
         invariant(
             fieldNames.prefix(configuration.searchFields.count).elementsEqual(configuration.searchFields),
             "the field names do not start with the search fields"
         )
-        order.checkInvariants()
-        invariant(order.count == live.count, "the original order holds \(order.count) slots, \(live.count) are live")
-        let members = order.array
-        for slot in members { invariant(live.contains(slot), "slot \(slot) is in the order but not live") }
+        orders.order.checkInvariants()
+        invariant(
+            orders.order.count == records.live.count,
+            "the original order holds \(orders.order.count) slots, \(records.live.count) are live"
+        )
+        let members = orders.order.array
+        for slot in members { invariant(records.live.contains(slot), "slot \(slot) is in the order but not live") }
         var free = Bitset(capacity: slots)
-        for slot in freeSlots {
+        for slot in records.freeSlots {
             invariant(slot >= 0 && Int(slot) < slots, "free slot \(slot) is out of range")
-            invariant(!live.contains(slot), "slot \(slot) is both live and free")
+            invariant(!records.live.contains(slot), "slot \(slot) is both live and free")
             invariant(!free.contains(slot), "slot \(slot) is free twice")
             free.insert(slot)
         }
         invariant(
-            live.count + freeSlots.count == slots,
-            "\(live.count) live and \(freeSlots.count) free of \(slots) slots"
+            records.live.count + records.freeSlots.count == slots,
+            "\(records.live.count) live and \(records.freeSlots.count) free of \(slots) slots"
         )
 
-        ids.checkInvariants()
-        slotOfID.checkInvariants(ids: ids)
+        records.ids.checkInvariants()
+        records.slotOfID.checkInvariants(ids: records.ids)
         invariant(
-            slotOfID.count == live.count,
-            "the id table holds \(slotOfID.count) ids, \(live.count) records are live"
+            records.slotOfID.count == records.live.count,
+            "the id table holds \(records.slotOfID.count) ids, \(records.live.count) records are live"
         )
-        for column in values { column.checkInvariants() }
+        for column in records.values { column.checkInvariants() }
 
-        for folding in foldings {
+        for folding in folded.foldings {
             for column in folding.columns.storedColumns { column.checkInvariants() }
             guard !members.isEmpty else { continue }
             invariant(folding.columns.isStored, "records without folded columns")
@@ -45,11 +48,11 @@ extension SearchIndex {
                 for slot in members { invariant(column.segment(ofSlot: slot) != nil, "slot \(slot) has no segment") }
             }
         }
-        if let sortedStorage {
+        if let sortedStorage = orders.sortedStorage {
             sortedStorage.checkInvariants()
             invariant(
-                sortedStorage.count == order.count,
-                "the sorted order holds \(sortedStorage.count) of \(order.count)"
+                sortedStorage.count == orders.order.count,
+                "the sorted order holds \(sortedStorage.count) of \(orders.order.count)"
             )
         }
     }

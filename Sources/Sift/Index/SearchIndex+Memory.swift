@@ -53,7 +53,7 @@ extension SearchIndex {
     ///   orders and *c* category values.
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
-        for folding in foldings {
+        for folding in folded.foldings {
             for column in folding.columns.storedColumns {
                 let parts = column.memoryParts
                 usage.foldedCodes += parts.codes
@@ -62,23 +62,23 @@ extension SearchIndex {
             }
         }
         usage.slotTables +=
-            generations.memoryFootprint + live.capacity / 8 + order.memoryFootprint
-            + slotOfID.memoryFootprint + 4 * freeSlots.capacity
-            + formerNumberings.reduce(0) { $0 + $1.memoryFootprint }
-        usage.recordTextTables += fieldPositions.memoryFootprint
-        for column in [ids] + values {
+            records.generations.memoryFootprint + records.live.capacity / 8 + orders.order.memoryFootprint
+            + records.slotOfID.memoryFootprint + 4 * records.freeSlots.capacity
+            + records.formerNumberings.reduce(0) { $0 + $1.memoryFootprint }
+        usage.recordTextTables += records.fieldPositions.memoryFootprint
+        for column in [records.ids] + records.values {
             let parts = column.memoryParts
             usage.recordText += parts.text
             usage.recordTextTables += parts.tables
         }
-        if let keys = rankingKeysStorage {
+        if let keys = orders.rankingKeysStorage {
             usage.slotTables += keys.lengths.joined().reduce(0) { $0 + $1.capacity } + 8 * keys.numbers.capacity
         }
         let lazy = lazyMemoryParts
         usage.slotTables += lazy.tables
-        usage.caches += cache.memoryFootprint + lazy.caches
-        usage.caches += keptRows.reduce(0) { $0 + $1.memoryFootprint }
-        usage.caches += keptFuzzyScores.reduce(0) { $0 + $1.memoryFootprint }
+        usage.caches += caches.matches.memoryFootprint + lazy.caches
+        usage.caches += caches.keptRows.reduce(0) { $0 + $1.memoryFootprint }
+        usage.caches += caches.keptFuzzyScores.reduce(0) { $0 + $1.memoryFootprint }
         return usage
     }
 }

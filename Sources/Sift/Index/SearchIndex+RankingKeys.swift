@@ -8,11 +8,11 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n*) in the folded size of the search fields the first time; O(1) after.
     var rankingKeys: RankingKeys {
-        if let rankingKeysStorage { return rankingKeysStorage }
+        if let keys = orders.rankingKeysStorage { return keys }
         let capacity = slotCapacity
         let lengthCapacity = rankingLengthCapacity
         var keys = RankingKeys(lengths: [], numbers: [])
-        for folding in foldings {
+        for folding in folded.foldings {
             // Unstored columns (no record yet) share one table of zeros until a record arrives.
             let zeros = [UInt8](repeating: 0, count: lengthCapacity)
             keys.lengths.append(
@@ -25,18 +25,20 @@ extension SearchIndex {
                     : [[UInt8]](repeating: zeros, count: folding.columns.count)
             )
         }
-        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {
+        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = orders.tieBreakFieldPosition {
             keys.numbers = [UInt64](repeating: RankingTieBreak.missing, count: capacity)
-            live.forEachMember { slot in keys.numbers[Int(slot)] = numericTieBreakKey(slot, field: field, tieBreak) }
-        } else if configuration.rankingTieBreak != nil, let field = tieBreakFieldPosition {
+            records.live.forEachMember { slot in
+                keys.numbers[Int(slot)] = numericTieBreakKey(slot, field: field, tieBreak)
+            }
+        } else if configuration.rankingTieBreak != nil, let field = orders.tieBreakFieldPosition {
             keys.emptyTieBreak = [UInt64](repeating: 0, count: capacity / 64 + 1)
-            live.forEachMember { slot in
-                if field >= values.count || values[field].withUTF8(slot, { $0.isEmpty }) {
+            records.live.forEachMember { slot in
+                if field >= records.values.count || records.values[field].withUTF8(slot, { $0.isEmpty }) {
                     keys.emptyTieBreak[Int(slot) >> 6] |= 1 << UInt64(slot & 63)
                 }
             }
         }
-        rankingKeysStorage = keys
+        orders.rankingKeysStorage = keys
         return keys
     }
 
@@ -45,12 +47,12 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the record's search fields (amortized O(1) growth).
     func updateRankingKeys(_ slot: Int32) {
-        guard var keys = rankingKeysStorage else { return }
-        rankingKeysStorage = nil  // the arrays below are then uniquely referenced: no copy
+        guard var keys = orders.rankingKeysStorage else { return }
+        orders.rankingKeysStorage = nil  // the arrays below are then uniquely referenced: no copy
         let index = Int(slot)
         let capacity = slotCapacity
         let lengthCapacity = rankingLengthCapacity
-        for (f, folding) in foldings.enumerated() {
+        for (f, folding) in folded.foldings.enumerated() {
             for (position, column) in folding.columns.enumerated() {
                 if index >= keys.lengths[f][position].count {
                     keys.lengths[f][position].append(
@@ -60,33 +62,33 @@ extension SearchIndex {
                 keys.lengths[f][position][index] = column.elementCount(ofSlot: slot)
             }
         }
-        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = tieBreakFieldPosition {
+        if let tieBreak = configuration.rankingTieBreak, tieBreak.numeric, let field = orders.tieBreakFieldPosition {
             if index >= keys.numbers.count {
                 keys.numbers.append(
                     contentsOf: repeatElement(RankingTieBreak.missing, count: capacity - keys.numbers.count)
                 )
             }
             keys.numbers[index] = numericTieBreakKey(slot, field: field, tieBreak)
-        } else if configuration.rankingTieBreak != nil, let field = tieBreakFieldPosition {
+        } else if configuration.rankingTieBreak != nil, let field = orders.tieBreakFieldPosition {
             if index >> 6 >= keys.emptyTieBreak.count {
                 keys.emptyTieBreak.append(
                     contentsOf: repeatElement(0, count: capacity / 64 + 1 - keys.emptyTieBreak.count)
                 )
             }
             let bit: UInt64 = 1 << UInt64(index & 63)
-            if field >= values.count || values[field].withUTF8(slot, { $0.isEmpty }) {
+            if field >= records.values.count || records.values[field].withUTF8(slot, { $0.isEmpty }) {
                 keys.emptyTieBreak[index >> 6] |= bit
             } else {
                 keys.emptyTieBreak[index >> 6] &= ~bit
             }
         }
-        rankingKeysStorage = keys
+        orders.rankingKeysStorage = keys
     }
 
     /// The numeric tie-break key of a slot's value.
     private func numericTieBreakKey(_ slot: Int32, field: Int, _ tieBreak: RankingTieBreak) -> UInt64 {
-        guard field < values.count else { return RankingTieBreak.missing }
-        let number = values[field].withUTF8(slot) { bytes in
+        guard field < records.values.count else { return RankingTieBreak.missing }
+        let number = records.values[field].withUTF8(slot) { bytes in
             RankingTieBreak.number(in: Substring(decoding: bytes, as: UTF8.self).utf8)
         }
         return RankingTieBreak.key(of: number, descending: tieBreak.descending)
@@ -98,9 +100,9 @@ extension SearchIndex {
     ///
     /// - Complexity: O(1).
     private func tieBreakKey(_ slot: Int32, keys: RankingKeys, sequence: SlotSequence?) -> UInt64 {
-        guard let tieBreak = configuration.rankingTieBreak, let field = tieBreakFieldPosition else { return 0 }
+        guard let tieBreak = configuration.rankingTieBreak, let field = orders.tieBreakFieldPosition else { return 0 }
         if tieBreak.numeric { return keys.numbers[Int(slot)] }
-        guard let sequence, field < values.count, !values[field].withUTF8(slot, { $0.isEmpty }) else {
+        guard let sequence, field < records.values.count, !records.values[field].withUTF8(slot, { $0.isEmpty }) else {
             return RankingTieBreak.missing
         }
         let key = sequence.orderKey(of: slot)
@@ -226,7 +228,7 @@ extension SearchIndex {
         var length = 0
         if query.mode == .fuzzy {
             length = Int(keys.lengths[plan.folding][plan.fields[buckets.group % fieldCount]][Int(slot)])
-        } else if let values = buckets.values, rankingPlan.sortsByLength {
+        } else if let values = buckets.values, orders.rankingPlan.sortsByLength {
             length = Int(keys.lengths[plan.folding][plan.fields[values.field]][Int(slot)])
         }
         let sequence = configuration.rankingTieBreak?.numeric == false ? sorted : nil
@@ -234,7 +236,7 @@ extension SearchIndex {
             group: buckets.group,
             length: length,
             tieBreak: tieBreakKey(slot, keys: keys, sequence: sequence),
-            customFirst: query.mode != .fuzzy && rankingPlan.customBeforeLength
+            customFirst: query.mode != .fuzzy && orders.rankingPlan.customBeforeLength
         )
     }
 }

@@ -15,8 +15,8 @@ extension SearchIndex {
     ///   amortized a deletion.
     @discardableResult
     func renumberSlotsIfWorthwhile() -> Bool {
-        let slots = generations.count
-        guard slots >= minimumSlotsToRenumber, order.count * 2 <= slots else { return false }
+        let slots = records.generations.count
+        guard slots >= knobs.minimumSlotsToRenumber, orders.order.count * 2 <= slots else { return false }
         renumberSlots()
         return true
     }
@@ -39,26 +39,26 @@ extension SearchIndex {
     /// - Complexity: O(*s* + *b*) for *s* slots and *b* bytes of live records' text and folded
     ///   codes, once: every column is copied without its dead parts.
     func renumberSlots() {
-        if let rebuilding {
+        if let rebuilding = folded.rebuilding {
             switch rebuilding {
-            case .folded(let folding, let field): foldings[folding].columns[field].abandonRebuild()
-            case .values(let position): values[position].abandonRebuild()
-            case .ids: ids.abandonRebuild()
+            case .folded(let folding, let field): folded.foldings[folding].columns[field].abandonRebuild()
+            case .values(let position): records.values[position].abandonRebuild()
+            case .ids: records.ids.abandonRebuild()
             }
-            self.rebuilding = nil
+            self.folded.rebuilding = nil
         }
-        let survivorBits = live.words
-        let survivors = live.members
+        let survivorBits = records.live.words
+        let survivors = records.live.members
         let count = survivors.count
-        var newSlot = [Int32](repeating: -1, count: generations.count)
+        var newSlot = [Int32](repeating: -1, count: records.generations.count)
         for (new, old) in survivors.enumerated() { newSlot[Int(old)] = Int32(new) }
 
         // Every column and order is copied on its own: the copies run on all cores (the index's
         // parts are read, not changed, until they are all done).
         let fieldCount = configuration.searchFields.count
-        let foldedColumns = foldings.map(\.columns)
-        let textColumns = values + [ids]
-        let orders = [order] + (sortedStorage.map { [$0] } ?? [])
+        let foldedColumns = folded.foldings.map(\.columns)
+        let textColumns = records.values + [records.ids]
+        let orders = [orders.order] + (orders.sortedStorage.map { [$0] } ?? [])
         let newFolded = WorkerResults<FoldedColumn>(count: foldedColumns.count * fieldCount)
         let newTexts = WorkerResults<TextColumn>(count: textColumns.count)
         let newOrders = WorkerResults<SlotSequence>(count: orders.count)
@@ -83,40 +83,46 @@ extension SearchIndex {
         DispatchQueue.concurrentPerform(
             iterations: foldedColumns.count * fieldCount + textColumns.count + orders.count
         ) { work.run($0) }
-        for (number, folding) in foldings.enumerated() {
+        for (number, folding) in folded.foldings.enumerated() {
             for field in 0..<fieldCount { folding.columns[field] = newFolded.values[number * fieldCount + field]! }
         }
         let texts = newTexts.values.map { $0! }
-        values = Array(texts.dropLast())
-        ids = texts.last!
-        slotsAwaitingWordStarts = slotsAwaitingWordStarts.compactMap { newSlot[Int($0)] >= 0 ? newSlot[Int($0)] : nil }
-        let sequences = newOrders.values.map { $0! }
-        order = sequences[0]
-        if sortedStorage != nil {
-            sortedStorage = sequences[1]
-            sectionOfSlot = survivors.map { sectionOfSlot[Int($0)] }
+        records.values = Array(texts.dropLast())
+        records.ids = texts.last!
+        folded.slotsAwaitingWordStarts = folded.slotsAwaitingWordStarts.compactMap {
+            newSlot[Int($0)] >= 0 ? newSlot[Int($0)] : nil
         }
-        let keys = rankingKeysStorage
-        generations = generations.renumbered(survivors)
-        live = Bitset.all(count)
-        freeSlots = []
-        guard let table = IDTable.bulk(count: count, ids: ids) else {
+        let sequences = newOrders.values.map { $0! }
+        self.orders.order = sequences[0]
+        if self.orders.sortedStorage != nil {
+            self.orders.sortedStorage = sequences[1]
+            self.orders.sectionOfSlot = survivors.map { self.orders.sectionOfSlot[Int($0)] }
+        }
+        let keys = self.orders.rankingKeysStorage
+        records.generations = records.generations.renumbered(survivors)
+        records.live = Bitset.all(count)
+        records.freeSlots = []
+        guard let table = IDTable.bulk(count: count, ids: records.ids) else {
             preconditionFailure("the ids of live records are distinct")
         }
-        slotOfID = table
-        rankingKeysStorage = keys?.renumbered(
+        records.slotOfID = table
+        self.orders.rankingKeysStorage = keys?.renumbered(
             survivors,
             capacity: slotCapacity,
             lengthCapacity: rankingLengthCapacity
         )
-        categoryMembers = [:]
+        self.orders.categoryMembers = [:]
         discardCachedResults()
 
-        formerNumberings.append(FormerNumbering(tag: handleTag, survivors: RankedBitset(words: survivorBits)))
-        if formerNumberings.count > Self.keptNumberings { formerNumberings.removeFirst() }
+        records.formerNumberings.append(
+            FormerNumbering(tag: records.handleTag, survivors: RankedBitset(words: survivorBits))
+        )
+        if records.formerNumberings.count > Self.keptNumberings { records.formerNumberings.removeFirst() }
         var tag = Self.nextHandleTag()
-        while tag == handleTag || formerNumberings.contains(where: { $0.tag == tag }) { tag = Self.nextHandleTag() }
-        handleTag = tag
+        while tag == records.handleTag || records.formerNumberings.contains(where: { $0.tag == tag }) {
+            tag = Self.nextHandleTag()
+        }
+        records.handleTag = tag
         revision &+= 1
     }
 
@@ -127,9 +133,9 @@ extension SearchIndex {
     /// - Complexity: O(*r* log *n*) for the *r* renumberings since the handle was made.
     func slotAfterRenumberings(of handle: RecordHandle) throws(SiftError) -> Int32 {
         let tag = handle.generation & ~SlotGenerations.mask
-        guard let made = formerNumberings.lastIndex(where: { $0.tag == tag }) else { throw .foreignHandle }
+        guard let made = records.formerNumberings.lastIndex(where: { $0.tag == tag }) else { throw .foreignHandle }
         var slot = handle.slot
-        for numbering in formerNumberings[made...] {
+        for numbering in records.formerNumberings[made...] {
             guard let next = numbering.newSlot(of: slot) else { throw .staleHandle }
             slot = next
         }

@@ -25,27 +25,28 @@ extension SearchIndex {
     ///   cores.
     func sortedOrder() -> (slots: [Int32], sections: [UInt16]) {
         var slots: [Int32] = []
-        slots.reserveCapacity(order.count)
-        live.forEachMember { slots.append($0) }
+        slots.reserveCapacity(orders.order.count)
+        records.live.forEachMember { slots.append($0) }
         let n = slots.count
         let cores = ParallelWork.cores
         let workers = n >= 16_384 ? cores : 1
         // Worker 0 uses the index's own folder; the others clone theirs from its collator, and one
         // that cannot is done after the others, with the index's.
-        let alphabetic = alphabeticIndex
+        let alphabetic = orders.alphabeticIndex
         let folders: [ICUFolder?] = (0..<workers).map { worker in
-            worker == 0 ? sortFolder : try? ICUFolder(sortFolder.collator)
+            worker == 0 ? orders.sortFolder : try? ICUFolder(orders.sortFolder.collator)
         }
         let chunk = (n + workers - 1) / workers
         let results = WorkerResults<SortKeys>(count: workers)
-        let column = sortFieldPosition < values.count ? values[sortFieldPosition] : TextColumn()
+        let column =
+            orders.sortFieldPosition < records.values.count ? records.values[orders.sortFieldPosition] : TextColumn()
         let work = UncheckedWork { worker in
-            let folder = folders[worker] ?? self.sortFolder
+            let folder = folders[worker] ?? self.orders.sortFolder
             let range = min(n, worker * chunk)..<min(n, (worker + 1) * chunk)
             let keys = SortKeys(expected: range.count)
             for position in range {
                 let slot = slots[position]
-                let id = self.ids.withUTF8(slot) { SortKeys.bigEndianPrefix($0) }
+                let id = self.records.ids.withUTF8(slot) { SortKeys.bigEndianPrefix($0) }
                 column.withUTF8(slot) { utf8 in
                     keys.append(
                         position: Int32(position),
@@ -129,7 +130,7 @@ extension SearchIndex {
                 }
             }
         }
-        var sections = [UInt16](repeating: 0, count: generations.count)
+        var sections = [UInt16](repeating: 0, count: self.records.generations.count)
         var sortedSlots = [Int32](repeating: 0, count: n)
         for (rank, i) in order.enumerated() {
             let record = records[Int(i)]

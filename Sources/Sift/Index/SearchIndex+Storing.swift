@@ -5,7 +5,9 @@ extension SearchIndex {
     /// Registers the field names of records so that folding can run without mutating the index.
     func registerFields<S: Sequence>(of records: S) where S.Element == Record {
         for record in records {
-            for name in record.fields.keys where fieldPositions[name] == nil { _ = position(ofFieldNamed: name) }
+            for name in record.fields.keys where self.records.fieldPositions[name] == nil {
+                _ = position(ofFieldNamed: name)
+            }
         }
     }
 
@@ -42,8 +44,8 @@ extension SearchIndex {
 
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
     func store(_ record: Record) throws(SiftError) -> Int32 {
-        guard slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
-        if let reused = freeSlots.last { prefetchRecord(reused) }
+        guard records.slotOfID.slot(of: record.id, ids: records.ids) == nil else { throw .duplicateID(record.id) }
+        if let reused = records.freeSlots.last { prefetchRecord(reused) }
         registerFields(of: CollectionOfOne(record))
         // Fold first: an ICU failure must leave the index unchanged.
         var batch = FoldedBatch()
@@ -51,7 +53,7 @@ extension SearchIndex {
         let slot = try batch.withView { view in
             Result { () throws(SiftError) in try commit(record, folded: view, firstText: 0, idIsNew: true) }
         }.get()
-        if wordStartsDeferred { slotsAwaitingWordStarts.append(slot) }
+        if wordStartsDeferred { folded.slotsAwaitingWordStarts.append(slot) }
         return slot
     }
 
@@ -66,9 +68,9 @@ extension SearchIndex {
     func foldForEdit(_ record: Record, into batch: inout FoldedBatch) throws(SiftError) -> Bool {
         try fold(
             record,
-            folders: foldings.map(\.folder),
+            folders: folded.foldings.map(\.folder),
             into: &batch,
-            deferringDictionaryWords: slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts
+            deferringDictionaryWords: folded.slotsAwaitingWordStarts.count < Self.maximumSlotsAwaitingWordStarts
         )
     }
 
@@ -79,20 +81,20 @@ extension SearchIndex {
     /// - Throws: an ICU failure; the slots not done stay listed.
     /// - Complexity: O(*s*) in the size of the listed records' search fields.
     func addDeferredWordStarts() throws(SiftError) {
-        guard !slotsAwaitingWordStarts.isEmpty else { return }
+        guard !folded.slotsAwaitingWordStarts.isEmpty else { return }
         var batch = FoldedBatch()
-        while let slot = slotsAwaitingWordStarts.last {
+        while let slot = folded.slotsAwaitingWordStarts.last {
             // A slot deleted since (or deleted and reused) needs nothing or is folded as it is now.
-            if live.contains(slot) {
+            if records.live.contains(slot) {
                 batch.removeAll()
-                for folding in foldings {
+                for folding in folded.foldings {
                     for position in configuration.searchFields.indices {
                         try folding.folder.fold(value(at: position, slot: slot), into: &batch)
                     }
                 }
                 batch.withView { view in
                     var text = 0
-                    for folding in foldings {
+                    for folding in folded.foldings {
                         for position in configuration.searchFields.indices {
                             folding.columns[position].setWordStarts(
                                 slot: slot,
@@ -104,7 +106,7 @@ extension SearchIndex {
                     }
                 }
             }
-            slotsAwaitingWordStarts.removeLast()
+            folded.slotsAwaitingWordStarts.removeLast()
         }
     }
 
@@ -119,21 +121,23 @@ extension SearchIndex {
     ) throws(SiftError)
         -> Int32
     {
-        guard idIsNew || slotOfID.slot(of: record.id, ids: ids) == nil else { throw .duplicateID(record.id) }
+        guard idIsNew || records.slotOfID.slot(of: record.id, ids: records.ids) == nil else {
+            throw .duplicateID(record.id)
+        }
         try checkTextFits(record)
         let pending = try writePending(record, folded: folded, firstText: firstText)
         let slot: Int32
-        if let free = freeSlots.popLast() {
+        if let free = records.freeSlots.popLast() {
             slot = free
-            generations.bump(slot)
+            records.generations.bump(slot)
         } else {
-            slot = Int32(generations.count)
-            generations.append(zeros: 1)
+            slot = Int32(records.generations.count)
+            records.generations.append(zeros: 1)
         }
-        ids.set(slot, record.id)
+        records.ids.set(slot, record.id)
         setValues(of: record, slot: slot)
-        slotOfID.insert(slot, ids: ids)
-        live.insert(slot)
+        records.slotOfID.insert(slot, ids: records.ids)
+        records.live.insert(slot)
         setFolded(slot: slot, folded: folded, firstText: firstText, pending: pending)
         finishCommit(slot)
         return slot
@@ -145,7 +149,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
     func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
         var text = firstText
-        for folding in foldings {
+        for folding in self.folded.foldings {
             for position in 0..<configuration.searchFields.count {
                 if pending.isEmpty {
                     folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
@@ -173,11 +177,11 @@ extension SearchIndex {
         firstText: Int
     ) throws(SiftError) -> [FoldedColumn.PendingSegment] {
         let fields = configuration.searchFields
-        guard folded.hasStreamed(firstText..<(firstText + foldings.count * fields.count)) else { return [] }
-        let codeCounts = foldings.map(\.codeBook.count)
+        guard folded.hasStreamed(firstText..<(firstText + self.folded.foldings.count * fields.count)) else { return [] }
+        let codeCounts = self.folded.foldings.map(\.codeBook.count)
         var pending: [FoldedColumn.PendingSegment] = []
         var text = firstText
-        for folding in foldings {
+        for folding in self.folded.foldings {
             for position in fields.indices {
                 if folded.isStreamed(text) {
                     let value = record.fields[fields[position]] ?? ""
@@ -192,7 +196,7 @@ extension SearchIndex {
                         throw error
                     }
                     pending.append(segment)
-                    streamedTextCount += 1
+                    self.folded.streamedTextCount += 1
                 } else {
                     var segment = folding.columns[position].beginPending(reserving: 4 * folded[text].elements.count)
                     folding.columns[position].appendPending(folded[text], codeBook: &folding.codeBook, to: &segment)
@@ -208,9 +212,9 @@ extension SearchIndex {
     func discardPending(_ pending: [FoldedColumn.PendingSegment], firstText: Int, codeCounts: [Int]) {
         let fields = configuration.searchFields.count
         for text in pending.indices.reversed() {
-            foldings[text / fields].columns[text % fields].discardPending(pending[text])
+            folded.foldings[text / fields].columns[text % fields].discardPending(pending[text])
         }
-        for (folding, count) in zip(foldings, codeCounts) { folding.codeBook.removeCodes(after: count) }
+        for (folding, count) in zip(folded.foldings, codeCounts) { folding.codeBook.removeCodes(after: count) }
     }
 
     /// The last part of committing a record, once its values, id and folded texts are stored and
@@ -221,9 +225,9 @@ extension SearchIndex {
     func finishCommit(_ slot: Int32) {
         insertSorted(slot)
         updateRankingKeys(slot)
-        for (field, var members) in categoryMembers {
-            members[value(at: field, slot: slot), default: Bitset(capacity: generations.count)].insert(slot)
-            categoryMembers[field] = members
+        for (field, var members) in orders.categoryMembers {
+            members[value(at: field, slot: slot), default: Bitset(capacity: records.generations.count)].insert(slot)
+            orders.categoryMembers[field] = members
         }
         updateCache(slot: slot)
         revision &+= 1
@@ -231,17 +235,17 @@ extension SearchIndex {
     }
 
     /// Whether the sorted order has been built (from then on, every commit places its record).
-    var sortedIsBuilt: Bool { sortedStorage != nil }
+    var sortedIsBuilt: Bool { orders.sortedStorage != nil }
 
     /// Whether category members have been built (from then on, every commit adds its record).
-    var categoryMembersAreBuilt: Bool { !categoryMembers.isEmpty }
+    var categoryMembersAreBuilt: Bool { !orders.categoryMembers.isEmpty }
 
     /// Number of folded texts per record: one per (folding, search field).
-    var foldedTextsPerRecord: Int { foldings.count * configuration.searchFields.count }
+    var foldedTextsPerRecord: Int { folded.foldings.count * configuration.searchFields.count }
 
     /// Makes room in the folded columns for a batch's codes.
     func reserveFoldedCapacity(elements: Int, records: Int) {
-        for folding in foldings {
+        for folding in folded.foldings {
             for position in folding.columns.indices {
                 // Every field gets a segment per record: this stores each field's column.
                 folding.columns[position].reserveCapacity(
@@ -257,16 +261,18 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*f*) for *f* fields.
     func checkTextFits(_ record: Record, at storedSlot: Int32? = nil) throws(SiftError) {
-        let slot = storedSlot ?? freeSlots.last ?? Int32(generations.count)
+        let slot = storedSlot ?? records.freeSlots.last ?? Int32(records.generations.count)
         var total = record.id.utf8.count
         for value in record.fields.values { total += value.utf8.count }
-        if ids.hasAmpleRoom(for: total, at: slot) && values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) }) {
+        if records.ids.hasAmpleRoom(for: total, at: slot)
+            && records.values.allSatisfy({ $0.hasAmpleRoom(for: total, at: slot) })
+        {
             return
         }
-        guard ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
+        guard records.ids.canStore(record.id.utf8.count, at: slot) else { throw .capacityExceeded("ids take 4 GiB") }
         for (name, value) in record.fields where !value.isEmpty {
-            let position = fieldPositions[name] ?? values.count
-            let column = position < values.count ? values[position] : TextColumn()
+            let position = records.fieldPositions[name] ?? records.values.count
+            let column = position < records.values.count ? records.values[position] : TextColumn()
             guard column.canStore(value.utf8.count, at: slot) else {
                 throw .capacityExceeded("the values of field '\(name)' take 4 GiB")
             }
@@ -276,37 +282,41 @@ extension SearchIndex {
     /// Stores a record's field values in the value columns (replacing the slot's old values; a
     /// field the record lacks becomes empty).
     func setValues(of record: Record, slot: Int32) {
-        if values.count < fieldNames.count {
-            values.append(contentsOf: repeatElement(TextColumn(), count: fieldNames.count - values.count))
+        if records.values.count < fieldNames.count {
+            records.values.append(
+                contentsOf: repeatElement(TextColumn(), count: fieldNames.count - records.values.count)
+            )
         }
-        for position in values.indices {
+        for position in records.values.indices {
             let value = record.fields[fieldNames[position]] ?? ""
-            if Int(slot) < values[position].slotCount ? values[position].equals(slot, value) : value.isEmpty {
+            if Int(slot) < records.values[position].slotCount
+                ? records.values[position].equals(slot, value) : value.isEmpty
+            {
                 continue
             }
-            values[position].set(slot, value)
+            records.values[position].set(slot, value)
         }
     }
 
     /// Clears a slot's values.
     func clearValues(slot: Int32) {
-        for position in values.indices
-        where Int(slot) < values[position].slotCount && !values[position].equals(slot, "") {
-            values[position].set(slot, "")
+        for position in records.values.indices
+        where Int(slot) < records.values[position].slotCount && !records.values[position].equals(slot, "") {
+            records.values[position].set(slot, "")
         }
     }
 
     /// Id order of two slots, by UTF-8 bytes (the tie-break of the sorted order).
     func idPrecedes(_ a: Int32, _ b: Int32) -> Bool {
-        ids.withUTF8(a) { x in ids.withUTF8(b) { y in x.lexicographicallyPrecedes(y) } }
+        records.ids.withUTF8(a) { x in records.ids.withUTF8(b) { y in x.lexicographicallyPrecedes(y) } }
     }
 
     /// Makes room for `count` more records in the per-slot arrays.
     func reserveCapacity(forAdditional count: Int) {
-        let total = generations.count + count
-        ids.reserveCapacity(slots: count, bytes: 8 * count)
-        generations.reserveCapacity(total)
-        slotOfID.prepareToInsert(count, ids: ids)
+        let total = records.generations.count + count
+        records.ids.reserveCapacity(slots: count, bytes: 8 * count)
+        records.generations.reserveCapacity(total)
+        records.slotOfID.prepareToInsert(count, ids: records.ids)
     }
 
     /// Drops spare capacity from the large buffers: after a load made of several bulk
@@ -316,20 +326,20 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the size of the index (each large buffer is copied once).
     public func trimCapacity() {
         defer { checkAfterMutation() }
-        ids.trimCapacity()
-        for position in values.indices { values[position].trimCapacity() }
-        for folding in foldings { folding.columns.forEachStored { $0.trimCapacity() } }
-        generations.trimCapacity()
-        order.trimCapacity()
+        records.ids.trimCapacity()
+        for position in records.values.indices { records.values[position].trimCapacity() }
+        for folding in folded.foldings { folding.columns.forEachStored { $0.trimCapacity() } }
+        records.generations.trimCapacity()
+        orders.order.trimCapacity()
     }
 
     /// Folders for worker threads: `workers` sets of one folder per folding (the first set is the
     /// index's own).
     func workerFolders(_ workers: Int) throws(SiftError) -> [[ICUFolder]] {
-        var result = [foldings.map(\.folder)]
+        var result = [folded.foldings.map(\.folder)]
         for _ in 1..<max(1, workers) {
             result.append(
-                try foldings.map { folding throws(SiftError) in
+                try folded.foldings.map { folding throws(SiftError) in
                     let folder = try ICUFolder(folding.folder.collator)
                     folder.pieceLength = folding.folder.pieceLength
                     return folder
@@ -341,18 +351,18 @@ extension SearchIndex {
 
     /// Removes a slot from everything but the original order.
     func discard(_ slot: Int32) {
-        for folding in foldings {
+        for folding in folded.foldings {
             for position in 0..<configuration.searchFields.count {
                 folding.columns[position].remove(slot: slot)
             }
         }
         withdrawFromDerivedSets(slot)
-        live.remove(slot)
-        cache.noteEdit(slot: slot)
-        slotOfID.remove(ids.string(slot), ids: ids)
-        ids.set(slot, "")
+        records.live.remove(slot)
+        caches.matches.noteEdit(slot: slot)
+        records.slotOfID.remove(records.ids.string(slot), ids: records.ids)
+        records.ids.set(slot, "")
         clearValues(slot: slot)
-        freeSlots.append(slot)
+        records.freeSlots.append(slot)
         revision &+= 1
         advanceCompaction()
     }
@@ -361,9 +371,9 @@ extension SearchIndex {
     /// groups and folded-segment entries), so that their misses overlap each other and the
     /// collator's work on the new text instead of following one by one.
     func prefetchRecord(_ slot: Int32) {
-        generations.prefetch(slot)
-        values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
-        for folding in foldings {
+        records.generations.prefetch(slot)
+        records.values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
+        for folding in folded.foldings {
             folding.columns.forEachStored { $0.prefetch(slot: slot) }
         }
     }
@@ -371,26 +381,26 @@ extension SearchIndex {
     /// Takes a slot out of the sorted order and the category sets (once built), by its values as
     /// they are now; `finishCommit` puts it back by its new values.
     func withdrawFromDerivedSets(_ slot: Int32) {
-        sortedStorage?.remove(slot)
-        for (field, var members) in categoryMembers {
+        orders.sortedStorage?.remove(slot)
+        for (field, var members) in orders.categoryMembers {
             members[value(at: field, slot: slot)]?.remove(slot)
-            categoryMembers[field] = members
+            orders.categoryMembers[field] = members
         }
     }
 
-    func insertIntoOrder(_ slot: Int32, at position: Int) { order.insert(slot, at: position) }
+    func insertIntoOrder(_ slot: Int32, at position: Int) { orders.order.insert(slot, at: position) }
 
-    func removeFromOrder(at position: Int) -> Int32 { order.remove(at: position) }
+    func removeFromOrder(at position: Int) -> Int32 { orders.order.remove(at: position) }
 
     /// Section, then collation order of two slots by sort field, ties by id (the order `sorted`
     /// is built in).
     func sortsBefore(_ a: Int32, _ b: Int32) -> Bool {
-        let sectionA = sectionOfSlot[Int(a)]
-        let sectionB = sectionOfSlot[Int(b)]
+        let sectionA = orders.sectionOfSlot[Int(a)]
+        let sectionB = orders.sectionOfSlot[Int(b)]
         if sectionA != sectionB { return sectionA < sectionB }
-        let comparison = sortFolder.compare(
-            value(at: sortFieldPosition, slot: a),
-            value(at: sortFieldPosition, slot: b)
+        let comparison = orders.sortFolder.compare(
+            value(at: orders.sortFieldPosition, slot: a),
+            value(at: orders.sortFieldPosition, slot: b)
         )
         if comparison != 0 { return comparison < 0 }
         return idPrecedes(a, b)
@@ -400,24 +410,26 @@ extension SearchIndex {
     ///
     /// - Complexity: O(log *n*) collator comparisons plus O(*k*) for blocks of *k* entries.
     func insertSorted(_ slot: Int32) {
-        guard sortedStorage != nil else { return }
-        if sectionOfSlot.count < generations.count {
-            sectionOfSlot.append(contentsOf: repeatElement(0, count: generations.count - sectionOfSlot.count))
+        guard orders.sortedStorage != nil else { return }
+        if orders.sectionOfSlot.count < records.generations.count {
+            orders.sectionOfSlot.append(
+                contentsOf: repeatElement(0, count: records.generations.count - orders.sectionOfSlot.count)
+            )
         }
-        sectionOfSlot[Int(slot)] = UInt16(
-            clamping: alphabeticIndex.bucket(of: value(at: sortFieldPosition, slot: slot))
+        orders.sectionOfSlot[Int(slot)] = UInt16(
+            clamping: orders.alphabeticIndex.bucket(of: value(at: orders.sortFieldPosition, slot: slot))
         )
         var low = 0
-        var high = sortedStorage!.count
+        var high = orders.sortedStorage!.count
         while low < high {
             let mid = (low + high) / 2
-            if sortsBefore(sortedStorage![mid], slot) { low = mid + 1 } else { high = mid }
+            if sortsBefore(orders.sortedStorage![mid], slot) { low = mid + 1 } else { high = mid }
         }
-        sortedStorage!.insert(slot, at: low)
+        orders.sortedStorage!.insert(slot, at: low)
     }
 
     func bumpRevision() { revision &+= 1 }
 
     /// Tells the cached field results that a slot was inserted or updated (see `MatchCache`).
-    func updateCache(slot: Int32) { cache.noteEdit(slot: slot) }
+    func updateCache(slot: Int32) { caches.matches.noteEdit(slot: slot) }
 }

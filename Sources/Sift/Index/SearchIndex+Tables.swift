@@ -14,9 +14,10 @@ extension SearchIndex {
     func tableRowSource(withSections: Bool) -> TableRowSource {
         if withSections { _ = sorted }
         return TableRowSource(
-            ids: ids.withoutRebuild,
-            titles: sortFieldPosition < values.count ? values[sortFieldPosition].withoutRebuild : TextColumn(),
-            sections: withSections ? sectionOfSlot : []
+            ids: records.ids.withoutRebuild,
+            titles: orders.sortFieldPosition < records.values.count
+                ? records.values[orders.sortFieldPosition].withoutRebuild : TextColumn(),
+            sections: withSections ? orders.sectionOfSlot : []
         )
     }
 
@@ -75,6 +76,6 @@ extension SearchIndex {
         guard !folded.rankingAlternatives(mode: query.mode).isEmpty,
             let values = rankingValues(slot: slot, plan: plan, query: query, folded: folded)
         else { return nil }
-        return (rankingPlan.groupKey(typos: values.typos, way: values.way, field: values.field), values)
+        return (orders.rankingPlan.groupKey(typos: values.typos, way: values.way, field: values.field), values)
     }
 }

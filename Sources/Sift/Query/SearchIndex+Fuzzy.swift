@@ -15,7 +15,7 @@ extension SearchIndex {
     func evaluateFuzzy(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         // In place (a copy of the column would retain and release each of its buffers).
         let matched = withKernelPattern(key) { pattern in
-            foldings[key.folding].columns[key.field].fuzzyScanOne(slot: slot, pattern: pattern)
+            folded.foldings[key.folding].columns[key.field].fuzzyScanOne(slot: slot, pattern: pattern)
         }
         return (matched, matched)
     }
@@ -110,9 +110,9 @@ extension SearchIndex {
             return ResultRows(
                 ranked: RankedRowGroups(
                     groups,
-                    generations: generations.isMaterialized ? generations : nil,
-                    tag: handleTag,
-                    membersPerThread: membersPerLengthOrderingThread
+                    generations: records.generations.isMaterialized ? records.generations : nil,
+                    tag: records.handleTag,
+                    membersPerThread: knobs.membersPerLengthOrderingThread
                 )
             )
         }
@@ -213,15 +213,15 @@ extension SearchIndex {
     ///   the size of its field.
     func fuzzyFieldScores(_ key: MatchKey, matched: Bitset, _ isCancelled: () -> Bool) throws -> [UInt16] {
         let count = matched.count
-        if let hit = keptFuzzyScores.lastIndex(where: { $0.key == key && $0.revision == revision }) {
-            let entry = keptFuzzyScores.remove(at: hit)
+        if let hit = caches.keptFuzzyScores.lastIndex(where: { $0.key == key && $0.revision == revision }) {
+            let entry = caches.keptFuzzyScores.remove(at: hit)
             if entry.scores.count == count {
-                keptFuzzyScores.append(entry)
+                caches.keptFuzzyScores.append(entry)
                 return entry.scores
             }
         }
         guard count > 0 else { return [] }
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         let members = matched.words
         var scratch = [Int](repeating: 0, count: max(1, key.pattern.count))
         var written = 0
@@ -264,16 +264,16 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*e*) for *e* kept entries.
     func keepFuzzyScores(_ scores: [UInt16], for key: MatchKey) {
-        keptFuzzyScores.removeAll { $0.revision != revision || $0.key == key }
+        caches.keptFuzzyScores.removeAll { $0.revision != revision || $0.key == key }
         guard !scores.isEmpty, scores.count <= 2 * slotCapacity else { return }
         var total = scores.count
-        for entry in keptFuzzyScores { total += entry.scores.count }
-        while !keptFuzzyScores.isEmpty
-            && (keptFuzzyScores.count >= Self.keptFuzzyScoreEntries || total > 2 * slotCapacity)
+        for entry in caches.keptFuzzyScores { total += entry.scores.count }
+        while !caches.keptFuzzyScores.isEmpty
+            && (caches.keptFuzzyScores.count >= Self.keptFuzzyScoreEntries || total > 2 * slotCapacity)
         {
-            total -= keptFuzzyScores.removeFirst().scores.count
+            total -= caches.keptFuzzyScores.removeFirst().scores.count
         }
-        keptFuzzyScores.append(FuzzyFieldScores(key: key, revision: revision, scores: scores))
+        caches.keptFuzzyScores.append(FuzzyFieldScores(key: key, revision: revision, scores: scores))
     }
 
     /// Field results whose scores are kept at most (see `keepFuzzyScores`): two fields of a
@@ -369,7 +369,7 @@ extension SearchIndex {
         for (position, field) in plan.fields.enumerated() {
             let key = key(plan, field, .fuzzy, pattern)
             let alignment = withKernelPattern(key) { pattern in
-                foldings[key.folding].columns[key.field].fuzzyAlignment(slot: slot, pattern: pattern)
+                folded.foldings[key.folding].columns[key.field].fuzzyAlignment(slot: slot, pattern: pattern)
             }
             guard let alignment else { continue }
             let score = min(alignment.score, Int(SIFT_FUZZY_SCORE_LIMIT))
@@ -383,7 +383,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field (it is folded again for its offsets).
     func fuzzyRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         guard
             let alignment = withKernelPattern(key, { pattern in column.fuzzyAlignment(slot: slot, pattern: pattern) })
         else { return [] }

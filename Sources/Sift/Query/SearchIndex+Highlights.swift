@@ -58,7 +58,7 @@ extension SearchIndex {
             // A scope over every search field holds every position below their count.
             let everyField = plan.fields.count == configuration.searchFields.count
             let inScope = everyField ? [] : Set(plan.fields)
-            searched = fields.compactMap { fieldPositions[$0] }.filter {
+            searched = fields.compactMap { records.fieldPositions[$0] }.filter {
                 everyField ? $0 < configuration.searchFields.count : inScope.contains($0)
             }
         }
@@ -136,7 +136,7 @@ extension SearchIndex {
     /// being shown come from ICU's own usearch over that field: exact by construction, and never
     /// on the keystroke path. Returns nil when the stored folding answers exactly.
     private func restartSensitiveRanges(_ key: MatchKey, text: String, slot: Int32) throws(SiftError) -> [Range<Int>]? {
-        let folding = foldings[key.folding]
+        let folding = folded.foldings[key.folding]
         guard key.anchor == .anywhere, folding.collation.alternate == .shifted else { return nil }
         let field = value(at: key.field, slot: slot)
         return try folding.folder.referenceMatches(of: text, in: field).map { $0.start..<($0.start + $0.length) }
@@ -153,7 +153,7 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the size of the field; memory O(*p*) for pieces of *p* bytes.
     func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
         if key.anchor == .fuzzy { return fuzzyRanges(key, slot: slot) }
-        let folding = foldings[key.folding]
+        let folding = folded.foldings[key.folding]
         let column = folding.columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return [] }
         let (start, end) = column.bounds(ofSegment: segment)
@@ -165,7 +165,7 @@ extension SearchIndex {
             patternElements += 1
             lastLead = i
         }
-        guard patternElements > 0, elementCount >= patternElements, key.field < values.count else { return [] }
+        guard patternElements > 0, elementCount >= patternElements, key.field < records.values.count else { return [] }
         var walk = MatchWalk(
             column: column,
             pattern: key.pattern,
@@ -183,7 +183,7 @@ extension SearchIndex {
             return folding.folder.canonicallyEqual(identical.text, utf16Range: lower, upper, pattern: identical.pattern)
         }
         var folded = 0
-        let completed = values[key.field].withUTF8(slot) { text in
+        let completed = records.values[key.field].withUTF8(slot) { text in
             (try? folding.folder.forEachOffsetPiece(ofUTF8: text) { lows, limits, shift in
                 folded += lows.count
                 guard folded <= elementCount else { return false }
@@ -206,7 +206,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*n*) in the length of the text.
     func elementOffsets(_ key: MatchKey, text: String, count: Int = 0) -> (lows: [Int32], limits: [Int32]) {
-        (try? foldings[key.folding].folder.offsets(of: text, count: count)) ?? ([], [])
+        (try? folded.foldings[key.folding].folder.offsets(of: text, count: count)) ?? ([], [])
     }
 }
 

@@ -17,10 +17,10 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*e*) for *e* ≤ 16 entries (plus O(*n* / 64) per fuzzy entry compared).
     func cachedOrderedRows(_ key: KeptRows.Key) -> ResultRows? {
-        keptRows.removeAll { $0.revision != revision }
-        guard let hit = keptRows.firstIndex(where: { $0.key == key }) else { return nil }
-        let entry = keptRows.remove(at: hit)
-        keptRows.append(entry)
+        caches.keptRows.removeAll { $0.revision != revision }
+        guard let hit = caches.keptRows.firstIndex(where: { $0.key == key }) else { return nil }
+        let entry = caches.keptRows.remove(at: hit)
+        caches.keptRows.append(entry)
         return entry.rows
     }
 
@@ -32,14 +32,14 @@ extension SearchIndex {
         let entry = KeptRows(key: key, revision: revision, rows: rows)
         let budget = 8 * max(slotCapacity, 1)
         guard rows.count > 1, entry.memoryFootprint <= budget else { return }
-        keptRows.removeAll { $0.revision != revision || $0.key == key }
-        var footprints = keptRows.map(\.memoryFootprint)
+        caches.keptRows.removeAll { $0.revision != revision || $0.key == key }
+        var footprints = caches.keptRows.map(\.memoryFootprint)
         var total = footprints.reduce(entry.memoryFootprint, +)
-        while !keptRows.isEmpty && (keptRows.count >= Self.keptRowsCacheEntries || total > budget) {
-            keptRows.removeFirst()
+        while !caches.keptRows.isEmpty && (caches.keptRows.count >= Self.keptRowsCacheEntries || total > budget) {
+            caches.keptRows.removeFirst()
             total -= footprints.removeFirst()
         }
-        keptRows.append(entry)
+        caches.keptRows.append(entry)
     }
 }
 

@@ -204,7 +204,7 @@ extension SearchIndex {
     {
         let expression = QueryExpression(parsing: text)
         guard expression.usesOperators else { return nil }
-        let identical = foldings[index].collation.strength == .identical
+        let identical = folded.foldings[index].collation.strength == .identical
         var clauses: [[FoldedExpression.Term]] = []
         var weights: [Int] = []
         var clauseOfKeys: [Set<FoldedExpression.TermKey>: Int] = [:]
@@ -233,7 +233,7 @@ extension SearchIndex {
     /// One term's patterns; nil for a term without collation elements.
     private func foldTerm(_ term: QueryExpression.Term, folding index: Int) throws(SiftError) -> FoldedExpression.Term?
     {
-        let folding = foldings[index]
+        let folding = folded.foldings[index]
         let pieces = term.isPhrase ? [term.text] : try folding.folder.queryWords(term.text).map(String.init)
         let identical = folding.collation.strength == .identical
         var patterns: [(bytes: [UInt8], text: String)] = []
@@ -293,7 +293,7 @@ extension SearchIndex {
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
         var shared = SharedPatternMatches(expression, identical: isIdentical(plan), tolerance: tolerance)
-        var result = live
+        var result = records.live
         for clause in expression.clauses {
             var any = Bitset()
             for term in clause {
@@ -306,7 +306,7 @@ extension SearchIndex {
     }
 
     /// Whether the plan's folding compares at identical strength (where a pattern's text counts).
-    func isIdentical(_ plan: ScopePlan) -> Bool { foldings[plan.folding].collation.strength == .identical }
+    func isIdentical(_ plan: ScopePlan) -> Bool { folded.foldings[plan.folding].collation.strength == .identical }
 
     /// The records where a term holds: its patterns all match some searched field (a positive
     /// word term's within their edits, with a tolerance), or for a negated term, not.
@@ -348,7 +348,7 @@ extension SearchIndex {
             }
         }
         if term.isNegated {
-            var rest = live
+            var rest = records.live
             rest.formSubtraction(matched)
             matched = rest
         }

@@ -60,7 +60,7 @@ extension SearchIndex {
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
         try checkLength(query)
         try addDeferredWordStarts()
-        guard let selected = scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
+        guard let selected = folded.scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)
         }
         let length = query.text.count
@@ -72,9 +72,9 @@ extension SearchIndex {
         var selectedBits: Bitset? = nil
         var selectedCount = 0
         var selectedState = SearchResult.State.all
-        let selectedPlan = scopePlans[selected]
-        scoresFuzzyMatches = query.order == .ranked && query.mode == .fuzzy
-        defer { scoresFuzzyMatches = false }
+        let selectedPlan = folded.scopePlans[selected]
+        caches.scoresFuzzyMatches = query.order == .ranked && query.mode == .fuzzy
+        defer { caches.scoresFuzzyMatches = false }
         if query.order == .ranked, query.mode == .contains || query.mode == .words, length > 0,
             length >= selectedPlan.scope.minimumLength
         {
@@ -90,7 +90,7 @@ extension SearchIndex {
                 )
             }
         }
-        for (index, plan) in scopePlans.enumerated() {
+        for (index, plan) in folded.scopePlans.enumerated() {
             let state: SearchResult.State =
                 length == 0
                 ? .all : length < plan.scope.minimumLength ? .tooShort(needed: plan.scope.minimumLength) : .matches
@@ -123,7 +123,7 @@ extension SearchIndex {
         }
         var rows = ResultRows()
         if let bits = selectedBits {
-            let plan = scopePlans[selected]
+            let plan = folded.scopePlans[selected]
             if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
@@ -244,7 +244,7 @@ extension SearchIndex {
         _ isCancelled: () -> Bool
     ) throws -> Bitset {
         switch folded {
-        case .everything: return live
+        case .everything: return records.live
         case .nothing: return Bitset()
         case .expression(let expression):
             return try expressionMatches(plan, expression, tolerance: typos, &statistics, isCancelled)
@@ -266,7 +266,7 @@ extension SearchIndex {
                     result.map { Bitset.combining(first, or: second, and: $0).bits }
                     ?? (second == nil ? first : Bitset.combining(first, or: second).bits)
             }
-            return result ?? live
+            return result ?? records.live
         }
     }
 
@@ -297,7 +297,7 @@ extension SearchIndex {
             result.matched.makeSparse(ifAtMost: sparseSlotLimit)
             result.candidates.makeSparse(ifAtMost: sparseSlotLimit)
         }
-        cache.store(result, for: key)
+        caches.matches.store(result, for: key)
         return result
     }
 
@@ -314,7 +314,7 @@ extension SearchIndex {
     ) throws -> FieldMatch? {
         // (The closures are written out at each call: a closure held in a variable escapes, and
         // would allocate its context on every keystroke.)
-        if let hit = cache.lookup(key, evaluate: { self.evaluate($0, slot: $1) }) {
+        if let hit = caches.matches.lookup(key, evaluate: { self.evaluate($0, slot: $1) }) {
             statistics.cacheHits += 1
             return hit
         }
@@ -331,15 +331,18 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
-        guard let base = cache.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }) else { return nil }
+        guard let base = caches.matches.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }) else {
+            return nil
+        }
         if key.typos > 0 { return base.candidates }
         // A fuzzy sweep reads 64 bytes at a time (`sift_fuzzy_sweep`): past a quarter of a large
         // index's records, faster than visiting each candidate.
         if key.anchor == .fuzzy {
-            let swept = order.count >= fuzzySweepMinimumRecords && base.candidates.count * 4 > order.count
+            let swept =
+                orders.order.count >= knobs.fuzzySweepMinimumRecords && base.candidates.count * 4 > orders.order.count
             return swept ? nil : base.candidates
         }
-        guard order.count < 4096 || base.candidates.count * 20 < order.count else { return nil }
+        guard orders.order.count < 4096 || base.candidates.count * 20 < orders.order.count else { return nil }
         return base.candidates
     }
 
@@ -349,9 +352,9 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*c*) for *c* cached results.
     public func discardCachedResults() {
-        cache.removeAll()
-        wholeFieldMatches = [:]
-        keptRows = []
-        keptFuzzyScores = []
+        caches.matches.removeAll()
+        caches.wholeFieldMatches = [:]
+        caches.keptRows = []
+        caches.keptFuzzyScores = []
     }
 }

@@ -8,7 +8,7 @@ extension SearchIndex {
     /// - Throws: `SiftError.unknownScope`.
     /// - Complexity: O(*p*) for *p* scopes.
     func scopePlan(of query: Query) throws(SiftError) -> ScopePlan {
-        guard let plan = scopePlans.first(where: { $0.scope.name == query.scope }) else {
+        guard let plan = folded.scopePlans.first(where: { $0.scope.name == query.scope }) else {
             throw .unknownScope(query.scope)
         }
         return plan
@@ -32,8 +32,8 @@ extension SearchIndex {
     /// - Throws: `SiftError.queryTooLarge`, an ICU failure, or `CancellationError`.
     func foldQuery(_ query: Query, folding index: Int, _ isCancelled: () -> Bool = { false }) throws -> FoldedQuery {
         try checkLength(query)
-        let codeCount = foldings[index].codeBook.count
-        if let memo = foldedQueryMemo,
+        let codeCount = folded.foldings[index].codeBook.count
+        if let memo = caches.foldedQueryMemo,
             memo.answers(query, folding: index, revision: revision, codeCount: codeCount, limits: queryLimits)
         {
             return memo.folded
@@ -57,7 +57,7 @@ extension SearchIndex {
                 maximum: limits.maximumTypoWords
             )
         }
-        foldedQueryMemo = FoldedQueryMemo(
+        caches.foldedQueryMemo = FoldedQueryMemo(
             text: query.text,
             mode: query.mode,
             syntax: query.syntax,
@@ -109,14 +109,14 @@ extension SearchIndex {
         folding index: Int,
         _ isCancelled: () -> Bool = { false }
     ) throws -> (folded: FoldedQuery, terms: Int, typoWords: Int) {
-        let identical = foldings[index].collation.strength == .identical
+        let identical = folded.foldings[index].collation.strength == .identical
         if mode == .words, syntax == .operators, let expression = try foldOperators(text, folding: index, isCancelled) {
             if case .expression(let folded) = expression {
                 return (expression, folded.termCount(identical: identical), folded.typoWordCount(typos))
             }
             return (expression, 0, 0)
         }
-        let folding = foldings[index]
+        let folding = folded.foldings[index]
         let pieces: [String] = mode == .words ? try folding.folder.queryWords(text).map(String.init) : [text]
         var patterns: [(bytes: [UInt8], text: String)] = []
         var seen = Set<FoldedExpression.PatternKey>()
@@ -172,7 +172,7 @@ extension SearchIndex {
 
     func key(_ plan: ScopePlan, _ field: Int, _ anchor: Anchor, _ pattern: (bytes: [UInt8], text: String)) -> MatchKey {
         // A fuzzy match is not contiguous: no canonical-equality check (see `MatchMode.fuzzy`).
-        let identical = foldings[plan.folding].collation.strength == .identical && anchor != .fuzzy
+        let identical = folded.foldings[plan.folding].collation.strength == .identical && anchor != .fuzzy
         return MatchKey(
             folding: plan.folding,
             field: field,

@@ -62,7 +62,7 @@ extension SearchIndex {
         var key = KeptRows.Key.query(query)
         // At identical strength a match also compares the text (canonical equality): the text's key.
         if query.mode == .contains || query.mode == .prefix, case .patterns(let patterns) = folded,
-            patterns.count == 1, foldings[plan.folding].collation.strength != .identical
+            patterns.count == 1, self.folded.foldings[plan.folding].collation.strength != .identical
         {
             key = .pattern(
                 mode: query.mode,
@@ -156,7 +156,8 @@ extension SearchIndex {
                     guard group.count > 0 else { continue }
                     groups.append(
                         (
-                            rankingPlan.groupKey(typos: typos, way: way, field: position), group.bits, group.count,
+                            orders.rankingPlan.groupKey(typos: typos, way: way, field: position), group.bits,
+                            group.count,
                             plan.fields[position]
                         )
                     )
@@ -164,29 +165,31 @@ extension SearchIndex {
                 }
             }
             if remaining > 0 {
-                groups.append((rankingPlan.groupKey(typos: typos, way: 4, field: 0), rest, remaining, plan.fields[0]))
+                groups.append(
+                    (orders.rankingPlan.groupKey(typos: typos, way: 4, field: 0), rest, remaining, plan.fields[0])
+                )
             }
         }
         groups.sort { $0.key < $1.key }  // keys are distinct
         let tieBreaks = configuration.rankingTieBreak != nil
-        if !tieBreaks, rankingPlan.sortsByLength, orderFollowsSlots {
+        if !tieBreaks, orders.rankingPlan.sortsByLength, orderFollowsSlots {
             // Ordered by length where a table reads them, not on the keystroke.
             let lengths = rankingKeys.lengths[plan.folding]
             return ResultRows(
                 ranked: RankedRowGroups(
                     groups.map { .init(bits: $0.bits, count: $0.count, lengths: lengths[$0.field]) },
-                    generations: generations.isMaterialized ? generations : nil,
-                    tag: handleTag,
-                    membersPerThread: membersPerLengthOrderingThread
+                    generations: records.generations.isMaterialized ? records.generations : nil,
+                    tag: records.handleTag,
+                    membersPerThread: knobs.membersPerLengthOrderingThread
                 )
             )
         }
         var rows = try orderedRows(groups.map { ($0.bits, $0.count) }, order: .original, isCancelled: isCancelled)
         breakRankingTies(
             &rows,
-            runs: groups.map { ($0.count, rankingPlan.sortsByLength ? $0.field : nil) },
+            runs: groups.map { ($0.count, orders.rankingPlan.sortsByLength ? $0.field : nil) },
             folding: plan.folding,
-            customFirst: rankingPlan.customBeforeLength
+            customFirst: orders.rankingPlan.customBeforeLength
         )
         return ResultRows(rows)
     }
@@ -255,7 +258,7 @@ extension SearchIndex {
     func matchWay(slot: Int32, plan: ScopePlan, position: Int, _ alternative: RankingAlternative) -> Int {
         let field = plan.fields[position]
         let key = key(plan, field, .anywhere, alternative.pattern)
-        let column = foldings[plan.folding].columns[field]
+        let column = folded.foldings[plan.folding].columns[field]
         guard let segment = column.segment(ofSlot: slot),
             let matchClass = SegmentScanner(
                 column: column,
@@ -299,7 +302,7 @@ extension SearchIndex {
         var values: [RankingExplanation.Value] = []
         if let bucket = buckets.values {
             let ways = ["whole field", "field start", "word start", "inside a word", "other clause"]
-            for rule in rankingPlan.buckets {
+            for rule in orders.rankingPlan.buckets {
                 switch rule {
                 case .typo: values.append(.init(rule: rule, value: "\(bucket.typos)"))
                 case .exactness: values.append(.init(rule: rule, value: ways[bucket.way]))
@@ -319,7 +322,7 @@ extension SearchIndex {
             if case .custom(let tieBreak) = rule {
                 let text = (try? value(of: tieBreak.field, for: handle)) ?? ""
                 values.append(.init(rule: rule, value: text.isEmpty ? "none" : text))
-            } else if rankingPlan.sortsByLength || query.mode == .fuzzy {
+            } else if orders.rankingPlan.sortsByLength || query.mode == .fuzzy {
                 values.append(.init(rule: rule, value: "\(key.length)"))
             }
         }

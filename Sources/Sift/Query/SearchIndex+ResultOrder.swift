@@ -19,20 +19,20 @@ extension SearchIndex {
     ) throws -> ResultRows {
         let total = groups.reduce(0) { $0 + $1.count }
         let bitsetWords = groups.reduce(0) { $0 + $1.bits.wordCount }
-        if order != .sorted, orderFollowsSlots, !generations.isMaterialized, total > bitsetWords {
-            return ResultRows(groups: groups, tag: handleTag)
+        if order != .sorted, orderFollowsSlots, !records.generations.isMaterialized, total > bitsetWords {
+            return ResultRows(groups: groups, tag: records.handleTag)
         }
         // A broad answer in an order held in blocks (sorted, or an original order that edits
         // moved): its positions in that order, one bit each, where the list would be millions.
-        let sequence = order == .sorted ? sorted : self.order
-        if groups.count == 1, !sequence.isAscending, total >= orderSubsetMinimumRows, total * 8 >= sequence.count,
+        let sequence = order == .sorted ? sorted : self.orders.order
+        if groups.count == 1, !sequence.isAscending, total >= knobs.orderSubsetMinimumRows, total * 8 >= sequence.count,
             total > bitsetWords
         {
             return ResultRows(
                 subsetOf: sequence.slotsInOrder,
                 members: groups[0].bits,
-                generations: generations.isMaterialized ? generations : nil,
-                tag: handleTag
+                generations: records.generations.isMaterialized ? records.generations : nil,
+                tag: records.handleTag
             )
         }
         return ResultRows(try orderedRows(groups, order: order, isCancelled: isCancelled))
@@ -46,7 +46,7 @@ extension SearchIndex {
         isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
         if order != .sorted && orderFollowsSlots { return try rowsInSlotOrder(groups, isCancelled: isCancelled) }
-        return try rowsInSequenceOrder(groups, order == .sorted ? sorted : self.order, isCancelled: isCancelled)
+        return try rowsInSequenceOrder(groups, order == .sorted ? sorted : self.orders.order, isCancelled: isCancelled)
     }
 
     /// The members of each of `groups` in `sequence`'s order, one group after the other, written
@@ -61,8 +61,8 @@ extension SearchIndex {
         isCancelled: () -> Bool
     ) throws -> [RecordHandle] {
         let total = groups.reduce(0) { $0 + $1.count }
-        let tag = handleTag
-        return try generations.withUnsafeBufferPointer { generations in
+        let tag = records.handleTag
+        return try records.generations.withUnsafeBufferPointer { generations in
             // One entry of room more than the rows: the kernel writes each entry it reads.
             try [RecordHandle](unsafeUninitializedCapacity: total + 1) { buffer, initialized in
                 try UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt64.self, capacity: total + 1)
@@ -74,7 +74,7 @@ extension SearchIndex {
                                 of: bits,
                                 generations: generations?.baseAddress,
                                 tag: tag,
-                                entriesPerThread: entriesPerOrderSelectionThread,
+                                entriesPerThread: knobs.entriesPerOrderSelectionThread,
                                 into: out + initialized
                             )
                             // No more than counted (as `members(of:count:)`: members outside the
@@ -108,8 +108,8 @@ extension SearchIndex {
         let total = groups.reduce(0) { $0 + $1.count }
         guard total > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
         // Until a slot is reused every generation is 0: then no per-result lookup, only the tag.
-        let tag = handleTag
-        return try generations.withUnsafeBufferPointer { generations in
+        let tag = records.handleTag
+        return try records.generations.withUnsafeBufferPointer { generations in
             try [RecordHandle](unsafeUninitializedCapacity: total) { buffer, initialized in
                 // A handle is its slot and its generation, two 32-bit values, as the kernel writes them.
                 try UnsafeMutableRawPointer(buffer.baseAddress!).withMemoryRebound(to: UInt32.self, capacity: 2 * total)
@@ -154,12 +154,12 @@ extension SearchIndex {
         _ pattern: (bytes: [UInt8], text: String),
         atFieldStart: Bitset
     ) -> Bitset {
-        if wholeFieldRevision != revision || wholeFieldMatches.count >= 64 {
-            wholeFieldMatches = [:]
-            wholeFieldRevision = revision
+        if caches.wholeFieldRevision != revision || caches.wholeFieldMatches.count >= 64 {
+            caches.wholeFieldMatches = [:]
+            caches.wholeFieldRevision = revision
         }
         let key = key(plan, field, .fieldStart, pattern)
-        if let whole = wholeFieldMatches[key] { return whole }
+        if let whole = caches.wholeFieldMatches[key] { return whole }
         var whole = Bitset.combining(atFieldStart).bits
         // A segment equal to the pattern has its number of elements: the ranking keys' lengths
         // (one byte a slot) rule out most members 64 at a time before their segments are read.
@@ -181,8 +181,8 @@ extension SearchIndex {
                 }
             }
         }
-        _ = foldings[plan.folding].columns[field].keepSegments(ofLength: pattern.bytes.count, in: &whole)
-        wholeFieldMatches[key] = whole
+        _ = folded.foldings[plan.folding].columns[field].keepSegments(ofLength: pattern.bytes.count, in: &whole)
+        caches.wholeFieldMatches[key] = whole
         return whole
     }
 

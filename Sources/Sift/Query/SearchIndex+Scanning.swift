@@ -7,7 +7,7 @@ extension SearchIndex {
     func evaluate(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         if key.typos > 0 { return evaluateTypos(key, slot: slot) }
         if key.anchor == .fuzzy { return evaluateFuzzy(key, slot: slot) }
-        let folding = foldings[key.folding]
+        let folding = folded.foldings[key.folding]
         if key.identicalText != nil { return evaluateVerifyingEachHit(key, slot: slot) }
         // The C kernel, on the column in place (a copy of the column would retain and release each
         // of its buffers) and without allocating, so that an edit can re-check dozens of cached
@@ -21,7 +21,7 @@ extension SearchIndex {
     /// `evaluate` at identical strength, where every hit is also checked by canonical equality.
     @inline(never)  // keeps the column copy it makes out of `evaluate`, which runs per cached pattern on edits
     func evaluateVerifyingEachHit(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return (false, false) }
         return SegmentScanner(column: column, segment: segment, pattern: key.pattern, anchor: key.anchor)
             .scan(verify: verifier(key, slot: slot, segment: segment))
@@ -31,7 +31,7 @@ extension SearchIndex {
     /// pattern; this checks a hit (a segment-relative byte offset) against the record's text.
     func verifier(_ key: MatchKey, slot: Int32, segment: Int) -> ((Int) -> Bool)? {
         guard let patternText = key.identicalText else { return nil }
-        let folding = foldings[key.folding]
+        let folding = folded.foldings[key.folding]
         let column = folding.columns[key.field]
         let text = value(at: key.field, slot: slot)
         let offsets = LazyBox { self.elementOffsets(key, text: text) }  // folded again on the first hit only
@@ -58,7 +58,7 @@ extension SearchIndex {
             return match
         }
         if key.identicalText != nil { return try fullScanVerifyingEachHit(key, isCancelled) }
-        if key.anchor == .fuzzy, scoresFuzzyMatches { return try fuzzyScoringFullScan(key, isCancelled) }
+        if key.anchor == .fuzzy, caches.scoresFuzzyMatches { return try fuzzyScoringFullScan(key, isCancelled) }
         if key.anchor == .fuzzy {
             var match = try sweep(key, .fuzzy, isCancelled)[0]
             match.candidates = match.matched
@@ -73,8 +73,8 @@ extension SearchIndex {
         _ anchors: ParallelSweep.Anchors,
         _ isCancelled: () -> Bool
     ) throws -> [FieldMatch] {
-        let column = foldings[key.folding].columns[key.field]
-        let chunk = max(1, scanChunkBytes / 16)
+        let column = folded.foldings[key.folding].columns[key.field]
+        let chunk = max(1, knobs.scanChunkBytes / 16)
         return try column.withKernelView { view in
             try withKernelPattern(key) { pattern in
                 try ParallelSweep(
@@ -82,8 +82,8 @@ extension SearchIndex {
                     pattern: pattern,
                     anchors: anchors,
                     slotCapacity: slotCapacity,
-                    segmentsPerWorker: parallelScanSegments,
-                    maximumWorkers: scanWorkers
+                    segmentsPerWorker: knobs.parallelScanSegments,
+                    maximumWorkers: knobs.scanWorkers
                 ).run(chunk: chunk, isCancelled)
             }
         }
@@ -131,7 +131,7 @@ extension SearchIndex {
     /// The full scan at identical strength, where every accepted hit is also checked for
     /// canonical equality with the query (ICU's extra test at that strength).
     func fullScanVerifyingEachHit(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
         for segment in 0..<column.segmentCount {
@@ -156,7 +156,7 @@ extension SearchIndex {
                 sift_typo_scan_candidates(&$0, &$1, $2, $3, $4, $5, edits, $6)
             }
         }
-        if key.anchor == .fuzzy, scoresFuzzyMatches {
+        if key.anchor == .fuzzy, caches.scoresFuzzyMatches {
             return try fuzzyScoringNarrowedScan(key, candidates: base, &statistics, isCancelled)
         }
         if key.anchor == .fuzzy {
@@ -168,7 +168,7 @@ extension SearchIndex {
         if key.identicalText == nil, let slots = base.sparseMembers {
             return try narrowedScanOfList(key, candidates: slots, &statistics, isCancelled)
         }
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var candidates = Bitset(capacity: slotCapacity)
         var examined = 0
@@ -227,7 +227,7 @@ extension SearchIndex {
             let none = Bitset(sparse: [], capacity: slotCapacity)
             return FieldMatch(matched: none, candidates: none)
         }
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         var matchedCount = 0
         var candidateCount = 0
         var examined = 0
@@ -282,7 +282,7 @@ extension SearchIndex {
             UnsafeMutablePointer<UInt64>
         ) -> Int
     ) throws -> FieldMatch {
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         var matched = Bitset(capacity: slotCapacity)
         var examined = 0
         try column.withKernelView { view in

@@ -60,7 +60,11 @@ extension SearchIndex {
     func evaluateTypos(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         // In place (a copy of the column would retain and release each of its buffers).
         let distance = withKernelPattern(key) { pattern in
-            foldings[key.folding].columns[key.field].typoDistance(slot: slot, pattern: pattern, maxEdits: key.typos)
+            folded.foldings[key.folding].columns[key.field].typoDistance(
+                slot: slot,
+                pattern: pattern,
+                maxEdits: key.typos
+            )
         }
         return (distance <= key.typos, distance <= key.typos)
     }
@@ -171,7 +175,7 @@ extension SearchIndex {
             for field in plan.fields {
                 let key = typoKey(plan, field, typoAnchor, pattern, edits: edits)
                 let distance = withKernelPattern(key) { kernelPattern in
-                    foldings[key.folding].columns[key.field].typoDistance(
+                    folded.foldings[key.folding].columns[key.field].typoDistance(
                         slot: slot,
                         pattern: kernelPattern,
                         maxEdits: edits
@@ -190,7 +194,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the slot's field (it is folded again for its offsets).
     func typoRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
-        let column = foldings[key.folding].columns[key.field]
+        let column = folded.foldings[key.folding].columns[key.field]
         let matches = withKernelPattern(key) { pattern in
             column.typoMatches(slot: slot, pattern: pattern, maxEdits: key.typos)
         }

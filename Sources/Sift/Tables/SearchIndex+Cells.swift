@@ -19,7 +19,9 @@ extension SearchIndex {
         let fields = displayFields ?? defaultDisplayFields
         source.displayFields = fields
         source.displayColumns = fields.map { field in
-            fieldPositions[field].map { values.indices.contains($0) ? values[$0].withoutRebuild : TextColumn() }
+            records.fieldPositions[field].map {
+                records.values.indices.contains($0) ? records.values[$0].withoutRebuild : TextColumn()
+            }
                 ?? TextColumn()
         }
         source.highlighting = CellHighlighting(configuration: configuration, queryLimits: queryLimits)

@@ -70,7 +70,7 @@ extension SearchIndex {
     public func save(to path: String) throws(SiftError) {
         try addDeferredWordStarts()
         var fingerprints: [String] = []
-        for folding in foldings { fingerprints.append(try FoldingFingerprint(of: folding).text) }
+        for folding in folded.foldings { fingerprints.append(try FoldingFingerprint(of: folding).text) }
         // The payload is streamed to the file as it is encoded (never held whole), then the
         // header, which holds its length and checksum, is written over the room left for it.
         let headerSize = Self.header(payloadLength: 0, checksum: 0).count
@@ -108,15 +108,15 @@ extension SearchIndex {
         writer.write(keys)
         writer.write(keys.map { metadata[$0]! })
         writer.write(fieldNames)
-        let slots = order.array
+        let slots = orders.order.array
         writer.write(UInt64(slots.count))
-        ids.writeRenumbered(slots, to: &writer)
+        records.ids.writeRenumbered(slots, to: &writer)
         let unused = TextColumn()
         for position in fieldNames.indices {
-            (position < values.count ? values[position] : unused).writeRenumbered(slots, to: &writer)
+            (position < records.values.count ? records.values[position] : unused).writeRenumbered(slots, to: &writer)
         }
-        writer.write(UInt32(foldings.count))
-        for (folding, fingerprint) in zip(foldings, fingerprints) {
+        writer.write(UInt32(folded.foldings.count))
+        for (folding, fingerprint) in zip(folded.foldings, fingerprints) {
             Self.encode(folding.collation, into: &writer)
             writer.write(folding.folder.collator.version)
             writer.write(fingerprint)
@@ -310,8 +310,8 @@ extension SearchIndex {
             } catch {
                 throw .init("configuration cannot be opened: \(error)")
             }
-            guard stored.count == index.foldings.count else { throw .init("collations") }
-            for (folding, stored) in zip(index.foldings, stored) {
+            guard stored.count == index.folded.foldings.count else { throw .init("collations") }
+            for (folding, stored) in zip(index.folded.foldings, stored) {
                 guard stored.collation == folding.collation else { throw .init("collations") }
                 let currentVersion = folding.folder.collator.version
                 let otherICU = SnapshotFormatError(
@@ -345,7 +345,7 @@ extension SearchIndex {
             )
             index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
             // The ranking keys now rather than on the first ranked keystroke.
-            index.rankingKeysStorage = nil
+            index.orders.rankingKeysStorage = nil
             _ = index.rankingKeys
             index.checkAfterMutation()
             return index
@@ -361,16 +361,16 @@ extension SearchIndex {
             fieldNames.prefix(self.fieldNames.count).elementsEqual(self.fieldNames),
             table.hasUniqueNames
         else { throw .init("field names") }
-        fieldPositions = table
-        self.values = values
-        self.ids = ids
+        records.fieldPositions = table
+        self.records.values = values
+        self.records.ids = ids
         let count = ids.slotCount
-        generations = SlotGenerations(count: count)
-        live = Bitset.all(count)
+        records.generations = SlotGenerations(count: count)
+        records.live = Bitset.all(count)
         guard let table = IDTable.bulk(count: count, ids: ids) else { throw .init("duplicate id") }
-        slotOfID = table
-        order = SlotSequence(0..<Int32(count))
-        for folding in foldings {
+        records.slotOfID = table
+        orders.order = SlotSequence(0..<Int32(count))
+        for folding in folded.foldings {
             for column in folding.columns
             where (0..<Int32(count)).contains(where: { column.segment(ofSlot: $0) == nil }) {
                 throw .init("a record without a segment")

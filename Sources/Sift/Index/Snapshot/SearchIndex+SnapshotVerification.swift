@@ -40,15 +40,15 @@ extension SearchIndex {
     /// - Complexity: O(*n*) for *n* records, plus the folding of `records`.
     func verifyFoldedColumns(_ storages: [[FoldedColumn.Storage]], records: [Int32]) throws(SnapshotFormatError) {
         let fields = configuration.searchFields
-        let positions = fields.map { fieldPositions[$0] ?? values.count }
+        let positions = fields.map { self.records.fieldPositions[$0] ?? self.records.values.count }
         let emptyText = TextColumn()
         func text(_ column: Int) -> TextColumn {
-            positions[column] < values.count ? values[positions[column]] : emptyText
+            positions[column] < self.records.values.count ? self.records.values[positions[column]] : emptyText
         }
         for (f, columns) in storages.enumerated() {
             for (c, storage) in columns.enumerated() {
                 let texts = text(c)
-                for record in 0..<Int32(ids.slotCount) where texts.withUTF8(record, { $0.isEmpty }) {
+                for record in 0..<Int32(self.records.ids.slotCount) where texts.withUTF8(record, { $0.isEmpty }) {
                     let (start, end) = storage.bounds(ofSegment: Int(record))
                     guard start == end else { throw disagreement(record: record, field: c, folding: f) }
                 }
@@ -59,12 +59,12 @@ extension SearchIndex {
         // worker could not is done afterwards with worker 0's.
         let folders: [[ICUFolder]?] = (0..<workers).map { worker in
             worker == 0
-                ? foldings.map(\.folder)
-                : try? foldings.map { (folding) throws(SiftError) in
+                ? folded.foldings.map(\.folder)
+                : try? folded.foldings.map { (folding) throws(SiftError) in
                     try ICUFolder(folding.folder.collator)
                 }
         }
-        let codeBooks = foldings.map(\.codeBook)
+        let codeBooks = folded.foldings.map(\.codeBook)
         let chunk = (records.count + workers - 1) / workers
         let results = WorkerResults<Result<(record: Int32, field: Int, folding: Int)?, SiftError>>(count: workers)
         let work = UncheckedWork { worker in
@@ -115,8 +115,8 @@ extension SearchIndex {
     /// The error for a record whose folded field does not match its text.
     private func disagreement(record: Int32, field: Int, folding: Int) -> SnapshotFormatError {
         .init(
-            "the folded \(configuration.searchFields[field]) of record \(record) (id \"\(ids.string(record))\") "
-                + "under collation \(foldings[folding].collation.locale) does not match its text: "
+            "the folded \(configuration.searchFields[field]) of record \(record) (id \"\(records.ids.string(record))\") "
+                + "under collation \(folded.foldings[folding].collation.locale) does not match its text: "
                 + "the file was altered or damaged; rebuild the snapshot from the data"
         )
     }

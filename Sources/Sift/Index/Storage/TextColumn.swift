@@ -19,7 +19,7 @@ internal import CSiftKernels
 /// bytes per group) makes the usual update, a value cleared and then set again to one of similar
 /// length in the same slot, an edit in place rather than a copy of eight values. Offsets are `UInt32`, so a column holds at most 4 GiB: `canStore`
 /// tells beforehand whether a value fits, and `set` stops the process rather than wrap around.
-struct TextColumn {
+struct TextColumn: Sendable {
     /// Slots per group: a read skips at most `groupSize - 1` prefixes.
     static let groupSize = 8
     static let groupShift = 3
