@@ -125,9 +125,11 @@ struct MatchCache {
     /// within any k' ≥ k). Exact results (flag-checked, possibly across words) prove nothing of
     /// the kind, so they never narrow a typo key, and typo results never narrow an exact key.
     static func narrows(_ entry: MatchKey, _ key: MatchKey) -> Bool {
-        if key.typos > 0 { return entry.typos >= key.typos && entry.anchor == key.anchor }
-        return entry.typos == 0
-            && (entry.anchor == key.anchor || (entry.anchor == .anywhere && key.anchor != .fuzzy))
+        switch key.strategy {
+        case .typo: entry.typos >= key.typos && entry.anchor == key.anchor
+        case .fuzzy: entry.strategy == .fuzzy
+        case .exact: entry.strategy == .exact && (entry.anchor == key.anchor || entry.anchor == .anywhere)
+        }
     }
 
     /// Stores a result computed from the index as it is now.

@@ -152,7 +152,7 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the field; memory O(*p*) for pieces of *p* bytes.
     func fieldRanges(_ key: MatchKey, slot: Int32) -> [Range<Int>] {
-        if key.anchor == .fuzzy { return fuzzyRanges(key, slot: slot) }
+        if key.strategy == .fuzzy { return fuzzyRanges(key, slot: slot) }
         let folding = folded.foldings[key.folding]
         let column = folding.columns[key.field]
         guard let segment = column.segment(ofSlot: slot) else { return [] }

@@ -289,16 +289,15 @@ extension SearchIndex {
         _ plan: ScopePlan,
         _ expression: FoldedExpression,
         tolerance: TypoTolerance = .off,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> Bitset {
         var shared = SharedPatternMatches(expression, identical: isIdentical(plan), tolerance: tolerance)
         var result = records.live
         for clause in expression.clauses {
             var any = Bitset()
             for term in clause {
-                if isCancelled() { throw CancellationError() }
-                any.formUnion(try termHolds(plan, term, tolerance: tolerance, &statistics, &shared, isCancelled))
+                try run.checkCancellation()
+                any.formUnion(try termHolds(plan, term, tolerance: tolerance, &run, &shared))
             }
             result.formIntersection(any)
         }
@@ -317,9 +316,8 @@ extension SearchIndex {
         _ plan: ScopePlan,
         _ term: FoldedExpression.Term,
         tolerance: TypoTolerance,
-        _ statistics: inout QueryStatistics,
-        _ shared: inout SharedPatternMatches,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun,
+        _ shared: inout SharedPatternMatches
     ) throws -> Bitset {
         var matched = Bitset()
         if !term.occursNowhere {
@@ -333,13 +331,13 @@ extension SearchIndex {
                     inSomeField = Bitset()
                     for field in plan.fields {
                         inSomeField.formUnion(
-                            try fieldMatch(key(plan, field, term.anchor, pattern), &statistics, isCancelled).matched
+                            try fieldMatch(key(plan, field, term.anchor, pattern), &run).matched
                         )
                     }
                     if edits > 0 {
                         for field in plan.fields {
                             let typoKey = typoKey(plan, field, .wordStart, pattern, edits: edits)
-                            inSomeField.formUnion(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                            inSomeField.formUnion(try fieldMatch(typoKey, &run).matched)
                         }
                     }
                     shared.keep(inSomeField, for: sharedKey)
@@ -368,8 +366,7 @@ extension SearchIndex {
         plan: ScopePlan,
         expression: FoldedExpression,
         tolerance: TypoTolerance,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> [Bitset] {
         var totals = [matches]
         var shared = SharedPatternMatches(expression, identical: isIdentical(plan), tolerance: tolerance)
@@ -377,8 +374,8 @@ extension SearchIndex {
             // Per term, the records where it holds with at most k typos, k = 0, 1, ...
             var cumulative: [[Bitset]] = []
             for term in clause {
-                if isCancelled() { throw CancellationError() }
-                var holds = try termHolds(plan, term, tolerance: tolerance, &statistics, &shared, isCancelled)
+                try run.checkCancellation()
+                var holds = try termHolds(plan, term, tolerance: tolerance, &run, &shared)
                 holds.formIntersection(matches)
                 let counts =
                     term.toleratesTypos && !term.occursNowhere
@@ -388,8 +385,7 @@ extension SearchIndex {
                         patterns: term.patterns,
                         mode: .words,
                         tolerance: tolerance,
-                        &statistics,
-                        isCancelled
+                        &run
                     ) : [holds]
                 var running = Bitset()
                 cumulative.append(

@@ -58,13 +58,21 @@ extension SearchIndex {
     ///   candidates of the shorter word's typo result with the same budget), and `.ranked` adds
     ///   the scans of the smaller budgets and O(*n* / 64) bitset work per word and typo count.
     public func search(_ query: Query, isCancelled: () -> Bool = { false }) throws -> SearchResult {
+        try withoutActuallyEscaping(isCancelled) { isCancelled in
+            var run = QueryRun(query: query, isCancelled: isCancelled)
+            return try search(&run)
+        }
+    }
+
+    /// `search(_:isCancelled:)` for one run.
+    private func search(_ run: inout QueryRun) throws -> SearchResult {
+        let query = run.query
         try checkLength(query)
         try addDeferredWordStarts()
         guard let selected = folded.scopePlans.firstIndex(where: { $0.scope.name == query.scope }) else {
             throw SiftError.unknownScope(query.scope)
         }
         let length = query.text.count
-        var statistics = QueryStatistics()
         var foldedQueries: [Int: FoldedQuery] = [:]
         // Scopes that search the same fields (say, one per category) share one union of field results.
         var fieldSetMatches: [FieldSet: Bitset] = [:]
@@ -78,15 +86,14 @@ extension SearchIndex {
         if query.order == .ranked, query.mode == .contains || query.mode == .words, length > 0,
             length >= selectedPlan.scope.minimumLength
         {
-            let folded = try foldQuery(query, folding: selectedPlan.folding, isCancelled)
+            let folded = try foldQuery(query, folding: selectedPlan.folding, run.isCancelled)
             foldedQueries[selectedPlan.folding] = folded
             if let ranking = folded.rankingPattern(mode: query.mode) {
                 try sweepRankingAnchors(
                     selectedPlan,
                     firstPattern: ranking.pattern,
                     mode: ranking.mode,
-                    &statistics,
-                    isCancelled
+                    &run
                 )
             }
         }
@@ -105,12 +112,12 @@ extension SearchIndex {
             case .matches:
                 let folded =
                     try foldedQueries[plan.folding]
-                    ?? foldQuery(query, folding: plan.folding, isCancelled)
+                    ?? foldQuery(query, folding: plan.folding, run.isCancelled)
                 foldedQueries[plan.folding] = folded
                 let fieldSet = FieldSet(folding: plan.folding, fields: plan.fields)
                 let matches =
                     try fieldSetMatches[fieldSet]
-                    ?? scopeMatches(plan, folded, mode: query.mode, typos: query.typos, &statistics, isCancelled)
+                    ?? scopeMatches(plan, folded, mode: query.mode, typos: query.typos, &run)
                 fieldSetMatches[fieldSet] = matches
                 (bits, count) = Bitset.combining(matches, and: filterMembers(plan))
             }
@@ -127,7 +134,7 @@ extension SearchIndex {
             if query.order == .ranked, selectedState == .matches, query.mode == .fuzzy,
                 case .patterns(let patterns)? = foldedQueries[plan.folding]
             {
-                rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &statistics, isCancelled)
+                rows = try cachedFuzzyRankedRows(bits, plan: plan, pattern: patterns[0], &run)
             } else if query.order != .original, selectedState == .matches, let kept = cachedOrderedRows(.query(query)) {
                 // The same query, answered since the last edit: a backspace or a query typed again.
                 rows = kept
@@ -139,14 +146,13 @@ extension SearchIndex {
                     plan: plan,
                     query: query,
                     folded: folded,
-                    &statistics,
-                    isCancelled
+                    &run
                 )
             } else {
                 rows = try resultRows(
                     [(bits, selectedCount)],
                     order: query.order == .ranked ? .original : query.order,
-                    isCancelled: isCancelled
+                    isCancelled: run.isCancelled
                 )
                 if query.order == .sorted, selectedState == .matches { keepOrderedRows(rows, for: .query(query)) }
             }
@@ -157,7 +163,7 @@ extension SearchIndex {
             resultRows: rows,
             scopeCounts: counts,
             revision: revision,
-            statistics: statistics
+            statistics: run.statistics
         )
     }
 
@@ -172,8 +178,7 @@ extension SearchIndex {
         plan: ScopePlan,
         query: Query,
         _ folded: FoldedQuery?,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> [Bitset]? {
         if let patterns = Self.typoPatterns(folded, mode: query.mode, tolerance: query.typos) {
             return try typoCounts(
@@ -182,8 +187,7 @@ extension SearchIndex {
                 patterns: patterns,
                 mode: query.mode,
                 tolerance: query.typos,
-                &statistics,
-                isCancelled
+                &run
             )
         }
         if case .expression(let expression)? = folded, expression.hasTypoPatterns(query.typos) {
@@ -192,8 +196,7 @@ extension SearchIndex {
                 plan: plan,
                 expression: expression,
                 tolerance: query.typos,
-                &statistics,
-                isCancelled
+                &run
             )
         }
         return nil
@@ -240,26 +243,24 @@ extension SearchIndex {
         _ folded: FoldedQuery,
         mode: MatchMode,
         typos: TypoTolerance,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> Bitset {
         switch folded {
         case .everything: return records.live
         case .nothing: return Bitset()
         case .expression(let expression):
-            return try expressionMatches(plan, expression, tolerance: typos, &statistics, isCancelled)
+            return try expressionMatches(plan, expression, tolerance: typos, &run)
         case .patterns(let patterns):
             var result: Bitset? = nil
             for pattern in patterns {
-                if isCancelled() { throw CancellationError() }
+                try run.checkCancellation()
                 // Exact field results, then (with typo tolerance) the fields' typo results.
                 let fieldSets = try fieldResults(
                     plan,
                     pattern,
                     mode: mode,
                     tolerance: typos,
-                    &statistics,
-                    isCancelled
+                    &run
                 )
                 let (first, second) = Self.pairForCombining(fieldSets)
                 result =
@@ -274,14 +275,13 @@ extension SearchIndex {
     /// pattern's candidates, or by a full scan of the column.
     func fieldMatch(
         _ key: MatchKey,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws
         -> FieldMatch
     {
-        if let match = try cachedOrNarrowed(key, &statistics, isCancelled) { return match }
-        statistics.fullScans += 1
-        return store(try fullScan(key, isCancelled), for: key)
+        if let match = try cachedOrNarrowed(key, &run) { return match }
+        run.statistics.fullScans += 1
+        return store(try fullScan(key, run.isCancelled), for: key)
     }
 
     /// Stores a scan's result in the cache and returns it as stored: an exact key's sets of at
@@ -293,7 +293,7 @@ extension SearchIndex {
     @discardableResult
     func store(_ result: FieldMatch, for key: MatchKey) -> FieldMatch {
         var result = result
-        if key.typos == 0 && key.anchor != .fuzzy {
+        if key.strategy == .exact {
             result.matched.makeSparse(ifAtMost: sparseSlotLimit)
             result.candidates.makeSparse(ifAtMost: sparseSlotLimit)
         }
@@ -309,41 +309,29 @@ extension SearchIndex {
     ///   records when narrowing.
     func cachedOrNarrowed(
         _ key: MatchKey,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> FieldMatch? {
         // (The closures are written out at each call: a closure held in a variable escapes, and
         // would allocate its context on every keystroke.)
         if let hit = caches.matches.lookup(key, evaluate: { self.evaluate($0, slot: $1) }) {
-            statistics.cacheHits += 1
+            run.statistics.cacheHits += 1
             return hit
         }
         guard let candidates = narrowingCandidates(for: key) else { return nil }
-        statistics.narrowedScans += 1
-        return store(try narrowedScan(key, candidates: candidates, &statistics, isCancelled), for: key)
+        run.statistics.narrowedScans += 1
+        return store(try narrowedScan(key, candidates: candidates, &run), for: key)
     }
 
     /// The cached candidates a scan of `key` should narrow, if any: those of the longest cached
-    /// pattern it extends, when they are few (or the index fits in cache); past a twentieth of a
-    /// large index a sequential sweep of the whole column (memory speed, SIMD) beats visiting
-    /// scattered candidates, whose every visit is a cache miss. Both are exact. A fuzzy or typo
-    /// scan visits every segment's bytes either way, so it always narrows.
+    /// pattern it extends (`MatchCache.narrowingBase`), when the key's strategy says narrowing
+    /// them beats a full scan (`narrowsFrom(_:)`).
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
         guard let base = caches.matches.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }) else {
             return nil
         }
-        if key.typos > 0 { return base.candidates }
-        // A fuzzy sweep reads 64 bytes at a time (`sift_fuzzy_sweep`): past a quarter of a large
-        // index's records, faster than visiting each candidate.
-        if key.anchor == .fuzzy {
-            let swept =
-                orders.order.count >= knobs.fuzzySweepMinimumRecords && base.candidates.count * 4 > orders.order.count
-            return swept ? nil : base.candidates
-        }
-        guard orders.order.count < 4096 || base.candidates.count * 20 < orders.order.count else { return nil }
-        return base.candidates
+        return narrowsFrom(key, base.candidates) ? base.candidates : nil
     }
 
     /// Empties the query cache: the next keystroke of every query scans its fields afresh. The cache

@@ -56,8 +56,7 @@ extension SearchIndex {
         plan: ScopePlan,
         query: Query,
         folded: FoldedQuery,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> ResultRows {
         var key = KeptRows.Key.query(query)
         // At identical strength a match also compares the text (canonical equality): the text's key.
@@ -74,7 +73,7 @@ extension SearchIndex {
             )
             if let kept = cachedOrderedRows(key) { return kept }
         }
-        let rows = try rankedRows(matches, plan: plan, query: query, folded: folded, &statistics, isCancelled)
+        let rows = try rankedRows(matches, plan: plan, query: query, folded: folded, &run)
         keepOrderedRows(rows, for: key)
         return rows
     }
@@ -92,12 +91,11 @@ extension SearchIndex {
         plan: ScopePlan,
         query: Query,
         folded: FoldedQuery,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> ResultRows {
         let context = rankingContext(folded, query: query, folding: plan.folding)
         let typoGroups =
-            try typoTotals(matches.bits, plan: plan, query: query, folded, &statistics, isCancelled) ?? [matches.bits]
+            try typoTotals(matches.bits, plan: plan, query: query, folded, &run) ?? [matches.bits]
         let fieldCount = plan.fields.count
         // ways[w][p]: the records that match field p at least way w (whole field, field start,
         // word start, anywhere) through some alternative; nil where none can.
@@ -110,10 +108,10 @@ extension SearchIndex {
             }
         }
         for alternative in context.alternatives {
-            if isCancelled() { throw CancellationError() }
+            try run.checkCancellation()
             for (position, field) in plan.fields.enumerated() {
                 func match(_ anchor: Anchor) throws -> Bitset {
-                    try fieldMatch(key(plan, field, anchor, alternative.pattern), &statistics, isCancelled).matched
+                    try fieldMatch(key(plan, field, anchor, alternative.pattern), &run).matched
                 }
                 let atFieldStart = try match(.fieldStart)
                 if alternative.whole {
@@ -133,12 +131,12 @@ extension SearchIndex {
         var typoWays = [[Bitset?]](repeating: [Bitset?](repeating: nil, count: fieldCount), count: 3)
         if let typo = context.typoPattern, typoGroups.dropFirst().contains(where: { $0.wordCount > 0 }) {
             for (position, field) in plan.fields.enumerated() {
-                if isCancelled() { throw CancellationError() }
+                try run.checkCancellation()
                 let anchors: [(way: Int, anchor: Anchor)] =
                     query.mode == .words ? [(1, .fieldStart), (2, .wordStart)] : [(1, .fieldStart)]
                 for (way, anchor) in anchors {
                     let key = typoKey(plan, field, anchor, typo.pattern, edits: typo.edits)
-                    typoWays[way][position] = try fieldMatch(key, &statistics, isCancelled).matched
+                    typoWays[way][position] = try fieldMatch(key, &run).matched
                 }
             }
         }
@@ -184,7 +182,7 @@ extension SearchIndex {
                 )
             )
         }
-        var rows = try orderedRows(groups.map { ($0.bits, $0.count) }, order: .original, isCancelled: isCancelled)
+        var rows = try orderedRows(groups.map { ($0.bits, $0.count) }, order: .original, isCancelled: run.isCancelled)
         breakRankingTies(
             &rows,
             runs: groups.map { ($0.count, orders.rankingPlan.sortsByLength ? $0.field : nil) },

@@ -9,6 +9,41 @@ internal import CSiftKernels
 /// score what they match while its bytes are in cache, and each field result's scores are kept
 /// for the index's revision (`FuzzyFieldScores`): ranking combines them without reading a record.
 extension SearchIndex {
+    /// Every segment of the key's column swept for the pattern's elements in order
+    /// (`sift_fuzzy_sweep`); in a ranked query, scoring each match as it is found.
+    ///
+    /// - Complexity: O(*n*) in the folded size of the field, divided among the cores.
+    func fullScanFuzzy(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        if caches.scoresFuzzyMatches { return try fuzzyScoringFullScan(key, isCancelled) }
+        var match = try sweep(key, .fuzzy, isCancelled)[0]
+        match.candidates = match.matched
+        return match
+    }
+
+    /// The candidates of `base` checked for the pattern's elements in order; in a ranked query,
+    /// scoring each match as it is found.
+    ///
+    /// - Complexity: O(*k*) in the size of the *k* candidate records.
+    func narrowedScanFuzzy(
+        _ key: MatchKey,
+        candidates base: Bitset,
+        _ run: inout QueryRun
+    ) throws -> FieldMatch {
+        if caches.scoresFuzzyMatches {
+            return try fuzzyScoringNarrowedScan(key, candidates: base, &run)
+        }
+        return try matchesOnlyNarrowedScan(key, candidates: base, &run) {
+            sift_fuzzy_scan_candidates(&$0, &$1, $2, $3, $4, $5, $6)
+        }
+    }
+
+    /// Whether narrowing `candidates` beats a sweep: a fuzzy sweep reads 64 bytes at a time
+    /// (`sift_fuzzy_sweep`), so past a quarter of a large index's records it is faster than
+    /// visiting each candidate.
+    func fuzzyNarrowsFrom(_ candidates: Bitset) -> Bool {
+        orders.order.count < knobs.fuzzySweepMinimumRecords || candidates.count * 4 <= orders.order.count
+    }
+
     /// Whether one slot's field holds the key's elements in order (candidate and match alike).
     ///
     /// - Complexity: O(*s*) in the size of the slot's field.
@@ -29,8 +64,7 @@ extension SearchIndex {
         _ matches: Bitset,
         plan: ScopePlan,
         pattern: (bytes: [UInt8], text: String),
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> ResultRows {
         let key = KeptRows.Key.pattern(
             mode: .fuzzy,
@@ -41,7 +75,7 @@ extension SearchIndex {
             matches: matches
         )
         if let kept = cachedOrderedRows(key) { return kept }
-        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &statistics, isCancelled)
+        let rows = try fuzzyRankedRows(matches, plan: plan, pattern: pattern, &run)
         keepOrderedRows(rows, for: key)
         return rows
     }
@@ -61,12 +95,11 @@ extension SearchIndex {
         _ matches: Bitset,
         plan: ScopePlan,
         pattern: (bytes: [UInt8], text: String),
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> ResultRows {
         let count = matches.count
         guard count > 1 else {
-            return ResultRows(try orderedRows([(matches, count)], order: .original, isCancelled: isCancelled))
+            return ResultRows(try orderedRows([(matches, count)], order: .original, isCancelled: run.isCancelled))
         }
         // One key per match, in slot order: a match's is at its rank among the matches.
         let filter = matches.words
@@ -77,9 +110,9 @@ extension SearchIndex {
         for (position, field) in plan.fields.enumerated() {
             let key = key(plan, field, .fuzzy, pattern)
             // The field's result was just computed for the query's matches: a cache hit.
-            var unused = QueryStatistics()
-            let matched = try fieldMatch(key, &unused, isCancelled).matched
-            let scores = try fuzzyFieldScores(key, matched: matched, isCancelled)
+            var uncounted = run
+            let matched = try fieldMatch(key, &uncounted).matched
+            let scores = try fuzzyFieldScores(key, matched: matched, run.isCancelled)
             let fieldRank = rankCount - 1 - UInt32(position)
             let members = matched.words
             members.withUnsafeBufferPointer { members in
@@ -116,7 +149,7 @@ extension SearchIndex {
                 )
             )
         }
-        var rows = try orderedRows([(matches, count)], order: .original, isCancelled: isCancelled)
+        var rows = try orderedRows([(matches, count)], order: .original, isCancelled: run.isCancelled)
         // Each row's key: the rows are the matches in slot order while the original order follows
         // the slots, else found by rank.
         let rowKeys =
@@ -288,8 +321,7 @@ extension SearchIndex {
     func fuzzyScoringNarrowedScan(
         _ key: MatchKey,
         candidates base: Bitset,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> FieldMatch {
         let room = base.count
         var written = 0
@@ -300,7 +332,7 @@ extension SearchIndex {
             scores = try [UInt16](unsafeUninitializedCapacity: room) { scores, initialized in
                 defer { initialized = written }
                 try scratch.withUnsafeMutableBufferPointer { scratch in
-                    match = try matchesOnlyNarrowedScan(key, candidates: base, &statistics, isCancelled) {
+                    match = try matchesOnlyNarrowedScan(key, candidates: base, &run) {
                         sift_fuzzy_scan_score_candidates(
                             &$0,
                             &$1,

@@ -54,6 +54,31 @@ extension SearchIndex {
         MatchKey(folding: plan.folding, field: field, anchor: anchor, pattern: pattern.bytes, typos: edits)
     }
 
+    /// Every segment of the key's column swept for record words within the key's edit budget of
+    /// the pattern (`sift_typo_sweep`); a typo key's candidates are its matches.
+    ///
+    /// - Complexity: O(*n*) in the folded size of the field, divided among the cores.
+    func fullScanTypos(_ key: MatchKey, _ isCancelled: () -> Bool) throws -> FieldMatch {
+        var match = try sweep(key, .typos(maxEdits: key.typos), isCancelled)[0]
+        match.candidates = match.matched
+        return match
+    }
+
+    /// The candidates of `base` (a cached typo result with at least this budget) checked within
+    /// the key's budget.
+    ///
+    /// - Complexity: O(*k*) in the size of the *k* candidate records.
+    func narrowedScanTypos(
+        _ key: MatchKey,
+        candidates base: Bitset,
+        _ run: inout QueryRun
+    ) throws -> FieldMatch {
+        let edits = Int32(key.typos)
+        return try matchesOnlyNarrowedScan(key, candidates: base, &run) {
+            sift_typo_scan_candidates(&$0, &$1, $2, $3, $4, $5, edits, $6)
+        }
+    }
+
     /// Whether one slot's field has a record word within the key's edits (candidate and match alike).
     ///
     /// - Complexity: O(*s*) in the size of the slot's field (see `FoldedColumn.typoDistance`).
@@ -78,19 +103,18 @@ extension SearchIndex {
         _ pattern: (bytes: [UInt8], text: String),
         mode: MatchMode,
         tolerance: TypoTolerance,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> [Bitset] {
         let anchor = Self.anchor(for: mode)
         var results = try plan.fields.map { field in
-            try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched
+            try fieldMatch(key(plan, field, anchor, pattern), &run).matched
         }
         if let typoAnchor = Self.typoAnchor(for: mode) {
             let edits = Self.typoEdits(pattern.bytes, tolerance)
             if edits > 0 {
                 for field in plan.fields {
                     let typoKey = typoKey(plan, field, typoAnchor, pattern, edits: edits)
-                    results.append(try fieldMatch(typoKey, &statistics, isCancelled).matched)
+                    results.append(try fieldMatch(typoKey, &run).matched)
                 }
             }
         }
@@ -112,8 +136,7 @@ extension SearchIndex {
         patterns: [(bytes: [UInt8], text: String)],
         mode: MatchMode,
         tolerance: TypoTolerance,
-        _ statistics: inout QueryStatistics,
-        _ isCancelled: () -> Bool
+        _ run: inout QueryRun
     ) throws -> [Bitset] {
         let anchor = Self.anchor(for: mode)
         guard let typoAnchor = Self.typoAnchor(for: mode) else { return [matches] }
@@ -121,20 +144,20 @@ extension SearchIndex {
         for pattern in patterns {
             let edits = Self.typoEdits(pattern.bytes, tolerance)
             guard edits > 0 else { continue }
-            if isCancelled() { throw CancellationError() }
+            try run.checkCancellation()
             var exact = Bitset()
             for field in plan.fields {
-                exact.formUnion(try fieldMatch(key(plan, field, anchor, pattern), &statistics, isCancelled).matched)
+                exact.formUnion(try fieldMatch(key(plan, field, anchor, pattern), &run).matched)
             }
             // within[l]: matched exactly or within l edits. The largest first: it narrows the others.
             var within = [Bitset](repeating: Bitset(), count: edits + 1)
             within[0] = exact
             for level in stride(from: edits, through: 1, by: -1) {
-                if isCancelled() { throw CancellationError() }
+                try run.checkCancellation()
                 var set = exact
                 for field in plan.fields {
                     let key = typoKey(plan, field, typoAnchor, pattern, edits: level)
-                    set.formUnion(try fieldMatch(key, &statistics, isCancelled).matched)
+                    set.formUnion(try fieldMatch(key, &run).matched)
                 }
                 within[level] = set
             }
