@@ -48,16 +48,24 @@ let package = Package(
         .target(name: "CSiftKernels"),
 
         // MARK: Core library
+        // Slot-level structures (bitsets, slot maps and sequences, text columns, the ID table, ...),
+        // each checking its own invariants under SIFT_INTERNAL_CHECKS. Internal to the package
+        // (`package` access): no product exposes it.
+        .target(
+            name: "SiftStorage",
+            dependencies: ["CSiftKernels"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Sift",
-            dependencies: ["CSiftICU", "CSiftKernels"],
+            dependencies: ["CSiftICU", "CSiftKernels", "SiftStorage"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: Data files (TSV, CSV, JSON Lines) -> records, with precise errors
         .target(
             name: "SiftDataset",
-            dependencies: ["Sift"],
+            dependencies: ["Sift", "SiftStorage"],
             swiftSettings: swiftSettings
         ),
 
@@ -110,7 +118,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "SiftTests",
-            dependencies: ["Sift", "_SiftFuzzing", .product(name: "Clocks", package: "swift-clocks")],
+            dependencies: ["Sift", "SiftStorage", "_SiftFuzzing", .product(name: "Clocks", package: "swift-clocks")],
             exclude: ["Oracles"],
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 public import Sift
+internal import SiftStorage
 
 /// A data file read and parsed, on every core: its columns, and its rows' values kept where the
 /// file's bytes hold them until they are read. The fast road from a file to records.

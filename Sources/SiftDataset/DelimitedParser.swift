@@ -1,4 +1,5 @@
 internal import Sift
+internal import SiftStorage
 
 /// A problem found while scanning TSV/CSV bytes; converted to a ``DataFileError`` by the parser,
 /// which knows the column names.

@@ -1,3 +1,4 @@
+import SiftStorage
 import Testing
 
 @testable import Sift

@@ -1,4 +1,5 @@
 import Foundation
+import SiftStorage
 import Testing
 
 @testable import Sift

@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import SiftStorage
 
 extension SearchIndex {
     /// Appends many records in order (the large-batch path of `insert(contentsOf:)`), leaving the

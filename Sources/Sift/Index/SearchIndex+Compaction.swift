@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension SearchIndex {
     /// A column that a rebuild runs in (see `advanceCompaction()`).
     enum RebuildingColumn: Equatable {

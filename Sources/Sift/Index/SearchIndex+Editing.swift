@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension SearchIndex {
     /// Inserts a record at a position of the original list (at the end when `position` is nil).
     ///

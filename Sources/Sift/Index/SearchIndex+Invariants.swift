@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension SearchIndex {
     /// Checks every part of the index and how the parts agree (see `InternalChecks`): the
     /// original order holds exactly the live slots; every slot is live or free, once; the id

@@ -1,6 +1,9 @@
 /// Where an index's memory goes, in bytes (allocated capacity, estimated for strings).
 ///
 /// The parts are disjoint: `total` is their sum.
+
+internal import SiftStorage
+
 public struct IndexMemoryUsage: Hashable, Sendable, CustomStringConvertible {
     /// Folded codes of every search field, for every collation.
     public var foldedCodes = 0

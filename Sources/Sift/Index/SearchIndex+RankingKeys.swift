@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 extension SearchIndex {
     /// The per-slot ranking keys, built on first use (one pass over every folded column, and one

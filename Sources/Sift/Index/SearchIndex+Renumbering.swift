@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import SiftStorage
 
 extension SearchIndex {
     /// Renumberings whose maps an index keeps: a handle made before the last this many is

@@ -1,5 +1,6 @@
 internal import CSiftKernels
 internal import Dispatch
+internal import SiftStorage
 
 #if canImport(Glibc)
 internal import Glibc

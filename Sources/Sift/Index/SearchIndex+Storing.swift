@@ -1,6 +1,8 @@
 // Editing primitives: storing, folding and committing one record's slot, and withdrawing it.
 // `SearchIndex+Editing.swift` and `SearchIndex+BulkInsert.swift` compose them.
 
+internal import SiftStorage
+
 extension SearchIndex {
     /// Registers the field names of records so that folding can run without mutating the index.
     func registerFields<S: Sequence>(of records: S) where S.Element == Record {

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 extension SearchIndex {
     /// What tables need to show rows, as of now: a snapshot that later edits do not change.

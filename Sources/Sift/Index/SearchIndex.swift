@@ -1,3 +1,4 @@
+internal import SiftStorage
 internal import Synchronization
 
 /// Indexes made so far in this process: each takes the next handle tag.

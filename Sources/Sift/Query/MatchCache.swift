@@ -1,4 +1,7 @@
 /// Where in a field a pattern may start.
+
+internal import SiftStorage
+
 enum Anchor: UInt8, Hashable, Sendable {
     case anywhere
     case fieldStart

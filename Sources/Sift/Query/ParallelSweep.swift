@@ -1,5 +1,6 @@
 internal import CSiftKernels
 internal import Dispatch
+internal import SiftStorage
 internal import Synchronization
 
 /// A full scan of one column split among the machine's cores: each worker sweeps a contiguous

@@ -1,5 +1,6 @@
 internal import CSiftKernels
 internal import Dispatch
+internal import SiftStorage
 internal import Synchronization
 
 /// Ranked rows behind a `ResultRows`, kept as their ranking groups and put in order only where

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 internal import Synchronization
 
 /// The rows of a search result: a list of handles, or groups of slots whose handles are made

@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension SearchIndex {
     /// The ranges a query matches in each searched field of one record, in UTF-16 code units
     /// (as ICU and `NSRange` count), computed on demand for the rows being shown.
@@ -106,7 +108,7 @@ extension SearchIndex {
     /// name[ranges[0]]                                           // "Straße"
     /// ```
     ///
-    /// - Complexity: that of `matchRanges(of:for:isCancelled:)`.
+    /// - Complexity: that of `matchRanges(of:for:fields:isCancelled:)`.
     public func highlights(
         of handle: RecordHandle,
         for query: Query,

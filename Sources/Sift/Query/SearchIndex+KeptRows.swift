@@ -4,6 +4,9 @@
 /// backspace or a query typed again (the user clears the box and types its first letter again)
 /// would pay it again for the same rows. Answers in original order need no cache: their rows are
 /// the matches' bitset.
+
+internal import SiftStorage
+
 extension SearchIndex {
     /// Answers kept: at most this many, taking at most eight bytes a slot of the index in all
     /// (as many rows' handles as the index has slots), as measured when an answer is kept. A query

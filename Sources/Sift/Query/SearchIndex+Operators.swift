@@ -1,4 +1,7 @@
 /// A `QueryExpression` folded under one collation: an AND of clauses, each an OR of terms.
+
+internal import SiftStorage
+
 struct FoldedExpression {
     /// One term: field patterns that must all match (a word term's words, a phrase's one pattern),
     /// under one anchor.

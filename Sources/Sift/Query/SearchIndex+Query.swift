@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// The fields a scope searches under one folding: scopes with equal field sets match the same records
 /// (before their category filters).

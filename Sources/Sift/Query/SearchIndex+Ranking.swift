@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// What the ranking rules read of one ranked query (see `RankingRule`).
 struct RankingContext {

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 extension SearchIndex {
     // MARK: - Ordering

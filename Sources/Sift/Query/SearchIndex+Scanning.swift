@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 extension SearchIndex {
     /// The key's column swept by a `ParallelSweep` finding `anchors`.

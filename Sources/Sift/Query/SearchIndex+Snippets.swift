@@ -14,10 +14,10 @@ extension SearchIndex {
     ///   - handle: the record.
     ///   - query: the query whose matches the snippets show.
     ///   - length: the longest window, in characters (grapheme clusters); at least 1.
-    ///   - isCancelled: polled between the query's patterns (see `matchRanges(of:for:isCancelled:)`).
+    ///   - isCancelled: polled between the query's patterns (see `matchRanges(of:for:fields:isCancelled:)`).
     /// - Throws: `SiftError.staleHandle`, `SiftError.unknownScope`, `SiftError.queryTooLarge`, an
     ///   ICU failure, or `CancellationError`.
-    /// - Complexity: that of `matchRanges(of:for:isCancelled:)`, plus O(*s*) per field with a match.
+    /// - Complexity: that of `matchRanges(of:for:fields:isCancelled:)`, plus O(*s*) per field with a match.
     public func snippets(
         of handle: RecordHandle,
         for query: Query,

@@ -2,6 +2,9 @@
 /// kept while one evaluation still needs them: such a pattern's field results are looked up and
 /// united once, not once per term (a query of hundreds of terms would otherwise push its own
 /// results out of the `MatchCache` and scan them again). Patterns used once are not kept.
+
+internal import SiftStorage
+
 struct SharedPatternMatches {
     /// A pattern as one evaluation looks it up: codes, text (only at identical strength),
     /// anchor and edits.

@@ -5,7 +5,7 @@ internal import Dispatch
 ///
 /// The ranges a query matches in one record depend only on that record's values, the index's
 /// configuration (its fields, scopes and collations) and the query, never on the other records.
-/// So a cell's ranges are those `SearchIndex.matchRanges(of:for:isCancelled:)` gives for the
+/// So a cell's ranges are those `SearchIndex.matchRanges(of:for:fields:isCancelled:)` gives for the
 /// record in an index of that configuration that holds only the record's searched values as the
 /// snapshot has them: that is how they are computed, with the index's own matching code, on
 /// whatever thread reads the cell.
@@ -20,7 +20,7 @@ struct CellHighlighting: Sendable {
     /// everything when the query cannot be answered (an unknown scope, a query past the limits).
     ///
     /// - Complexity: O(*s*) in the size of the values, for folding them, plus what
-    ///   `matchRanges(of:for:isCancelled:)` costs for one record.
+    ///   `matchRanges(of:for:fields:isCancelled:)` costs for one record.
     func matchRanges(of values: [String: String], for query: Query) -> [String: [Range<Int>]] {
         guard !query.text.isEmpty else { return [:] }
         let searched = Set(configuration.searchFields)

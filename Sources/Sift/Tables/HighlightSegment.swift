@@ -71,7 +71,7 @@ public struct HighlightSegment: Hashable, Sendable {
     }
 
     /// The text cut into runs as `segments(of:highlighting:)` does, for ranges in UTF-16 code
-    /// units (as `SearchIndex.matchRanges(of:for:isCancelled:)` and `Snippet.utf16Ranges` give
+    /// units (as `SearchIndex.matchRanges(of:for:fields:isCancelled:)` and `Snippet.utf16Ranges` give
     /// them); offsets past the text are clamped.
     ///
     /// - Complexity: O(*n* + *r* log *r*) for a text of *n* UTF-16 code units and *r* ranges.

@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension SearchIndex {
     /// The fields a cell shows by default: the sort field (the rows' titles), which the tables
     /// keep anyway.

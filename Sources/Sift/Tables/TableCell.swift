@@ -15,6 +15,9 @@
 /// }
 /// cell[field: "notes"]?.snippet(length: 40).text                  // 40 characters around the match
 /// ```
+
+internal import SiftStorage
+
 public struct TableCell: Hashable, Sendable {
     /// The row the cell shows.
     public let row: TableRow
@@ -34,7 +37,7 @@ public struct TableCell: Hashable, Sendable {
         /// does not search, or without a match.
         public let highlights: [Range<String.Index>]
         /// The same ranges in UTF-16 code units of `text`: those of
-        /// `SearchIndex.matchRanges(of:for:isCancelled:)`.
+        /// `SearchIndex.matchRanges(of:for:fields:isCancelled:)`.
         public let utf16Highlights: [Range<Int>]
 
         /// `text` as runs to style, highlighted or not, of whole characters (see

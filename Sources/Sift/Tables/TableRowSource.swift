@@ -6,6 +6,9 @@
 /// arrays: taking one costs a few retains, and an edit of the index made while a table holds one
 /// copies what the edit writes, so a table never changes under its reader. Rows and cells are
 /// made from it only when they are read.
+
+internal import SiftStorage
+
 struct TableRowSource: Sendable {
     let ids: TextColumn
     let titles: TextColumn

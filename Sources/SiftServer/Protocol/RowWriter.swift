@@ -19,7 +19,7 @@ struct RowWriter {
     ///   - query: the query whose matches to highlight (nil or empty: none).
     ///   - fields: the fields to include (nil: every field).
     /// - Complexity: O(*s*) in the size of the record, plus the highlights' cost
-    ///   (`SearchIndex.matchRanges(of:for:isCancelled:)`).
+    ///   (`SearchIndex.matchRanges(of:for:fields:isCancelled:)`).
     func write(
         _ handle: RecordHandle,
         number: Int,

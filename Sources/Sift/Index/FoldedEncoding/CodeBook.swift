@@ -8,6 +8,9 @@
 ///
 /// Latin, Greek and Cyrillic text mostly gets one-byte codes (the first 127 elements seen), so a
 /// folded field is about as long as its UTF-8 text.
+
+internal import SiftStorage
+
 struct CodeBook {
     /// Open addressing, linear probing: an element (0 marks an empty bucket; processed elements
     /// are never 0) beside its code, so that a lookup touches one cache line. Folding looks up

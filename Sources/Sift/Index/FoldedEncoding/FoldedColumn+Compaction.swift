@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension FoldedColumn: RebuildableColumn {
     /// Whether a rebuild should start: none runs, and dead bytes have passed an eighth of the
     /// codes (and 4 KiB).

@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension FoldedColumn {
     /// Checks the column against a column rebuilt from its own buffers
     /// (`init(storage:slotCount:)`, which validates segment bounds, separators, owners and flag

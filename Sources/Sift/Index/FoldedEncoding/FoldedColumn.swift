@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// One searchable field of every record, folded under one collation, in contiguous buffers.
 ///

@@ -1,6 +1,9 @@
 /// The orders and groupings a `SearchIndex` derives from its records and keeps current under
 /// every edit: the original order, the sorted order with its sections, the category members and
 /// the ranking keys. The sorted order, categories and ranking keys are built on first use.
+
+internal import SiftStorage
+
 struct DerivedOrders {
     /// Live slots in original order.
     var order = SlotSequence()

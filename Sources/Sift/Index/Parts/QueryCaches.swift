@@ -1,6 +1,9 @@
 /// What a `SearchIndex` keeps from one query for the next: field results, whole-field matches,
 /// ordered answers, fuzzy scores and the last folded query. Every edit keeps them exact or drops
 /// them; `discardCachedResults()` empties them.
+
+internal import SiftStorage
+
 struct QueryCaches {
     /// Field results by exact key, and the narrowing bases of longer patterns.
     var matches: MatchCache

@@ -3,6 +3,9 @@
 /// index keeps (orders, folded columns, caches) derives from these.
 ///
 /// Internal, not private: snapshots store and restore every part.
+
+internal import SiftStorage
+
 struct RecordStore {
     /// All field names: the search fields first, then others in order of first appearance,
     /// with their positions by name.

@@ -1,6 +1,9 @@
 /// The sizes at which a `SearchIndex` changes strategy: scan chunks, parallel splits, list or
 /// bitset, batch sizes. The defaults suit every index; tests set small values (through
 /// `package` access) so that small indexes take every path.
+
+internal import SiftStorage
+
 package struct TuningKnobs: Sendable {
     /// Records from which a fuzzy keystroke whose narrowing base holds more than a quarter of them
     /// sweeps the column instead (`narrowingCandidates`). Tests set it to 0 so that small

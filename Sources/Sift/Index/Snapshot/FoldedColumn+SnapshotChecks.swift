@@ -1,3 +1,5 @@
+internal import SiftStorage
+
 extension FoldedColumn.Storage {
     /// Checks, in full, what a saved column must be whatever its records' texts: the layout
     /// `save(to:)` writes and the invariants a fold can produce, so that a column that passes

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// The snapshot file format (version 4):
 ///

@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import SiftStorage
 
 extension SearchIndex {
     /// A snapshot of at most this many records has every record folded again on load.

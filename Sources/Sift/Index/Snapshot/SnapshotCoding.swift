@@ -1,10 +1,5 @@
 internal import CSiftKernels
-
-/// A problem found while decoding a snapshot's payload: what was inconsistent.
-struct SnapshotFormatError: Error {
-    var what: String
-    init(_ what: String) { self.what = what }
-}
+internal import SiftStorage
 
 /// Appends little-endian binary values to a byte buffer (the snapshot payload), or streams them:
 /// with an `output`, the buffer is handed to it (and checksummed) whenever it passes

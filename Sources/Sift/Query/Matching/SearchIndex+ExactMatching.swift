@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// `MatchStrategy.exact`: the `.contains`, `.prefix` and `.words` modes without typos. A field
 /// matches when the pattern's collation elements occur in its folded text contiguously, starting

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// `MatchMode.fuzzy`: a field matches when the query's collation elements occur in it in order,
 /// not necessarily adjacent. The field results go through the same `MatchCache` as the other

@@ -1,5 +1,8 @@
 /// The dispatch from a field pattern's key to its `MatchStrategy`: the one place the query code
 /// chooses by mode. Callers (the cache, the scope results, ranking, highlights) go through these.
+
+internal import SiftStorage
+
 extension SearchIndex {
     /// Candidate and match status of one slot for a field pattern.
     ///

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+internal import SiftStorage
 
 /// Typo tolerance (`Query.typos`, see `TypoTolerance`) in `.words` and `.prefix` modes. A query
 /// word (in `.prefix` mode: the whole query) matches a record exactly, by the mode's own rule, or

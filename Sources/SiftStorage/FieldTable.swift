@@ -4,14 +4,14 @@
 ///
 /// Positions are the search fields first, in configuration order, then the other fields as they
 /// are first seen. Names are unique.
-struct FieldTable {
+package struct FieldTable {
     /// The names, by position.
-    private(set) var names: [String]
+    package private(set) var names: [String]
     private var positions: NamePositions
 
     /// A table of `names`, kept as given (a repeated name reads as its first position: see
     /// `hasUniqueNames`).
-    init(_ names: [String] = []) {
+    package init(_ names: [String] = []) {
         self.names = names
         positions = NamePositions(names)
     }
@@ -19,21 +19,21 @@ struct FieldTable {
     /// The position of the field `name`, or nil.
     ///
     /// - Complexity: O(1) expected.
-    subscript(name: String) -> Int? { positions.position(of: name, in: names) }
+    package subscript(name: String) -> Int? { positions.position(of: name, in: names) }
 
     /// Number of fields.
-    var count: Int { names.count }
+    package var count: Int { names.count }
 
     /// Whether no name is repeated.
     ///
     /// - Complexity: O(*n*) expected.
-    var hasUniqueNames: Bool { names.indices.allSatisfy { self[names[$0]] == $0 } }
+    package var hasUniqueNames: Bool { names.indices.allSatisfy { self[names[$0]] == $0 } }
 
     /// Appends a field named `name` unless it is there, returning its position.
     ///
     /// - Complexity: O(1) amortized.
     @discardableResult
-    mutating func append(_ name: String) -> Int {
+    package mutating func append(_ name: String) -> Int {
         if let position = self[name] { return position }
         names.append(name)
         positions.append(positionOf: names.count - 1, in: names)
@@ -41,5 +41,5 @@ struct FieldTable {
     }
 
     /// Heap bytes held (the names' own heap storage, for names over 15 bytes, excepted).
-    var memoryFootprint: Int { 16 * names.capacity + positions.memoryFootprint }
+    package var memoryFootprint: Int { 16 * names.capacity + positions.memoryFootprint }
 }

@@ -19,47 +19,48 @@ internal import CSiftKernels
 /// bytes per group) makes the usual update, a value cleared and then set again to one of similar
 /// length in the same slot, an edit in place rather than a copy of eight values. Offsets are `UInt32`, so a column holds at most 4 GiB: `canStore`
 /// tells beforehand whether a value fits, and `set` stops the process rather than wrap around.
-struct TextColumn: Sendable {
+package struct TextColumn: Sendable {
     /// Slots per group: a read skips at most `groupSize - 1` prefixes.
-    static let groupSize = 8
-    static let groupShift = 3
+    package static let groupSize = 8
+    package static let groupShift = 3
     /// The first byte of a long prefix (also the length from which values need one).
     private static let longPrefix: UInt8 = 0x7F
-    private static let longPrefixSize = 6
+    package static let longPrefixSize = 6
 
     /// Every group's values, each behind its length prefix; groups in any order, with dead bytes
     /// between them.
-    var bytes: [UInt8] = []
+    package var bytes: [UInt8] = []
     /// Start of each group of `groupSize` slots in `bytes`.
-    var groupStarts: [UInt32] = []
+    package var groupStarts: [UInt32] = []
     /// Dead bytes right after each group, into which it can grow in place (0 for a group that
     /// ends `bytes`: its slack is given back at once).
-    var groupSlack: [UInt8] = []
+    package var groupSlack: [UInt8] = []
     /// Number of slots the column holds a value for (later slots read as "").
-    var slotCount = 0
+    package var slotCount = 0
     /// Bytes of `bytes` that belong to no group (slack included).
-    private(set) var deadBytes = 0
+    package private(set) var deadBytes = 0
     /// Whether the last group (the one holding slot `slotCount - 1`) ends `bytes`, so that a value
     /// for the next slot is a plain append. False is always safe.
-    var lastGroupEndsBytes = false
+    package var lastGroupEndsBytes = false
 
     // MARK: A rebuild in progress (see `TextColumn+Compaction.swift`)
     /// The column being rebuilt in slot order (at most one element: an array holds the recursive
     /// value), empty when no rebuild runs. `set` writes the slots below `rebuildCursor` to both.
-    var rebuildTarget: [TextColumn] = []
+    package var rebuildTarget: [TextColumn] = []
     /// The next slot the rebuild copies.
-    var rebuildCursor = 0
+    package var rebuildCursor = 0
     /// The largest `bytes.count` allowed: group starts are `UInt32`. Internal so that tests can
     /// lower it.
-    var byteLimit = Int(UInt32.max)
+    package var byteLimit = Int(UInt32.max)
 
-    init() {}
+    package init() {}
 
     // MARK: Prefixes
 
     /// Size of the prefix of a value of `length` bytes.
     @inline(__always)
-    private static func prefixSize(_ length: Int) -> Int { length < Int(longPrefix) ? 1 : longPrefixSize }
+    @inlinable
+    package static func prefixSize(_ length: Int) -> Int { length < Int(longPrefix) ? 1 : longPrefixSize }
 
     /// The length of the value whose prefix starts at `p`, and the size of that prefix.
     @inline(__always)  // one load and a branch in the common case; called per skipped value
@@ -72,7 +73,7 @@ struct TextColumn: Sendable {
     }
 
     /// Writes the prefix of a value of `length` bytes at `p`; returns its size.
-    private static func writePrefix(_ length: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func writePrefix(_ length: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
         guard length >= Int(longPrefix) else {
             p[0] = UInt8(length)
             return 1
@@ -103,14 +104,15 @@ struct TextColumn: Sendable {
     ///
     /// - Complexity: O(*n*) in the value's length (a `String` is made from the bytes), plus O(1)
     ///   to find it (at most seven prefixes skipped).
-    func string(_ slot: Int32) -> String {
+    package func string(_ slot: Int32) -> String {
         withUTF8(slot) { $0.isEmpty ? "" : String(decoding: $0, as: UTF8.self) }
     }
 
     /// Whether a slot's value equals `value`, byte for byte, without making a `String`.
     ///
     /// - Complexity: O(*n*) in the value's length, plus O(1) to find it.
-    func equals(_ slot: Int32, _ value: String) -> Bool {
+    @inlinable
+    package func equals(_ slot: Int32, _ value: String) -> Bool {
         var value = value
         return value.withUTF8 { utf8 in withUTF8(slot) { $0.count == utf8.count && $0.elementsEqual(utf8) } }
     }
@@ -118,7 +120,8 @@ struct TextColumn: Sendable {
     /// Calls `body` with a slot's UTF-8 bytes (empty past `slotCount`).
     ///
     /// - Complexity: O(1) to find the value (at most seven prefixes skipped), plus `body`.
-    func withUTF8<R>(_ slot: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    @inlinable
+    package func withUTF8<R>(_ slot: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         bytes.withUnsafeBufferPointer { buffer in
             let (start, length) = locate(slot, in: buffer)
             return body(UnsafeBufferPointer(rebasing: buffer[start..<(start + length)]))
@@ -134,7 +137,7 @@ struct TextColumn: Sendable {
 
     /// Where a group ends in `bytes` (just past its last value), and where its member `member`
     /// starts (its prefix) and how many bytes it takes, prefix included.
-    func layout(ofGroup group: Int, member: Int) -> (start: Int, value: Int, size: Int, end: Int) {
+    package func layout(ofGroup group: Int, member: Int) -> (start: Int, value: Int, size: Int, end: Int) {
         let members = min(Self.groupSize, slotCount - (group << Self.groupShift))
         return bytes.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
@@ -155,7 +158,8 @@ struct TextColumn: Sendable {
     /// column can address (with compaction, which `set` runs when it must).
     ///
     /// - Complexity: O(1).
-    func canStore(_ count: Int, at slot: Int32) -> Bool {
+    @inlinable
+    package func canStore(_ count: Int, at slot: Int32) -> Bool {
         let index = Int(slot)
         guard index >= 0 else { return false }
         var needed = Self.longPrefixSize + count
@@ -177,7 +181,8 @@ struct TextColumn: Sendable {
     /// bytes, so its copy fits too).
     ///
     /// - Complexity: O(1), without reading the values.
-    func hasAmpleRoom(for count: Int, at slot: Int32) -> Bool {
+    @inlinable
+    package func hasAmpleRoom(for count: Int, at slot: Int32) -> Bool {
         liveBytes <= byteLimit / 4 && count <= byteLimit / 4 - Self.longPrefixSize - Int(slot) - 1
     }
 
@@ -186,7 +191,7 @@ struct TextColumn: Sendable {
     /// - Precondition: `canStore(value.utf8.count, at: slot)`; beyond 4 GiB the process stops.
     /// - Complexity: O(*n*) in the value's length plus the size of its group of eight values,
     ///   amortized (compaction); O(*n*) in the value's length alone when appending a new slot.
-    mutating func set(_ slot: Int32, _ value: String) {
+    package mutating func set(_ slot: Int32, _ value: String) {
         var value = value
         value.withUTF8 { set(slot, utf8: $0) }
     }
@@ -194,7 +199,7 @@ struct TextColumn: Sendable {
     /// Sets a slot's value from UTF-8 bytes (which must not point into this column).
     ///
     /// - Complexity: as `set(_:_:)`.
-    mutating func set(_ slot: Int32, utf8 value: UnsafeBufferPointer<UInt8>) {
+    package mutating func set(_ slot: Int32, utf8 value: UnsafeBufferPointer<UInt8>) {
         let index = Int(slot)
         precondition(index >= 0, "negative slot")
         if index < rebuildCursor && !rebuildTarget.isEmpty { rebuildTarget[0].set(slot, utf8: value) }
@@ -345,7 +350,7 @@ struct TextColumn: Sendable {
     }
 
     /// Makes room for `slots` more values of about `bytes` bytes in all.
-    mutating func reserveCapacity(slots: Int, bytes extra: Int) {
+    package mutating func reserveCapacity(slots: Int, bytes extra: Int) {
         groupStarts.reserveCapacity(groupStarts.count + slots / Self.groupSize + 1)
         groupSlack.reserveCapacity(groupSlack.count + slots / Self.groupSize + 1)
         bytes.reserveCapacity(bytes.count + extra + slots)
@@ -379,7 +384,7 @@ struct TextColumn: Sendable {
     /// keeping some headroom (`withHeadroom`) so that the next edits append without copying the whole buffer.
     ///
     /// - Complexity: O(*n*) in the column's size.
-    mutating func trimCapacity() {
+    package mutating func trimCapacity() {
         abandonRebuild()
         bytes = withHeadroom(bytes)
         groupStarts = withHeadroom(groupStarts)
@@ -391,33 +396,11 @@ struct TextColumn: Sendable {
     /// The column holding `slots[i]`'s value at slot `i`, without dead bytes (for snapshots).
     ///
     /// - Complexity: O(*n*) in the size of the values.
-    func renumbered(_ slots: [Int32]) -> TextColumn {
+    package func renumbered(_ slots: [Int32]) -> TextColumn {
         var result = TextColumn()
         result.reserveCapacity(slots: slots.count, bytes: liveBytes)
         for slot in slots { withUTF8(slot) { result.appendNew($0) } }
         return result
-    }
-
-    /// Writes `renumbered(slots).bytes` as `SnapshotWriter.write(array:)` would, without making
-    /// the column: the values are handed to the writer, which streams them.
-    ///
-    /// - Complexity: O(*n*) in the size of the values; no memory besides the writer's buffer.
-    func writeRenumbered(_ slots: [Int32], to writer: inout SnapshotWriter) {
-        var total = 0
-        for slot in slots {
-            let length = withUTF8(slot) { $0.count }
-            total += Self.prefixSize(length) + length
-        }
-        writer.write(UInt64(total))
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.longPrefixSize) { prefix in
-            for slot in slots {
-                withUTF8(slot) { value in
-                    let size = Self.writePrefix(value.count, to: prefix.baseAddress!)
-                    writer.write(raw: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(prefix)[0..<size]))
-                    writer.write(raw: UnsafeRawBufferPointer(value))
-                }
-            }
-        }
     }
 
     /// A column of `slotCount` values stored back to back in group order (as `renumbered` makes
@@ -425,7 +408,7 @@ struct TextColumn: Sendable {
     /// valid UTF-8.
     ///
     /// - Complexity: O(*n*) in the size of `bytes`.
-    init(bytes: [UInt8], slotCount: Int) throws(SnapshotFormatError) {
+    package init(bytes: [UInt8], slotCount: Int) throws(SnapshotFormatError) {
         guard bytes.count <= byteLimit else { throw .init("text column larger than 4 GiB") }
         // Every value takes at least its prefix byte: no allocation from an absurd count.
         guard slotCount >= 0, slotCount <= bytes.count else { throw .init("text column size") }
@@ -460,7 +443,7 @@ struct TextColumn: Sendable {
     }
 
     /// Asks for the cache line of a slot's group start (see `SearchIndex.prefetchRecord`).
-    func prefetch(_ slot: Int32) {
+    package func prefetch(_ slot: Int32) {
         let group = Int(slot) >> Self.groupShift
         guard slot >= 0, group < groupStarts.count else { return }
         groupStarts.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + group) }
@@ -468,7 +451,7 @@ struct TextColumn: Sendable {
 
     /// Heap bytes used: the buffer of values (with their prefixes), and the group starts and slack.
     /// A rebuild in progress counts too.
-    var memoryParts: (text: Int, tables: Int) {
+    package var memoryParts: (text: Int, tables: Int) {
         var parts = (text: bytes.capacity, tables: 4 * groupStarts.capacity + groupSlack.capacity)
         for target in rebuildTarget {
             parts.text += target.memoryParts.text
@@ -487,7 +470,8 @@ struct TextColumn: Sendable {
 /// The spare capacity is written once (zeros, then removed), so that the memory is really
 /// there: otherwise an edit that first reaches a page of it takes a page fault, which in a
 /// virtual machine can cost tens of microseconds, and such edits made the slowest 1% of edits.
-func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
+@inlinable
+package func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
     let headroom = max(min(1024, array.count), array.count / 64)
     var copy = [T]()
     copy.reserveCapacity(array.count + headroom)
@@ -506,7 +490,8 @@ func withHeadroom<T: FixedWidthInteger>(_ array: [T]) -> [T] {
 ///
 /// - Complexity: O(1) when there is room, O(*n*) when the array grows.
 @inline(__always)  // a compare and a branch on every append of an edit
-func growGently<T>(_ array: inout [T], by extra: Int) {
+@inlinable
+package func growGently<T>(_ array: inout [T], by extra: Int) {
     guard array.count + extra > array.capacity else { return }
     array.reserveCapacity(array.count + max(extra, array.count / 8, min(1024, array.count + 16)))
 }

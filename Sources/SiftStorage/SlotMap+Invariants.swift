@@ -3,7 +3,7 @@ extension SlotMap {
     /// each key non-negative and reachable from its home bucket without crossing an empty one.
     ///
     /// - Complexity: O(*b*) for *b* buckets.
-    func checkInvariants() {
+    package func checkInvariants() {
         invariant(entries.count % 2 == 0, "SlotMap entries come in pairs")
         invariant(
             capacity == 0 || capacity & (capacity - 1) == 0,

@@ -19,41 +19,41 @@ internal import Dispatch
 /// holding a slot is a binary search of its label among the blocks' first labels, and a sparse
 /// subset of the slots is put in sequence order by sorting the members' labels, reading
 /// O(*m*) labels instead of every block.
-struct SlotSequence {
-    static let maximumBlock = 1024
+package struct SlotSequence {
+    package static let maximumBlock = 1024
     private static let bulkBlock = 512
     /// The label of a slot that is not in the sequence (no entry has it: labels lie strictly
     /// between 0 and this).
-    static let absent = UInt64.max
+    package static let absent = UInt64.max
 
     /// The slots while they are ascending (then the blocks are empty); empty once in blocks.
-    private(set) var ascending = RankedBitset()
+    package private(set) var ascending = RankedBitset()
     /// Whether the slots are `ascending` rather than in the blocks.
-    private(set) var isAscending = true
+    package private(set) var isAscending = true
 
-    private(set) var blocks: [[Int32]] = []
+    package private(set) var blocks: [[Int32]] = []
     /// The blocks' entry counts: a block's start is a prefix sum, and an insert or remove updates
     /// O(log *b*) nodes instead of shifting the start of every later block (a few kilobytes of
     /// memory an edit touched, mostly cold).
-    private(set) var sizeTree = FenwickTree()
+    package private(set) var sizeTree = FenwickTree()
     /// The label of each block's first entry, ascending (blocks are never empty).
-    private(set) var firstLabels: [UInt64] = []
+    package private(set) var firstLabels: [UInt64] = []
     /// The order label of each slot, or `absent` when the slot is not in the sequence.
-    private(set) var labelOfSlot: [UInt64] = []
+    package private(set) var labelOfSlot: [UInt64] = []
     /// The gap between the labels that appends and relabeling give out.
     private var spacing: UInt64 = 1 << 40
     /// Labels lie strictly between 0 and this (`absent` but in tests, which shrink the label
     /// space to make relabeling happen).
-    let labelLimit: UInt64
-    private(set) var count = 0
+    package let labelLimit: UInt64
+    package private(set) var count = 0
 
-    init() { labelLimit = Self.absent }
+    package init() { labelLimit = Self.absent }
 
     /// A sequence holding `slots` in order: implicit when they are strictly ascending, in blocks
     /// otherwise. `labelLimit` bounds the order labels (tests use a small one).
     ///
     /// - Complexity: O(*n* + *s*) for *n* slots up to slot *s*.
-    init<S: Sequence>(_ slots: S, labelLimit: UInt64 = Self.absent) where S.Element == Int32 {
+    package init<S: Sequence>(_ slots: S, labelLimit: UInt64 = Self.absent) where S.Element == Int32 {
         self.labelLimit = labelLimit
         var words: [UInt64] = []
         var previous: Int32 = -1
@@ -259,7 +259,7 @@ struct SlotSequence {
     /// copies at most `maximumBlock` entries), the per-slot table 1/16 headroom.
     ///
     /// - Complexity: O(*n*).
-    mutating func trimCapacity() {
+    package mutating func trimCapacity() {
         if isAscending {
             ascending.trimCapacity()
             return
@@ -276,7 +276,7 @@ struct SlotSequence {
     /// Heap bytes used: while ascending, about one bit per slot.
     ///
     /// - Complexity: O(*b*) for *b* blocks (O(1) while ascending).
-    var memoryFootprint: Int {
+    package var memoryFootprint: Int {
         ascending.memoryFootprint + blocks.reduce(0) { $0 + 4 * $1.capacity + 32 } + sizeTree.memoryFootprint
             + 8 * firstLabels.capacity + 8 * labelOfSlot.capacity
     }
@@ -284,7 +284,7 @@ struct SlotSequence {
     /// Whether the slot is in the sequence.
     ///
     /// - Complexity: O(1).
-    func contains(_ slot: Int32) -> Bool {
+    package func contains(_ slot: Int32) -> Bool {
         if isAscending { return ascending.contains(slot) }
         return Int(slot) < labelOfSlot.count && labelOfSlot[Int(slot)] != Self.absent
     }
@@ -311,7 +311,7 @@ struct SlotSequence {
     /// The slot at a position.
     ///
     /// - Complexity: O(log *b*) for *b* blocks (of 512 slots while ascending).
-    subscript(position: Int) -> Int32 {
+    package subscript(position: Int) -> Int32 {
         if isAscending { return ascending[position] }
         let (block, offset) = locate(position)
         return blocks[block][offset]
@@ -323,14 +323,14 @@ struct SlotSequence {
     /// the bits and their counts).
     ///
     /// - Complexity: O(1).
-    var slotsInOrder: SlotsInOrder {
+    package var slotsInOrder: SlotsInOrder {
         SlotsInOrder(ascending: isAscending ? ascending : nil, blocks: blocks, sizeTree: sizeTree, count: count)
     }
 
     /// The position of a slot that is in the sequence.
     ///
     /// - Complexity: O(log *b*) while ascending, O(*k*) in blocks of at most *k* = 1024 entries.
-    func position(of slot: Int32) -> Int {
+    package func position(of slot: Int32) -> Int {
         if isAscending { return ascending.rank(slot) }
         let block = blockIndex(of: slot)
         return start(ofBlock: block) + blocks[block].firstIndex(of: slot)!
@@ -344,7 +344,7 @@ struct SlotSequence {
     /// - Complexity: O(log *b*) while the sequence stays ascending; O(*k* + log *b*) in blocks of
     ///   *k* entries (O(*b*) more when a full block splits); the conversion to blocks costs O(*n*),
     ///   once.
-    mutating func insert(_ slot: Int32, at position: Int) {
+    package mutating func insert(_ slot: Int32, at position: Int) {
         if isAscending {
             let inPlace =
                 position == count
@@ -387,7 +387,7 @@ struct SlotSequence {
     /// - Complexity: O(log *b*) while ascending, O(*k* + log *b*) in blocks (O(*b*) more when a
     ///   block empties).
     @discardableResult
-    mutating func remove(at position: Int) -> Int32 {
+    package mutating func remove(at position: Int) -> Int32 {
         if isAscending {
             let slot = ascending[position]
             ascending.remove(slot)
@@ -412,7 +412,7 @@ struct SlotSequence {
     /// Removes a slot that is in the sequence.
     ///
     /// - Complexity: O(log *b*) while ascending, O(*k* + log *b*) in blocks.
-    mutating func remove(_ slot: Int32) {
+    package mutating func remove(_ slot: Int32) {
         if isAscending {
             ascending.remove(slot)
             count -= 1
@@ -436,7 +436,7 @@ struct SlotSequence {
     /// All slots in order.
     ///
     /// - Complexity: O(*n*) (plus O(*s* / 64) for slots up to *s* while ascending).
-    var array: [Int32] {
+    package var array: [Int32] {
         if isAscending { return ascending.members }
         var result: [Int32] = []
         result.reserveCapacity(count)
@@ -449,13 +449,14 @@ struct SlotSequence {
     /// (which may relabel), and always below `absent`.
     ///
     /// - Complexity: O(1).
-    func orderKey(of slot: Int32) -> UInt64 {
+    package func orderKey(of slot: Int32) -> UInt64 {
         isAscending ? UInt64(slot) : labelOfSlot[Int(slot)]
     }
 
     /// Calls `body` with every slot's `orderKey(of:)` by slot (the order labels), or with nil
     /// while the sequence is ascending (the key is then the slot itself).
-    func withOrderKeys<R>(_ body: (UnsafePointer<UInt64>?) -> R) -> R {
+    @inlinable
+    package func withOrderKeys<R>(_ body: (UnsafePointer<UInt64>?) -> R) -> R {
         if isAscending { return body(nil) }
         return labelOfSlot.withUnsafeBufferPointer { body($0.baseAddress) }
     }
@@ -470,7 +471,7 @@ struct SlotSequence {
     /// order labels sorted.
     ///
     /// - Complexity: O(*m*) for *m* slots (a radix sort of their labels).
-    func inSequenceOrder(_ slots: [Int32]) -> [Int32] {
+    package func inSequenceOrder(_ slots: [Int32]) -> [Int32] {
         if isAscending || slots.count < 2 { return slots }
         var labels: [UInt64] = []
         var result: [Int32] = []
@@ -511,7 +512,7 @@ struct SlotSequence {
     /// Whether `handles(of:generations:tag:entriesPerThread:into:)` writes a set of `memberCount` members
     /// straight as handles: held in blocks, and the set dense enough that a pass over the order
     /// beats sorting the members' labels.
-    func writesHandles(ofMembers memberCount: Int) -> Bool { !isAscending && memberCount * 8 >= count }
+    package func writesHandles(ofMembers memberCount: Int) -> Bool { !isAscending && memberCount * 8 >= count }
 
     /// Writes the members of `bits` in this order to `out` as handles (the slot, then
     /// `tag | generations[slot]`), with room for one more than there are, and returns how many.
@@ -520,7 +521,7 @@ struct SlotSequence {
     ///
     /// - Precondition: `writesHandles(ofMembers:)`.
     /// - Complexity: O(*n*) for *n* slots, one branch-free pass, halved on two cores.
-    func handles(
+    package func handles(
         of bits: Bitset,
         generations: UnsafePointer<UInt32>?,
         tag: UInt32,
@@ -581,7 +582,7 @@ struct SlotSequence {
         }
     }
 
-    func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
+    package func members(of bits: Bitset, count memberCount: Int) -> [Int32] {
         if isAscending { return ascending.members(of: bits) }
         var result: [Int32] = []
         // Dense: one pass over the blocks.
@@ -606,17 +607,17 @@ struct SlotSequence {
 }
 
 /// A read-only snapshot of a `SlotSequence`'s slots in order (see `SlotSequence.slotsInOrder`).
-struct SlotsInOrder: @unchecked Sendable {
+package struct SlotsInOrder: @unchecked Sendable {
     // @unchecked: value types holding arrays, never mutated after the snapshot is taken.
     fileprivate let ascending: RankedBitset?
     fileprivate let blocks: [[Int32]]
     fileprivate let sizeTree: FenwickTree
-    let count: Int
+    package let count: Int
 
     /// The slot at a position.
     ///
     /// - Complexity: O(log *b*) for *b* blocks (of 512 slots while ascending).
-    subscript(position: Int) -> Int32 {
+    package subscript(position: Int) -> Int32 {
         if let ascending { return ascending[position] }
         let (block, offset) = sizeTree.locate(position)
         return blocks[block][offset]
@@ -626,7 +627,7 @@ struct SlotsInOrder: @unchecked Sendable {
     /// how many. In blocks only.
     ///
     /// - Complexity: O(*n*) for *n* slots, one branch-free pass.
-    func positions(of bits: Bitset) -> (positions: Bitset, count: Int) {
+    package func positions(of bits: Bitset) -> (positions: Bitset, count: Int) {
         precondition(ascending == nil, "positions of an ascending order are its members' ranks")
         var positions = Bitset(capacity: count)
         var found = 0
@@ -655,7 +656,7 @@ struct SlotsInOrder: @unchecked Sendable {
     /// The members of `bits` (`found` of them) in this order. In blocks only.
     ///
     /// - Complexity: O(*n*) for *n* slots, one branch-free pass.
-    func members(of bits: Bitset, count found: Int) -> [Int32] {
+    package func members(of bits: Bitset, count found: Int) -> [Int32] {
         precondition(ascending == nil, "in blocks only")
         guard found > 0 else { return [] }  // see SnapshotReader.readArray: no empty unsafeUninitializedCapacity
         // One entry of room more than the members: the kernel writes each entry it reads.
@@ -680,7 +681,7 @@ struct SlotsInOrder: @unchecked Sendable {
     /// Every slot, in order.
     ///
     /// - Complexity: O(*n*).
-    var slots: [Int32] {
+    package var slots: [Int32] {
         if let ascending { return ascending.members }
         var slots: [Int32] = []
         slots.reserveCapacity(count)

@@ -3,21 +3,21 @@ extension TextColumn: RebuildableColumn {
     /// eighth of the buffer (and 4 KiB).
     ///
     /// - Complexity: O(1).
-    var wantsRebuild: Bool { rebuildTarget.isEmpty && deadBytes > 4096 && deadBytes * 8 > bytes.count }
+    package var wantsRebuild: Bool { rebuildTarget.isEmpty && deadBytes > 4096 && deadBytes * 8 > bytes.count }
 
     /// Whether a rebuild is in progress.
-    var isRebuilding: Bool { !rebuildTarget.isEmpty }
+    package var isRebuilding: Bool { !rebuildTarget.isEmpty }
 
     /// The column without its rebuild in progress (for a snapshot of the values: the rebuild goes
     /// on in the column alone, whose copy then stays the only owner of its buffers).
-    var withoutRebuild: TextColumn {
+    package var withoutRebuild: TextColumn {
         var copy = self
         copy.abandonRebuild()
         return copy
     }
 
     /// Drops a rebuild in progress.
-    mutating func abandonRebuild() {
+    package mutating func abandonRebuild() {
         guard !rebuildTarget.isEmpty else { return }
         rebuildTarget = []
         rebuildCursor = 0
@@ -29,7 +29,7 @@ extension TextColumn: RebuildableColumn {
     /// column's place.
     ///
     /// - Complexity: O(1) (the allocation).
-    mutating func startRebuild() {
+    package mutating func startRebuild() {
         guard rebuildTarget.isEmpty else { return }
         var target = TextColumn()
         target.byteLimit = byteLimit
@@ -56,7 +56,7 @@ extension TextColumn: RebuildableColumn {
     ///
     /// - Returns: Whether no rebuild is left in progress.
     /// - Complexity: O(`budget`), plus the release of the old buffer when the rebuild ends.
-    mutating func continueRebuild(budget: Int) -> Bool {
+    package mutating func continueRebuild(budget: Int) -> Bool {
         guard var target = rebuildTarget.popLast() else { return true }
         var spent = 0
         while spent < budget && rebuildCursor < slotCount {

@@ -4,15 +4,15 @@
 /// would rewrite every later start on each update.
 ///
 /// Node *i* (1-based) holds the counts of buckets *i* − lowbit(*i*) ..< *i*.
-struct FenwickTree {
-    private(set) var nodes: [Int32] = []
+package struct FenwickTree {
+    package private(set) var nodes: [Int32] = []
 
-    init() {}
+    package init() {}
 
     /// A tree over `counts`, one per bucket.
     ///
     /// - Complexity: O(*b*).
-    init(counts: [Int32]) {
+    package init(counts: [Int32]) {
         nodes = counts
         // Each node adds its sum to its parent: the linear-time construction.
         for node in stride(from: 1, through: nodes.count, by: 1) {
@@ -22,13 +22,14 @@ struct FenwickTree {
     }
 
     /// Number of buckets.
-    var count: Int { nodes.count }
+    package var count: Int { nodes.count }
 
     /// The sum of the counts of the buckets before `bucket`.
     ///
     /// - Complexity: O(log *b*).
     @inline(__always)
-    func prefix(_ bucket: Int) -> Int {
+    @inlinable
+    package func prefix(_ bucket: Int) -> Int {
         var node = bucket
         var sum = 0
         while node > 0 {
@@ -42,7 +43,8 @@ struct FenwickTree {
     ///
     /// - Complexity: O(log *b*).
     @inline(__always)
-    mutating func add(_ delta: Int32, to bucket: Int) {
+    @inlinable
+    package mutating func add(_ delta: Int32, to bucket: Int) {
         var node = bucket + 1
         while node <= nodes.count {
             nodes[node - 1] += delta
@@ -53,7 +55,7 @@ struct FenwickTree {
     /// Appends a bucket with `count`.
     ///
     /// - Complexity: O(log *b*).
-    mutating func append(_ count: Int) {
+    package mutating func append(_ count: Int) {
         // The new node covers the new bucket and the buckets just before it.
         let node = nodes.count + 1
         nodes.append(Int32(count + prefix(node - 1) - prefix(node - (node & -node))))
@@ -63,7 +65,7 @@ struct FenwickTree {
     /// position within that bucket: a descent of the tree.
     ///
     /// - Complexity: O(log *b*).
-    func locate(_ position: Int) -> (bucket: Int, offset: Int) {
+    package func locate(_ position: Int) -> (bucket: Int, offset: Int) {
         var bucket = 0
         var remaining = position
         var step = nodes.isEmpty ? 0 : 1 << (Int.bitWidth - 1 - nodes.count.leadingZeroBitCount)
@@ -79,8 +81,8 @@ struct FenwickTree {
     }
 
     /// Drops spare capacity, keeping a little headroom.
-    mutating func trimCapacity() { nodes = withHeadroom(nodes) }
+    package mutating func trimCapacity() { nodes = withHeadroom(nodes) }
 
     /// Heap bytes used.
-    var memoryFootprint: Int { 4 * nodes.capacity }
+    package var memoryFootprint: Int { 4 * nodes.capacity }
 }

@@ -7,25 +7,25 @@ internal import CSiftKernels
 /// insert or remove updates O(log *b*) counters for *b* blocks, and rank and select read
 /// O(log *b*) counters plus at most eight words. At a million slots that is 128 KB of bits and
 /// 8 KB of counters, against 4 MB for the slots as an array.
-struct RankedBitset {
+package struct RankedBitset {
     /// Words per block of the counts (512 slots).
-    static let wordsPerBlock = 8
+    package static let wordsPerBlock = 8
 
-    private(set) var words: [UInt64] = []
+    package private(set) var words: [UInt64] = []
     /// Member counts per block of `wordsPerBlock` words.
-    private(set) var tree = FenwickTree()
+    package private(set) var tree = FenwickTree()
     /// Number of members.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// The greatest member, or -1 when the set is empty.
-    private(set) var last: Int32 = -1
+    package private(set) var last: Int32 = -1
 
     /// An empty set.
-    init() {}
+    package init() {}
 
     /// The set of the slots whose bits are set in `words`.
     ///
     /// - Complexity: O(*w*) for *w* words.
-    init(words: [UInt64]) {
+    package init(words: [UInt64]) {
         self.words = words
         let blocks = (words.count + Self.wordsPerBlock - 1) / Self.wordsPerBlock
         var counts = [Int32](repeating: 0, count: blocks)
@@ -50,7 +50,8 @@ struct RankedBitset {
     ///
     /// - Complexity: O(1).
     @inline(__always)
-    func contains(_ slot: Int32) -> Bool {
+    @inlinable
+    package func contains(_ slot: Int32) -> Bool {
         let word = Int(slot) >> 6
         return word < words.count && words[word] & (1 << UInt64(slot & 63)) != 0
     }
@@ -58,7 +59,7 @@ struct RankedBitset {
     /// Adds a slot that is not a member.
     ///
     /// - Complexity: O(log *b*), plus amortized growth of the words.
-    mutating func insert(_ slot: Int32) {
+    package mutating func insert(_ slot: Int32) {
         precondition(slot >= 0 && !contains(slot), "slot \(slot) is already a member")
         let word = Int(slot) >> 6
         if word >= words.count { grow(toHold: word) }
@@ -71,7 +72,7 @@ struct RankedBitset {
     /// Removes a member.
     ///
     /// - Complexity: O(log *b*).
-    mutating func remove(_ slot: Int32) {
+    package mutating func remove(_ slot: Int32) {
         precondition(contains(slot), "slot \(slot) is not a member")
         let word = Int(slot) >> 6
         words[word] &= ~(1 << UInt64(slot & 63))
@@ -83,7 +84,7 @@ struct RankedBitset {
     /// The number of members less than `slot` (the position of `slot` when it is a member).
     ///
     /// - Complexity: O(log *b*).
-    func rank(_ slot: Int32) -> Int {
+    package func rank(_ slot: Int32) -> Int {
         let word = Int(slot) >> 6
         guard word < words.count else { return count }
         let block = word / Self.wordsPerBlock
@@ -95,7 +96,7 @@ struct RankedBitset {
     /// The member at `position` (0..<count) in ascending order.
     ///
     /// - Complexity: O(log *b*).
-    subscript(position: Int) -> Int32 {
+    package subscript(position: Int) -> Int32 {
         precondition(position >= 0 && position < count, "position \(position) out of 0..<\(count)")
         // The last block boundary with at most `position` members before it.
         var (block, remaining) = tree.locate(position)
@@ -140,7 +141,7 @@ struct RankedBitset {
     /// Members in ascending order.
     ///
     /// - Complexity: O(*w* + *n*) for *w* words and *n* members.
-    var members: [Int32] {
+    package var members: [Int32] {
         guard count > 0 else { return [] }
         return [Int32](unsafeUninitializedCapacity: count) { buffer, initialized in
             words.withUnsafeBufferPointer { words in
@@ -153,7 +154,7 @@ struct RankedBitset {
     ///
     /// - Complexity: O(*w* + *m*) for *w* words and *m* common members; O(*k*) for a sparse
     ///   `bits` of *k* members.
-    func members(of bits: Bitset) -> [Int32] {
+    package func members(of bits: Bitset) -> [Int32] {
         if let sparse = bits.sparseMembers { return sparse.filter { contains($0) } }
         let bitsWords = bits.words
         let wordCount = min(words.count, bitsWords.count)
@@ -178,11 +179,11 @@ struct RankedBitset {
     /// Drops spare capacity, keeping a little headroom for new slots.
     ///
     /// - Complexity: O(*w*).
-    mutating func trimCapacity() {
+    package mutating func trimCapacity() {
         words = withHeadroom(words)
         tree.trimCapacity()
     }
 
     /// Heap bytes used.
-    var memoryFootprint: Int { 8 * words.capacity + tree.memoryFootprint }
+    package var memoryFootprint: Int { 8 * words.capacity + tree.memoryFootprint }
 }

@@ -3,7 +3,7 @@ extension IDTable {
     /// the buckets, under the maximum load; each slot once, its tag its id's, and found by its id.
     ///
     /// - Complexity: O(*b*) for *b* buckets, plus the ids' lengths.
-    func checkInvariants(ids: TextColumn) {
+    package func checkInvariants(ids: TextColumn) {
         invariant(buckets.count == tags.count, "IDTable has \(buckets.count) buckets, \(tags.count) tags")
         var entries = 0
         var dead = 0

@@ -6,7 +6,7 @@ extension SlotSequence {
     /// no other slot one.
     ///
     /// - Complexity: O(*n* + *s*) for *n* entries and *s* slots.
-    func checkInvariants() {
+    package func checkInvariants() {
         if isAscending {
             ascending.checkInvariants()
             invariant(ascending.count == count, "SlotSequence counts \(count), its bits \(ascending.count)")

@@ -7,23 +7,24 @@
 /// edit, bulk insert, snapshot load and compaction (`SearchIndex.checkAfterMutation()`; past
 /// `everyMutationUpTo` records, after one mutation in *n* / that many).
 /// `.ci/run` runs the editing suites in such a build.
-enum InternalChecks {
+package enum InternalChecks {
     /// Whether this build checks after every mutation.
     /// Up to this many records, the checks run after every mutation; beyond, after one in
     /// *n* / this many.
-    static let everyMutationUpTo = 1024
+    package static let everyMutationUpTo = 1024
 
     #if SIFT_INTERNAL_CHECKS
-    static let afterEveryMutation = true
+    package static let afterEveryMutation = true
     #else
-    static let afterEveryMutation = false
+    package static let afterEveryMutation = false
     #endif
 }
 
 /// Traps with `message` (and where) unless `condition` holds: an invariant check's assertion,
 /// kept in release builds too, since the checks run only when asked for.
 @inline(__always)
-func invariant(
+@inlinable
+package func invariant(
     _ condition: @autoclosure () -> Bool,
     _ message: @autoclosure () -> String,
     file: StaticString = #fileID,

@@ -10,22 +10,25 @@ internal import CSiftKernels
 /// `prepareToInsert(_:ids:)` then `insert(slots:hashes:)`) leaves it `targetLoad` (70%) full,
 /// 7.1 bytes an id. One-by-one inserts may take it up to `maxLoad` (80%, tombstones included);
 /// past that, it grows by half (or, when tombstones took the room, is rebuilt for the target load).
-struct IDTable {
-    private(set) var buckets = [Int32](repeating: -1, count: 16)
+package struct IDTable {
+    /// An empty table.
+    package init() {}
+
+    package private(set) var buckets = [Int32](repeating: -1, count: 16)
     /// Per bucket, eight bits of its id's hash (`tag(_:)`): a probe compares ids, which reads the
     /// id column (a cache miss), only when the tags are equal.
-    private(set) var tags = [UInt8](repeating: 0, count: 16)
-    private(set) var count = 0
+    package private(set) var tags = [UInt8](repeating: 0, count: 16)
+    package private(set) var count = 0
     /// Buckets emptied by a removal: -2 (a tombstone keeps probe chains intact).
-    private(set) var tombstones = 0
+    package private(set) var tombstones = 0
 
     /// How full a bulk load or a rebuild leaves the table.
-    static let targetLoad = (numerator: 7, denominator: 10)
+    package static let targetLoad = (numerator: 7, denominator: 10)
     /// How full the table may get (entries and tombstones) before it is rebuilt.
-    static let maxLoad = (numerator: 4, denominator: 5)
+    package static let maxLoad = (numerator: 4, denominator: 5)
 
     /// The bucket count that holds `entries` at `targetLoad` (16 at least).
-    static func bucketCount(for entries: Int) -> Int {
+    package static func bucketCount(for entries: Int) -> Int {
         max(16, (entries * targetLoad.denominator + targetLoad.numerator - 1) / targetLoad.numerator)
     }
 
@@ -40,17 +43,18 @@ struct IDTable {
 
     /// The tag of a hash: its low byte (the home bucket comes from its high bits).
     @inline(__always)  // a truncation
-    static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
+    @inlinable
+    package static func tag(_ hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: hash) }
 
     /// Number of buckets (for tests: the load is `count / bucketCount`).
-    var bucketCount: Int { buckets.count }
+    package var bucketCount: Int { buckets.count }
 
     /// A per-process random seed, so that crafted ids cannot be made to collide.
     private static let seed = UInt64.random(in: 0...UInt64.max)
 
     /// The hash of an id's UTF-8 bytes (the same for a `String` and for the stored bytes): a fast
     /// seeded 64-bit mix, since loading a million-record snapshot hashes every id.
-    static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    package static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = utf8.baseAddress else { return Int(truncatingIfNeeded: seed) }
         return Int(truncatingIfNeeded: sift_checksum(base, utf8.count, seed))
     }
@@ -58,22 +62,24 @@ struct IDTable {
     /// The hash of an id, as the table uses it (bulk inserts compute it on all cores).
     ///
     /// - Complexity: O(*n*) in the id's length.
-    static func hash(_ id: String) -> Int {
+    package static func hash(_ id: String) -> Int {
         var id = id
         return id.withUTF8 { hash($0) }
     }
 
-    static func hash(slot: Int32, in ids: TextColumn) -> Int { ids.withUTF8(slot) { hash($0) } }
+    package static func hash(slot: Int32, in ids: TextColumn) -> Int { ids.withUTF8(slot) { hash($0) } }
 
     /// The slot holding `id`, where `ids[slot]` reads a slot's id.
     ///
     /// - Complexity: O(1) expected.
-    func slot(of id: String, ids: TextColumn) -> Int32? { slot(of: id, hash: Self.hash(id), ids: ids) }
+    @inlinable
+    package func slot(of id: String, ids: TextColumn) -> Int32? { slot(of: id, hash: Self.hash(id), ids: ids) }
 
     /// The slot holding `id`, whose hash (`IDTable.hash(_:)`) is known.
     ///
     /// - Complexity: O(1) expected.
-    func slot(of id: String, hash: Int, ids: TextColumn) -> Int32? {
+    @inlinable
+    package func slot(of id: String, hash: Int, ids: TextColumn) -> Int32? {
         let size = buckets.count
         let tag = Self.tag(hash)
         var i = Self.home(hash, size)
@@ -90,7 +96,7 @@ struct IDTable {
     /// half (or is rebuilt at its size for the target load when tombstones took the room).
     ///
     /// - Complexity: O(1) amortized.
-    mutating func insert(_ slot: Int32, ids: TextColumn) {
+    package mutating func insert(_ slot: Int32, ids: TextColumn) {
         if count + tombstones + 1 > Self.maxEntries(buckets.count) {
             var size = Self.bucketCount(for: count + 1)
             if count + 1 > Self.maxEntries(buckets.count) { size = max(size, buckets.count + buckets.count / 2) }
@@ -116,7 +122,7 @@ struct IDTable {
     ///
     /// - Complexity: O(1), or O(*n*) when it rebuilds; every rebuild leaves room for a tenth of
     ///   the table more, so a series of calls costs O(1) amortized per slot.
-    mutating func prepareToInsert(_ additional: Int, ids: TextColumn) {
+    package mutating func prepareToInsert(_ additional: Int, ids: TextColumn) {
         if count + tombstones + additional > Self.maxEntries(buckets.count) {
             rehash(bucketCount: Self.bucketCount(for: count + additional), ids: ids)
         }
@@ -129,7 +135,7 @@ struct IDTable {
     /// compared.
     ///
     /// - Complexity: O(*n*) expected, with sequential memory access.
-    mutating func insert(slots: UnsafeBufferPointer<Int32>, hashes: UnsafeBufferPointer<Int>) {
+    package mutating func insert(slots: UnsafeBufferPointer<Int32>, hashes: UnsafeBufferPointer<Int>) {
         precondition(slots.count == hashes.count && count + tombstones + slots.count <= Self.maxEntries(buckets.count))
         let n = slots.count
         guard n > 0 else { return }
@@ -173,7 +179,8 @@ struct IDTable {
     /// table that stays in cache.
     ///
     /// - Complexity: O(*n*) expected.
-    static func firstRepeat(hashes: UnsafeBufferPointer<Int>, sameID: (Int, Int) -> Bool) -> Int? {
+    @inlinable
+    package static func firstRepeat(hashes: UnsafeBufferPointer<Int>, sameID: (Int, Int) -> Bool) -> Int? {
         let n = hashes.count
         guard n > 1 else { return nil }
         var partitionBits = 0
@@ -232,7 +239,7 @@ struct IDTable {
     /// equal.
     ///
     /// - Complexity: O(*n*) expected, with sequential memory access.
-    static func bulk(count: Int, ids: TextColumn) -> IDTable? {
+    package static func bulk(count: Int, ids: TextColumn) -> IDTable? {
         var table = IDTable()
         let size = bucketCount(for: count)
         table.buckets = [Int32](repeating: -1, count: size)
@@ -283,7 +290,7 @@ struct IDTable {
     /// Removes the entry of `id`, leaving a tombstone.
     ///
     /// - Complexity: O(1) expected.
-    mutating func remove(_ id: String, ids: TextColumn) {
+    package mutating func remove(_ id: String, ids: TextColumn) {
         let size = buckets.count
         let hash = Self.hash(id)
         let tag = Self.tag(hash)
@@ -323,5 +330,5 @@ struct IDTable {
     }
 
     /// Heap bytes of the buckets and tags: five a bucket, 7.1 an id after a bulk load.
-    var memoryFootprint: Int { 4 * buckets.capacity + tags.capacity }
+    package var memoryFootprint: Int { 4 * buckets.capacity + tags.capacity }
 }

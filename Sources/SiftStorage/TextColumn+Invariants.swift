@@ -4,7 +4,7 @@ extension TextColumn {
     /// and `deadBytes` the bytes outside the groups. A rebuild in progress is checked too.
     ///
     /// - Complexity: O(*n*) in the number of slots.
-    func checkInvariants() {
+    package func checkInvariants() {
         let groups = (slotCount + Self.groupSize - 1) >> Self.groupShift
         invariant(groupStarts.count >= groups, "TextColumn has \(groupStarts.count) group starts for \(groups) groups")
         invariant(groupSlack.count >= groups, "TextColumn has \(groupSlack.count) group slacks for \(groups) groups")

@@ -1,6 +1,6 @@
 /// A column compacted by copying it, a bounded piece at a time, while readers keep reading it
 /// (see `SearchIndex.advanceCompaction()`).
-protocol RebuildableColumn {
+package protocol RebuildableColumn {
     /// Bytes of records that are gone or were replaced.
     var deadBytes: Int { get }
     /// Whether a rebuild has started and not finished.
@@ -16,7 +16,7 @@ extension RebuildableColumn {
     /// Rebuilds the column at once (`startRebuild` and `continueRebuild` to the end).
     ///
     /// - Complexity: O(*n*) in the size of the column.
-    mutating func rebuildNow() {
+    package mutating func rebuildNow() {
         guard deadBytes > 0 || isRebuilding else { return }
         startRebuild()
         while !continueRebuild(budget: .max) {}

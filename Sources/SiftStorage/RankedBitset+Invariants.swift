@@ -3,7 +3,7 @@ extension RankedBitset {
     /// and the tree's count of each block the set bits of its words.
     ///
     /// - Complexity: O(*w* + *b* log *b*) for *w* words in *b* blocks.
-    func checkInvariants() {
+    package func checkInvariants() {
         tree.checkInvariants()
         let total = words.reduce(0) { $0 + $1.nonzeroBitCount }
         invariant(total == count, "RankedBitset counts \(count) members, its bits \(total)")

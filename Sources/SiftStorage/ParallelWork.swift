@@ -7,7 +7,7 @@ internal import Darwin
 #endif
 
 /// How much the index's parallel work (bulk inserts, the first sort, full scans) may spread.
-enum ParallelWork {
+package enum ParallelWork {
     /// The cores online, at most 8 (more adds little for memory-bound passes).
-    static let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    package static let cores = max(1, min(8, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 }

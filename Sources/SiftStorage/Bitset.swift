@@ -9,29 +9,29 @@ internal import CSiftKernels
 /// `init(sparse:capacity:)`). Then the keystroke costs what its matches cost, not a pass over
 /// (and a fresh page-faulting allocation of) 125 KB per field result: every operation here takes
 /// either form, and a sparse operand is read member by member.
-struct Bitset: Equatable, Sendable {
+package struct Bitset: Equatable, Sendable {
     /// The dense form: one bit per slot. Empty while the set is sparse.
     private var dense: [UInt64]
     /// The sparse form: the members, ascending; nil while the set is dense.
-    private(set) var sparseMembers: [Int32]?
+    package private(set) var sparseMembers: [Int32]?
     /// The dense form's word count (the capacity) while the set is sparse.
     private var sparseWordCount = 0
 
-    init(capacity: Int = 0) { dense = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
+    package init(capacity: Int = 0) { dense = [UInt64](repeating: 0, count: (capacity + 63) >> 6) }
 
     /// The set of `members` (ascending, each below `capacity`), kept sparse: O(1) to count, O(log
     /// *k*) to test, O(*k*) to read or combine, for *k* members.
-    init(sparse members: [Int32], capacity: Int) {
+    package init(sparse members: [Int32], capacity: Int) {
         dense = []
         sparseMembers = members
         sparseWordCount = max((capacity + 63) >> 6, members.last.map { Int($0) >> 6 + 1 } ?? 0)
     }
 
     /// The set whose words are `words` (bit *i* of word *w*: slot 64*w* + *i*).
-    init(words: [UInt64]) { dense = words }
+    package init(words: [UInt64]) { dense = words }
 
     /// The set of slots `0..<count`.
-    static func all(_ count: Int) -> Bitset {
+    package static func all(_ count: Int) -> Bitset {
         var result = Bitset(capacity: count)
         for i in 0..<(count >> 6) { result.dense[i] = ~0 }
         if count & 63 != 0 { result.dense[count >> 6] = (1 << UInt64(count & 63)) - 1 }
@@ -39,11 +39,11 @@ struct Bitset: Equatable, Sendable {
     }
 
     /// Whether the set holds its members as a list (see `init(sparse:capacity:)`).
-    var isSparse: Bool { sparseMembers != nil }
+    package var isSparse: Bool { sparseMembers != nil }
 
     /// The dense form's words: the set's own for a dense set, made from the members for a sparse
     /// one (O(*n* / 64); read it once, not in a loop).
-    var words: [UInt64] {
+    package var words: [UInt64] {
         guard let sparseMembers else { return dense }
         var words = [UInt64](repeating: 0, count: sparseWordCount)
         for slot in sparseMembers { words[Int(slot) >> 6] |= 1 << UInt64(slot & 63) }
@@ -51,18 +51,18 @@ struct Bitset: Equatable, Sendable {
     }
 
     /// The number of words of the dense form (the capacity in words), whichever form the set is in.
-    var wordCount: Int { sparseMembers == nil ? dense.count : sparseWordCount }
+    package var wordCount: Int { sparseMembers == nil ? dense.count : sparseWordCount }
 
     /// Number of slots the set can hold without growing.
-    var capacity: Int { wordCount << 6 }
+    package var capacity: Int { wordCount << 6 }
 
     /// Heap bytes the set holds.
-    var memoryFootprint: Int { 8 * dense.capacity + 4 * (sparseMembers?.capacity ?? 0) }
+    package var memoryFootprint: Int { 8 * dense.capacity + 4 * (sparseMembers?.capacity ?? 0) }
 
     /// The dense form in place (a no-op for a dense set).
     ///
     /// - Complexity: O(*n* / 64 + *k*) for a sparse set of *k* members.
-    mutating func makeDense() {
+    package mutating func makeDense() {
         guard sparseMembers != nil else { return }
         dense = words
         sparseMembers = nil
@@ -73,7 +73,7 @@ struct Bitset: Equatable, Sendable {
     /// for a sparse set).
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members.
-    mutating func makeSparse(ifAtMost limit: Int) {
+    package mutating func makeSparse(ifAtMost limit: Int) {
         guard sparseMembers == nil, limit > 0 else { return }
         let count = self.count
         guard count <= limit else { return }
@@ -86,14 +86,16 @@ struct Bitset: Equatable, Sendable {
     }
 
     @inline(__always)  // bit arithmetic in the scan loops
-    func contains(_ slot: Int32) -> Bool {
+    @inlinable
+    package func contains(_ slot: Int32) -> Bool {
         if let sparseMembers { return Self.position(of: slot, in: sparseMembers).found }
         let word = Int(slot) >> 6
         return word < dense.count && dense[word] & (1 << UInt64(slot & 63)) != 0
     }
 
     @inline(__always)  // bit arithmetic in the scan loops
-    mutating func insert(_ slot: Int32) {
+    @inlinable
+    package mutating func insert(_ slot: Int32) {
         if sparseMembers != nil {
             let (index, found) = Self.position(of: slot, in: sparseMembers!)
             guard !found else { return }
@@ -108,7 +110,8 @@ struct Bitset: Equatable, Sendable {
     }
 
     @inline(__always)  // bit arithmetic
-    mutating func remove(_ slot: Int32) {
+    @inlinable
+    package mutating func remove(_ slot: Int32) {
         if sparseMembers != nil {
             let (index, found) = Self.position(of: slot, in: sparseMembers!)
             if found { sparseMembers!.remove(at: index) }
@@ -118,14 +121,14 @@ struct Bitset: Equatable, Sendable {
         if word < dense.count { dense[word] &= ~(1 << UInt64(slot & 63)) }
     }
 
-    mutating func set(_ slot: Int32, to member: Bool) {
+    package mutating func set(_ slot: Int32, to member: Bool) {
         if member { insert(slot) } else { remove(slot) }
     }
 
     /// Number of members.
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(1) for a sparse set.
-    var count: Int {
+    package var count: Int {
         if let sparseMembers { return sparseMembers.count }
         return dense.withUnsafeBufferPointer { words in
             words.isEmpty ? 0 : sift_bits_count(words.baseAddress!, words.count)
@@ -137,7 +140,7 @@ struct Bitset: Equatable, Sendable {
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k*) for the *k* members of a
     ///   sparse `other` (and O(*k* + *j*) when this set is sparse too, with *j* members); O(1)
     ///   when this set has no words yet (it then shares `other`'s).
-    mutating func formUnion(_ other: Bitset) {
+    package mutating func formUnion(_ other: Bitset) {
         if wordCount == 0 && !isSparse {
             self = other
             return
@@ -162,7 +165,7 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
     ///   sparse (*k* members of it, *j* of the other if that one is sparse too).
-    mutating func formIntersection(_ other: Bitset) {
+    package mutating func formIntersection(_ other: Bitset) {
         if let mine = sparseMembers {
             var other = AscendingMembership(other)
             sparseMembers = mine.filter { other.contains($0) }
@@ -178,7 +181,7 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
     ///   sparse.
-    mutating func formSubtraction(_ other: Bitset) {
+    package mutating func formSubtraction(_ other: Bitset) {
         if let mine = sparseMembers {
             var other = AscendingMembership(other)
             sparseMembers = mine.filter { !other.contains($0) }
@@ -230,7 +233,7 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) for a sparse result
     ///   from *k* sparse members, each tested against the other sets.
-    static func combining(
+    package static func combining(
         _ x: Bitset,
         or y: Bitset? = nil,
         and mask: Bitset? = nil,
@@ -318,7 +321,7 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(*k* log *j*) when either set is
     ///   sparse.
-    mutating func split(by x: Bitset) -> (bits: Bitset, count: Int) {
+    package mutating func split(by x: Bitset) -> (bits: Bitset, count: Int) {
         if let mine = sparseMembers {
             var inside: [Int32] = []
             var rest: [Int32] = []
@@ -361,7 +364,8 @@ struct Bitset: Equatable, Sendable {
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members; O(*k*) for a sparse set.
     @inline(__always)  // lets the caller's closure inline into the word loop
-    func forEachMember(_ body: (Int32) throws -> Void) rethrows {
+    @inlinable
+    package func forEachMember(_ body: (Int32) throws -> Void) rethrows {
         if let sparseMembers {
             for slot in sparseMembers { try body(slot) }
             return
@@ -378,7 +382,8 @@ struct Bitset: Equatable, Sendable {
 
     /// Calls `body` with the words, for kernels that set bits (the capacity does not change; a
     /// sparse set becomes dense first).
-    mutating func withUnsafeMutableWords<R>(_ body: (UnsafeMutablePointer<UInt64>) throws -> R) rethrows -> R {
+    @inlinable
+    package mutating func withUnsafeMutableWords<R>(_ body: (UnsafeMutablePointer<UInt64>) throws -> R) rethrows -> R {
         makeDense()
         if dense.isEmpty { dense.append(0) }
         return try dense.withUnsafeMutableBufferPointer { try body($0.baseAddress!) }
@@ -387,7 +392,7 @@ struct Bitset: Equatable, Sendable {
     /// Members in ascending slot order.
     ///
     /// - Complexity: O(*n* / 64 + *k*) for *k* members; O(1) for a sparse set.
-    var members: [Int32] { sparseMembers ?? denseMembers(count: count) }
+    package var members: [Int32] { sparseMembers ?? denseMembers(count: count) }
 
     /// The members of the dense form, `count` of them.
     private func denseMembers(count: Int) -> [Int32] {
@@ -400,7 +405,7 @@ struct Bitset: Equatable, Sendable {
     }
 
     /// Equal members and capacity, whichever form each set is in.
-    static func == (lhs: Bitset, rhs: Bitset) -> Bool {
+    package static func == (lhs: Bitset, rhs: Bitset) -> Bool {
         if !lhs.isSparse && !rhs.isSparse { return lhs.dense == rhs.dense }
         return lhs.wordCount == rhs.wordCount && lhs.members == rhs.members
     }
@@ -415,7 +420,8 @@ struct Bitset: Equatable, Sendable {
     /// The first index of `low..<high` in ascending `members` whose member is `slot` or more, or
     /// `high`: a binary search.
     @inline(__always)
-    static func firstIndex(notBelow slot: Int32, in members: [Int32], from low: Int, to high: Int) -> Int {
+    @inlinable
+    package static func firstIndex(notBelow slot: Int32, in members: [Int32], from low: Int, to high: Int) -> Int {
         var (low, high) = (low, high)
         while low < high {
             let middle = (low + high) >> 1
@@ -452,18 +458,18 @@ struct Bitset: Equatable, Sendable {
 /// Membership of ascending slots in a set: a bit test for a dense set; for a sparse one a cursor
 /// that only moves forward, galloping, so that testing *k* ascending slots against *j* members
 /// costs O(*k* log(*j* / *k*)) rather than a binary search each.
-struct AscendingMembership {
+package struct AscendingMembership {
     private let set: Bitset
     private let members: [Int32]?
     private var cursor = 0
 
-    init(_ set: Bitset) {
+    package init(_ set: Bitset) {
         self.set = set
         members = set.sparseMembers
     }
 
     /// Whether `slot` is a member; each call's slot is above the previous call's.
-    mutating func contains(_ slot: Int32) -> Bool {
+    package mutating func contains(_ slot: Int32) -> Bool {
         guard let members else { return set.contains(slot) }
         guard cursor < members.count, members[cursor] < slot else {
             return cursor < members.count && members[cursor] == slot

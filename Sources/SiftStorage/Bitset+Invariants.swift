@@ -2,7 +2,7 @@ extension Bitset {
     /// Checks the sparse form: members ascending, distinct, non-negative and below the capacity.
     ///
     /// - Complexity: O(*k*) for *k* sparse members; O(1) for a dense set.
-    func checkInvariants() {
+    package func checkInvariants() {
         guard let members = sparseMembers else { return }
         var previous: Int32 = -1
         for member in members {

@@ -6,18 +6,21 @@
 /// segment at the end of the column, away from its slot number: only such records get an entry.
 /// Open addressing with linear probing over interleaved key/value pairs, at most half full, so
 /// that the C kernels probe it the same way (`sift_map_lookup` in CSiftKernels).
-struct SlotMap: Equatable {
+package struct SlotMap: Equatable {
+    /// An empty map.
+    package init() {}
+
     /// Key and value of each bucket, interleaved; a key of -1 marks an empty bucket. Empty, or a
     /// power of two buckets.
-    private(set) var entries: [Int32] = []
+    package private(set) var entries: [Int32] = []
     /// Number of keys.
-    private(set) var count = 0
+    package private(set) var count = 0
 
     /// Number of buckets.
-    var capacity: Int { entries.count / 2 }
+    package var capacity: Int { entries.count / 2 }
 
     /// Heap bytes used.
-    var memoryFootprint: Int { 4 * entries.capacity }
+    package var memoryFootprint: Int { 4 * entries.capacity }
 
     /// The home bucket of a key; the kernels compute the same.
     @inline(__always)  // arithmetic only
@@ -28,7 +31,7 @@ struct SlotMap: Equatable {
     /// The value of `key`, or nil.
     ///
     /// - Complexity: O(1) expected.
-    subscript(key: Int32) -> Int32? {
+    package subscript(key: Int32) -> Int32? {
         guard count > 0 else { return nil }
         let mask = capacity - 1
         var i = Self.home(key, mask: mask)
@@ -43,7 +46,7 @@ struct SlotMap: Equatable {
     /// Sets the value of a key (≥ 0).
     ///
     /// - Complexity: O(1) amortized.
-    mutating func set(_ key: Int32, to value: Int32) {
+    package mutating func set(_ key: Int32, to value: Int32) {
         precondition(key >= 0)
         if (count + 1) * 2 > capacity { grow() }
         let mask = capacity - 1
@@ -57,7 +60,7 @@ struct SlotMap: Equatable {
     /// Removes a key, if present (backward-shift deletion: no tombstones).
     ///
     /// - Complexity: O(1) expected.
-    mutating func remove(_ key: Int32) {
+    package mutating func remove(_ key: Int32) {
         guard count > 0 else { return }
         let mask = capacity - 1
         var hole = Self.home(key, mask: mask)
@@ -88,7 +91,7 @@ struct SlotMap: Equatable {
     }
 
     /// Every key and value, in no particular order.
-    var pairs: [(key: Int32, value: Int32)] {
+    package var pairs: [(key: Int32, value: Int32)] {
         stride(from: 0, to: entries.count, by: 2).compactMap {
             entries[$0] == -1 ? nil : (entries[$0], entries[$0 + 1])
         }
@@ -101,7 +104,7 @@ struct SlotMap: Equatable {
         for (key, value) in old { set(key, to: value) }
     }
 
-    static func == (a: SlotMap, b: SlotMap) -> Bool {
+    package static func == (a: SlotMap, b: SlotMap) -> Bool {
         a.count == b.count && a.pairs.allSatisfy { b[$0.key] == $0.value }
     }
 }

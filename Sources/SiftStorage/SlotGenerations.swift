@@ -10,30 +10,32 @@ internal import CSiftKernels
 ///
 /// Generations count in the low `bits` bits of a handle's generation (wrapping around after 2^24
 /// reuses of a slot); the high bits carry the index's tag (`SearchIndex.handleTag`).
-struct SlotGenerations: Equatable {
+package struct SlotGenerations: Equatable {
     /// The bits of a handle's generation that count reuses; the rest is the index's tag.
-    static let bits = 24
-    static let mask: UInt32 = (1 << UInt32(bits)) - 1
+    package static let bits = 24
+    package static let mask: UInt32 = (1 << UInt32(bits)) - 1
 
     /// Number of slots.
-    private(set) var count = 0
+    package private(set) var count = 0
     /// One generation per slot once materialized; empty while every generation is 0.
     private var dense: [UInt32] = []
     /// Whether `dense` holds the generations.
-    private(set) var isMaterialized = false
+    package private(set) var isMaterialized = false
 
     /// Slots `0..<count`, every generation 0.
-    init(count: Int = 0) { self.count = count }
+    package init(count: Int = 0) { self.count = count }
 
     /// The generation of a slot in `0..<count`.
     ///
     /// - Complexity: O(1).
-    subscript(slot: Int32) -> UInt32 { isMaterialized ? dense[Int(slot)] : 0 }
+    @inlinable
+    package subscript(slot: Int32) -> UInt32 { isMaterialized ? dense[Int(slot)] : 0 }
 
     /// Adds `added` slots of generation 0.
     ///
     /// - Complexity: O(1) until materialized, then O(`added`) amortized.
-    mutating func append(zeros added: Int) {
+    @inlinable
+    package mutating func append(zeros added: Int) {
         count += added
         if isMaterialized { dense.append(contentsOf: repeatElement(0, count: added)) }
     }
@@ -43,12 +45,14 @@ struct SlotGenerations: Equatable {
     ///
     /// - Complexity: O(1); the first call materializes the generations, O(*n*) for *n* slots.
     /// Asks for the cache line of a slot's generation, once they are materialized.
-    func prefetch(_ slot: Int32) {
+    @inlinable
+    package func prefetch(_ slot: Int32) {
         guard isMaterialized, slot >= 0, Int(slot) < dense.count else { return }
         dense.withUnsafeBufferPointer { sift_prefetch($0.baseAddress! + Int(slot)) }
     }
 
-    mutating func bump(_ slot: Int32) {
+    @inlinable
+    package mutating func bump(_ slot: Int32) {
         precondition(slot >= 0 && Int(slot) < count)
         if !isMaterialized {
             var materialized = [UInt32]()
@@ -64,13 +68,14 @@ struct SlotGenerations: Equatable {
     /// many slots reads them without a check per slot).
     ///
     /// - Complexity: O(1) plus `body`.
-    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<UInt32>?) throws -> R) rethrows -> R {
+    @inlinable
+    package func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<UInt32>?) throws -> R) rethrows -> R {
         guard isMaterialized else { return try body(nil) }
         return try dense.withUnsafeBufferPointer { try body($0) }
     }
 
     /// Makes room for `total` slots once materialized (nothing to reserve before).
-    mutating func reserveCapacity(_ total: Int) {
+    package mutating func reserveCapacity(_ total: Int) {
         if isMaterialized { dense.reserveCapacity(total) }
     }
 
@@ -78,7 +83,7 @@ struct SlotGenerations: Equatable {
     /// (see `SearchIndex.renumberSlots()`), so that a record keeps its generation in its new slot.
     ///
     /// - Complexity: O(`slots.count`) once materialized, O(1) before.
-    func renumbered(_ slots: [Int32]) -> SlotGenerations {
+    package func renumbered(_ slots: [Int32]) -> SlotGenerations {
         var result = SlotGenerations(count: slots.count)
         guard isMaterialized else { return result }
         result.dense = slots.map { dense[Int($0)] }
@@ -89,19 +94,19 @@ struct SlotGenerations: Equatable {
     /// Drops spare capacity beyond 1/16 (as `withHeadroom`), once materialized.
     ///
     /// - Complexity: O(*n*) once materialized, O(1) before.
-    mutating func trimCapacity() {
+    package mutating func trimCapacity() {
         if isMaterialized { dense = withHeadroom(dense) }
     }
 
     /// Whether two have the same slot count and generations (materialized or not).
     ///
     /// - Complexity: O(*n*) for *n* slots once either is materialized, O(1) before.
-    static func == (a: SlotGenerations, b: SlotGenerations) -> Bool {
+    package static func == (a: SlotGenerations, b: SlotGenerations) -> Bool {
         guard a.count == b.count else { return false }
         if !a.isMaterialized && !b.isMaterialized { return true }
         return (0..<a.count).allSatisfy { a[Int32($0)] == b[Int32($0)] }
     }
 
     /// Heap bytes: none until materialized, then four a slot (with capacity).
-    var memoryFootprint: Int { isMaterialized ? 4 * dense.capacity : 0 }
+    package var memoryFootprint: Int { isMaterialized ? 4 * dense.capacity : 0 }
 }
