@@ -11,6 +11,9 @@ struct BenchReport: Codable {
     var configs: [ConfigReport] = []
     /// The trace typed into a `SearchController` (`--controller`).
     var controller: ControllerReport?
+    /// With `--controller` and no trace given: words typed from an empty box
+    /// (`Trace.wordsFromEmptyLines`), every keystroke a new query, on fresh controllers.
+    var controllerFromEmpty: ControllerReport?
     /// Sustained edits with the trace interleaved (`--sustained`).
     var sustained: SustainedReport?
     /// Sift answers that disagree with ICU usearch where the rule is exact: each one is a bug.
@@ -233,6 +236,8 @@ struct ControllerReport: Codable {
     var trace: String
     /// `SearchController.Options.changeLimit` (nil: every change listed).
     var changeLimit: Int?
+    /// Keystrokes in the trace.
+    var keystrokeCount = 0
     var configs: [ControllerConfigReport] = []
 }
 

@@ -3,8 +3,9 @@ import Foundation
 import RecordGenerator
 import Sift
 
-/// Pins the calling thread to one CPU for keystrokes and edits (Sift's search is
-/// single-threaded; so are the peers), and lets it use every CPU again for index builds.
+/// With `--pin`, pins the calling thread to one CPU for keystrokes and edits, and lets it use
+/// every CPU again for index builds. Threads created while it is pinned (the workers of Sift's
+/// split scans among them) inherit the pin, so pinned figures are single-core figures.
 enum CPUAffinity {
     /// Pins to the CPU the thread runs on; returns it, or nil when pinning failed.
     static func pin() -> Int? {

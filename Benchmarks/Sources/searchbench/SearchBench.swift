@@ -137,10 +137,11 @@ struct SearchBench: ParsableCommand {
     @Option(
         help: """
             With --controller: SearchController.Options.changeLimit, the most rows a results change set lists \
-            before it says requiresReload (default: none, every change listed).
+            before it says requiresReload: a number, or none (every change listed). Default: the controller's \
+            own default, SearchController.Options.defaultChangeLimit (1000).
             """
     )
-    var changeLimit: Int?
+    var changeLimit: String?
 
     @Option(
         help: """
@@ -170,7 +171,15 @@ struct SearchBench: ParsableCommand {
     @Flag(help: "No progress bars.")
     var noProgress = false
 
-    @Flag(help: "Do not pin keystrokes and edits to one CPU.")
+    @Flag(
+        help: """
+            Pin keystrokes and edits to the CPU the benchmark runs on. Threads Sift starts for a split scan \
+            inherit the pin and share that CPU, so this gives single-core figures; by default nothing is pinned.
+            """
+    )
+    var pin = false
+
+    @Flag(help: .hidden)  // the default since keystrokes use every core; kept so older commands still run
     var noPin = false
 
     @Option(help: "Folder with cities.tsv and country_names_i18n.tsv (default: the repository's Data/).")
@@ -214,7 +223,9 @@ struct SearchBench: ParsableCommand {
         if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
         if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
         if changeLimit != nil && !controller { throw ValidationError("--change-limit goes with --controller") }
-        if let changeLimit, changeLimit < 0 { throw ValidationError("--change-limit must be 0 or more") }
+        if let changeLimit, changeLimit != "none", (Int(changeLimit) ?? -1) < 0 {
+            throw ValidationError("--change-limit must be a number of rows (0 or more) or none")
+        }
         if let sustained {
             if sustained < 0 { throw ValidationError("--sustained must be 0 or more") }
             if controller || !peers.isEmpty {
@@ -263,7 +274,9 @@ struct SearchBench: ParsableCommand {
         let scopes = corpus.fields.count > 1 ? ["All", corpus.fields[0]] : ["All"]
         let theTrace: Trace
         do {
-            if let trace {
+            if trace == "words" {
+                theTrace = try Trace(lines: Trace.wordsFromEmptyLines, scopes: scopes)
+            } else if let trace {
                 theTrace = try Trace.load(path: trace, scopes: scopes)
             } else if let queries {
                 theTrace = try Trace.queries(queries.components(separatedBy: ","), scopes: scopes)
@@ -353,7 +366,7 @@ struct SearchBench: ParsableCommand {
             checkSample: checkSample,
             edits: edits,
             repetitions: max(1, `repeat`),
-            pin: !noPin,
+            pin: pin && !noPin,
             showProgress: Progress.enabled,
             seed: seed,
             injectWrongAnswers: selfTestWrongAnswers
@@ -364,23 +377,34 @@ struct SearchBench: ParsableCommand {
             report = runner.report
         }
         if controller {
-            let bench = ControllerBench(
-                corpus: corpus,
-                trace: theTrace,
-                mode: options.modes.first ?? .contains,
-                changeLimit: changeLimit,
-                showProgress: Progress.enabled
-            )
-            bench.syntax = options.syntax
+            let defaultLimit = SearchController.Options.defaultChangeLimit
+            let limit: Int? = changeLimit == "none" ? nil : changeLimit.flatMap(Int.init) ?? defaultLimit
             let collations = options.locales.flatMap { locale in
                 options.strengths.map { Collation(locale: locale, strength: $0) }
             }
-            let traceName = trace ?? (queries.map { "--queries " + $0 } ?? "default")
-            report.controller = try bench.run(collations: collations, traceName: traceName)
-            for failure in bench.failures {
-                note("searchbench: CONTROLLER RESULTS DISAGREE WITH THE INDEX: " + failure)
-                report.failureCount += 1
-                if report.failures.count < 50 { report.failures.append(failure) }
+            // The given trace; with none given, the default trace and then words typed from an
+            // empty box (the headline), each on fresh indexes and controllers.
+            var runs = [(theTrace, trace ?? (queries.map { "--queries " + $0 } ?? "default"))]
+            if trace == nil && queries == nil {
+                runs.append((try Trace(lines: Trace.wordsFromEmptyLines, scopes: scopes), "words"))
+            }
+            for (runTrace, traceName) in runs {
+                let bench = ControllerBench(
+                    corpus: corpus,
+                    trace: runTrace,
+                    mode: options.modes.first ?? .contains,
+                    changeLimit: limit,
+                    showProgress: Progress.enabled
+                )
+                bench.syntax = options.syntax
+                var run = try bench.run(collations: collations, traceName: traceName)
+                run.keystrokeCount = runTrace.keystrokes.count
+                if report.controller == nil { report.controller = run } else { report.controllerFromEmpty = run }
+                for failure in bench.failures {
+                    note("searchbench: CONTROLLER RESULTS DISAGREE WITH THE INDEX: " + failure)
+                    report.failureCount += 1
+                    if report.failures.count < 50 { report.failures.append(failure) }
+                }
             }
         }
         if let sustained {

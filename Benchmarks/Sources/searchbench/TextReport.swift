@@ -100,7 +100,11 @@ struct TextReport {
             out.append(contentsOf: targets())
         }
         if let controller = report.controller {
+            out.append(contentsOf: renderWholeUpdate([controller] + [report.controllerFromEmpty].compactMap { $0 }))
             out.append(contentsOf: renderController(controller))
+        }
+        if let fromEmpty = report.controllerFromEmpty {
+            out.append(contentsOf: renderController(fromEmpty))
         }
         if let sustained = report.sustained {
             out.append(contentsOf: renderSustained(sustained))
@@ -207,11 +211,40 @@ struct TextReport {
         return out
     }
 
+    /// The `--controller` headline: per trace and layout, the whole update a list waits for.
+    private func renderWholeUpdate(_ runs: [ControllerReport]) -> [String] {
+        var out: [String] = [""]
+        out.append(
+            "== the whole update: setText → settled update → both change sets walked → first \(screenRows) rows read "
+                + "(\(runs[0].mode), change limit \(runs[0].changeLimit.map { "\($0) rows" } ?? "none"))"
+        )
+        var rows: [[String]] = [
+            ["trace", "collation", "layout (original / results)", "keys", "p50", "p90", "p99", "max"]
+        ]
+        for run in runs {
+            for config in run.configs {
+                for l in config.layouts {
+                    rows.append([
+                        run.trace, "\(config.locale)/\(config.strength)", l.name, "\(l.total.count)",
+                        formatDuration(l.total.p50), formatDuration(l.total.p90), formatDuration(l.total.p99),
+                        formatDuration(l.total.max),
+                    ])
+                }
+            }
+        }
+        out.append(contentsOf: table(rows))
+        out.append(
+            "  words: each word typed from an empty box, no two sharing a first letter, so no cache answers a "
+                + "keystroke; default: the index trace (retyped words, backspaces, scope switches)"
+        )
+        return out
+    }
+
     /// The `--controller` section: start-up and memory per layout, then input-to-settled-update
     /// latencies.
     private func renderController(_ c: ControllerReport) -> [String] {
         var out: [String] = []
-        let keys = report.trace.keystrokes.count
+        let keys = c.keystrokeCount
         for config in c.configs {
             out.append("")
             out.append(

@@ -47,6 +47,17 @@ struct Trace {
         "strasse",
     ]
 
+    /// Words typed from an empty box, as a user starts a search: every keystroke a new query
+    /// (no two words share a first letter), so no cache of an earlier keystroke answers one.
+    /// `--trace words`; `--controller` types it after the default trace, on fresh controllers.
+    static let wordsFromEmptyLines = [
+        "garcia",
+        "berlin",
+        "tokyo",
+        "paris",
+        "new york",
+    ]
+
     init(lines: [String], scopes: [String]) throws {
         self.scopes = scopes
         self.lines = lines

@@ -19,9 +19,17 @@ extension SearchController {
         /// The results table's order (the queries' `ResultOrder`) and sections.
         public var resultsTable: TableLayout
         /// The most rows a results change set lists before it says `requiresReload` instead (a
-        /// new query's results against the previous ones); nil lists every change. Either way
-        /// a change set is worked out only when an update's `resultsChanges` is first read.
+        /// new query's results against the previous ones): ``defaultChangeLimit`` (1,000) unless
+        /// set; nil lists every change. Either way a change set is worked out only when an
+        /// update's `resultsChanges` is first read, and past the limit it stops there.
         public var changeLimit: Int?
+
+        /// The default ``changeLimit``: 1,000 rows. A table view animates a few hundred row
+        /// changes within a frame or two; past about a thousand, showing the new table whole is
+        /// both faster and clearer than animating it, and listing the changes of a first letter
+        /// typed over a million records (hundreds of thousands of deletions) would cost tens of
+        /// milliseconds that a reload does not.
+        public static let defaultChangeLimit = 1_000
         /// How many typos `.words` and `.prefix` queries forgive (`Query.typos`); `.off` by default.
         public var typos: TypoTolerance
         /// The fields a table's cells show (`TableCell`, `SearchUpdate.cell(at:in:)`), in order;
@@ -42,7 +50,7 @@ extension SearchController {
             syntax: QuerySyntax = .operators,
             originalTable: TableLayout = TableLayout(),
             resultsTable: TableLayout = TableLayout(),
-            changeLimit: Int? = nil,
+            changeLimit: Int? = Options.defaultChangeLimit,
             typos: TypoTolerance = .off,
             displayFields: [String]? = nil
         ) {
