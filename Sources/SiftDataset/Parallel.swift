@@ -1,4 +1,5 @@
 internal import Dispatch
+internal import SiftStorage
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -9,8 +10,8 @@ import Musl
 import Darwin
 #endif
 
-/// The number of cores to spread work over (at least 1).
-let workerCount = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+/// The number of cores to spread work over (at least 1): those the process may run on.
+let workerCount = ParallelWork.usableCores
 
 /// A value handed to worker threads as it is.
 ///

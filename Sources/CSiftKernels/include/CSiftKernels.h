@@ -234,6 +234,10 @@ int sift_kernel_level(void);
 /// answers of every level this CPU supports. Thread-safe; takes effect at the next kernel call.
 void sift_force_kernel_level(int level);
 
+/// The cores this process may run on: its CPU affinity (as `taskset`, a cpuset or a container
+/// sets it), or the cores online where the affinity cannot be read.
+long sift_usable_cores(void);
+
 /// Asks for the cache line holding `address` (an edit does, for the scattered entries of the
 /// record it is about to change, before the collator's work on the new text).
 void sift_prefetch(const void *_Nonnull address);

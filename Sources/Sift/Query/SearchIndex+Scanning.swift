@@ -18,7 +18,8 @@ extension SearchIndex {
                     anchors: anchors,
                     slotCapacity: slotCapacity,
                     segmentsPerWorker: knobs.parallelScanSegments,
-                    maximumWorkers: knobs.scanWorkers
+                    maximumWorkers: knobs.scanWorkers,
+                    workersShareOutputs: column.everySegmentIsHome
                 ).run(chunk: chunk, isCancelled)
             }
         }

@@ -366,6 +366,14 @@ struct FoldedColumn {
         return home
     }
 
+    /// Whether every live segment belongs to the slot of its own number (no segment is owned
+    /// from away): then a sweep of a range of segments sets bits of that range's slots only, and
+    /// workers sweeping disjoint ranges aligned to 64 segments write disjoint words of one shared
+    /// result (see `ParallelSweep`). True after a bulk load and a compaction.
+    ///
+    /// - Complexity: O(1).
+    var everySegmentIsHome: Bool { awayOwners.count == 0 }
+
     /// The slot owning a segment, or nil when the segment is dead.
     ///
     /// - Complexity: O(1) expected.
