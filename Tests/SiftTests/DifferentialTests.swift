@@ -165,7 +165,7 @@ struct RankedOrderTests {
         index.knobs.sparseSlotLimitOverride = sparseLimit == 0 ? Int.max : 0
         index.knobs.membersPerLengthOrderingThread = 3  // large groups split among threads, as at millions
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
-            .prefix(TestScale.size(full: 30, default: 12))
+            .prefix(TestScale.size(full: 30, default: 6))
         let typed = queries.flatMap { text in
             let prefixes = (1...max(1, text.count)).map { String(text.prefix($0)) }
             return prefixes + prefixes.reversed().dropFirst()

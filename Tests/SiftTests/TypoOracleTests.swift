@@ -17,11 +17,13 @@ struct TypoOracleTests {
         var texts: [String] = []
         if let cities = try? readTSV("cities.tsv") {
             let name = cities.header.firstIndex(of: "name")!
-            texts += cities.rows.map { $0[name] }.shuffled(using: &generator).prefix(400)
+            texts += cities.rows.map { $0[name] }.shuffled(using: &generator)
+                .prefix(TestScale.size(full: 400, default: 200))
         }
         if let names = try? readTSV("country_names_i18n.tsv") {
             let value = names.header.firstIndex(of: "value")!
-            texts += names.rows.map { $0[value] }.shuffled(using: &generator).prefix(500)
+            texts += names.rows.map { $0[value] }.shuffled(using: &generator)
+                .prefix(TestScale.size(full: 500, default: 250))
         }
         texts += [
             "ripgrep", "ripgrep-all", "Straße", "STRASSE", "Aalborg", "Ålborg", "El niño juega", "nino", "José Martí",
@@ -40,7 +42,7 @@ struct TypoOracleTests {
         var generator = SeededGenerator(seed: seed)
         var result = ["ripgrpe", "rigprep", "strase", "straße", "kobenhavn", "kopenhagn", "aalbrog", "ninoo", "niño j"]
         let nonEmpty = texts.filter { $0.count >= 5 }
-        for i in 0..<TestScale.size(full: 30, default: 12) {
+        for i in 0..<TestScale.size(full: 30, default: 6) {
             var text = Array(nonEmpty.randomElement(using: &generator)!.prefix(14))
             for _ in 0..<(i % 3) {
                 let at = Int.random(in: 0..<text.count, using: &generator)
