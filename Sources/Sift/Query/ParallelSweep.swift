@@ -207,7 +207,7 @@ struct ParallelSweep {
 }
 
 /// Set by the calling thread when the scan is cancelled; read by the other workers.
-private final class StopFlag: Sendable {
+final class StopFlag: Sendable {
     let flag = Atomic<Bool>(false)
 }
 

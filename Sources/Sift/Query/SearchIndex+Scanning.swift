@@ -1,5 +1,7 @@
 internal import CSiftKernels
+internal import Dispatch
 internal import SiftStorage
+internal import Synchronization
 
 extension SearchIndex {
     /// The key's column swept by a `ParallelSweep` finding `anchors`.
@@ -85,10 +87,18 @@ extension SearchIndex {
             try withKernelPattern(key) { pattern in
                 try base.words.withUnsafeBufferPointer { baseWords in
                     try matched.withUnsafeMutableWords { matchedWords in
-                        var view = view
-                        var pattern = pattern
-                        examined = try scanCandidateChunks(baseWords, run.isCancelled) { first, last in
-                            kernel(&view, &pattern, column.slotCount, baseWords.baseAddress!, first, last, matchedWords)
+                        examined = try scanCandidateChunksInParallel(baseWords, run.isCancelled) { first, last in
+                            var view = view
+                            var pattern = pattern
+                            return kernel(
+                                &view,
+                                &pattern,
+                                column.slotCount,
+                                baseWords.baseAddress!,
+                                first,
+                                last,
+                                matchedWords
+                            )
                         }
                     }
                 }
@@ -119,6 +129,54 @@ extension SearchIndex {
         return examined
     }
 
+    /// `scanCandidateChunks` split among the cores when the base has enough members
+    /// (`TuningKnobs.parallelScanSegments` a worker, at most `scanWorkers` workers): each worker
+    /// scans its own range of the base's words, 1,024 at a time. `scan` is called concurrently,
+    /// so it may write only the words of the range it is given (a narrowed scan's kernel sets
+    /// the bits of the candidates it examines, which lie in those words) and must not change
+    /// anything else. This thread scans the first range and alone asks `isCancelled`; the others
+    /// stop at their next chunk once it has.
+    ///
+    /// - Complexity: O(*n* / 64) for *n* slots, plus what `scan` does, divided among the workers.
+    func scanCandidateChunksInParallel(
+        _ base: UnsafeBufferPointer<UInt64>,
+        _ isCancelled: () -> Bool,
+        _ scan: (_ firstWord: Int, _ lastWord: Int) -> Int
+    ) throws -> Int {
+        let members = base.reduce(0) { $0 + $1.nonzeroBitCount }
+        let workers = max(1, min(knobs.scanWorkers, members / max(1, knobs.parallelScanSegments)))
+        guard workers > 1 else { return try scanCandidateChunks(base, isCancelled, scan) }
+        let share = (base.count + workers - 1) / workers
+        let ranges = (0..<workers).map { min(base.count, $0 * share)..<min(base.count, ($0 + 1) * share) }
+        let stop = StopFlag()
+        let others = WorkerResults<Int>(count: workers)
+        return try withoutActuallyEscaping(scan) { scan in
+            let job = CandidateScanJob(scan: scan, ranges: ranges, stop: stop, results: others)
+            let group = DispatchGroup()
+            for worker in 1..<workers {
+                DispatchQueue.global(qos: .userInitiated).async(group: group) { job.run(worker) }
+            }
+            var examined = 0
+            do {
+                examined = try job.scan(ranges[0]) {
+                    if isCancelled() {
+                        stop.flag.store(true, ordering: .relaxed)
+                        throw CancellationError()
+                    }
+                }
+            } catch {
+                group.wait()
+                throw error
+            }
+            group.wait()
+            for count in others.values.dropFirst() {
+                guard let count else { throw CancellationError() }
+                examined += count
+            }
+            return examined
+        }
+    }
+
     /// The kernels' view of a folded pattern.
     func withKernelPattern<R>(_ key: MatchKey, _ body: (sift_scan_pattern) throws -> R) rethrows -> R {
         try key.pattern.withUnsafeBufferPointer { bytes in
@@ -133,5 +191,34 @@ extension SearchIndex {
                 )
             )
         }
+    }
+}
+
+/// A worker's part of `scanCandidateChunksInParallel`: its range of the base's words, scanned
+/// 1,024 words at a time; the caller waits until every worker has finished.
+private struct CandidateScanJob: @unchecked Sendable {
+    let scan: (Int, Int) -> Int
+    let ranges: [Range<Int>]
+    let stop: StopFlag
+    let results: WorkerResults<Int>
+
+    /// Scans `range`, calling `check` after every 1,024 words; returns what `scan` returned in all.
+    func scan(_ range: Range<Int>, check: () throws -> Void) throws -> Int {
+        var examined = 0
+        var word = range.lowerBound
+        while word < range.upperBound {
+            let next = min(range.upperBound, word + 1024)
+            examined += scan(word, next)
+            word = next
+            try check()
+        }
+        return examined
+    }
+
+    func run(_ worker: Int) {
+        let count = try? scan(ranges[worker]) {
+            if stop.flag.load(ordering: .relaxed) { throw CancellationError() }
+        }
+        if let count { results.set(worker, count) }
     }
 }

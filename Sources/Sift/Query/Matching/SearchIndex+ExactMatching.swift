@@ -113,15 +113,16 @@ extension SearchIndex {
                 if examined & 0x3FFF == 0, run.isCancelled() { throw CancellationError() }
             }
         } else {
+            let cancelled = run.isCancelled
             try column.withKernelView { view in
                 try withKernelPattern(key) { pattern in
                     try base.words.withUnsafeBufferPointer { baseWords in
                         try matched.withUnsafeMutableWords { matchedWords in
                             try candidates.withUnsafeMutableWords { candidateWords in
-                                var view = view
-                                var pattern = pattern
-                                examined = try scanCandidateChunks(baseWords, run.isCancelled) { first, last in
-                                    sift_scan_candidates(
+                                examined = try scanCandidateChunksInParallel(baseWords, cancelled) { first, last in
+                                    var view = view
+                                    var pattern = pattern
+                                    return sift_scan_candidates(
                                         &view,
                                         &pattern,
                                         column.slotCount,
