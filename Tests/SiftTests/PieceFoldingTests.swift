@@ -187,6 +187,23 @@ struct PieceFoldingTests {
             }
         }
     }
+
+    /// A streamed text's bytes are written after the column's last segment before the slot's old
+    /// segment is withdrawn: when that old segment was the last, only its own bytes are dead.
+    /// (The invariant checks found this counted the new text's bytes dead too.)
+    @Test("replacing the last segment with a streamed text counts only the old one dead")
+    func replacingTheLastSegmentCountsOnlyItsBytesDead() throws {
+        let index = try SearchIndex(configuration: IndexConfiguration(searchFields: ["text"]), records: [])
+        index.folded.foldings[0].folder.pieceLength = 4
+        try index.insert(contentsOf: (0..<3).map { Record(id: "\($0)", fields: ["text": "Straße \($0)"]) })
+        let before = index.folded.foldings[0].columns[0]
+        let lastSegmentBytes = before.codes.count - before.start(ofSegment: before.segmentCount - 1)
+        #expect(before.deadBytes == 0)
+        try index.update(Record(id: "2", fields: ["text": "København ist nicht Straße"]))
+        #expect(index.folded.foldings[0].columns[0].deadBytes == lastSegmentBytes)
+        try index.remove(id: "0")
+        index.checkInvariants()
+    }
 }
 
 /// A long text is folded straight into its column a piece at a time (issue 14 item 7): its

@@ -258,10 +258,11 @@ struct FoldedColumn {
         wordStarts[word] |= 1 << UInt64(byte & 63)
     }
 
-    /// Marks the segment of `slot` dead.
+    /// Marks the segment of `slot` dead. `codesEnd` is where the last segment's separator ends
+    /// when bytes of a pending segment follow it in `codes` (`finishPending`).
     ///
     /// - Complexity: O(1) expected.
-    mutating func remove(slot: Int32) {
+    mutating func remove(slot: Int32, codesEnd: Int? = nil) {
         noteRebuildChange(slot)
         guard let segment = segment(ofSlot: slot) else { return }
         let bit: UInt64 = 1 << UInt64(segment & 63)
@@ -271,8 +272,9 @@ struct FoldedColumn {
             awayOwners.remove(Int32(segment))
             awaySegments.remove(slot)
         }
-        let (start, end) = bounds(ofSegment: segment)
-        deadBytes += end - start + 1
+        let start = self.start(ofSegment: segment)
+        let end = segment + 1 < startOffsets.count ? self.start(ofSegment: segment + 1) : codesEnd ?? codes.count
+        deadBytes += end - start
     }
 
     /// Byte range `start..<end` of a segment in `codes` (the separator at `end` excluded).
@@ -768,7 +770,7 @@ extension FoldedColumn {
             if pending.entries & 3 != 0 { flags.append(pending.pendingFlags) }
             flagStart = 4 * pending.flagBase
         }
-        remove(slot: slot)
+        remove(slot: slot, codesEnd: pending.start)  // its bytes follow the last segment's
         appendSegmentEntry(start: pending.start, owner: slot, flagStart: flagStart)
     }
 
