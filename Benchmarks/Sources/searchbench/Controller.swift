@@ -70,7 +70,8 @@ final class ControllerBench {
             mode: mode.rawValue,
             sortField: corpus.fields[0],
             trace: traceName,
-            changeLimit: changeLimit
+            changeLimit: changeLimit,
+            keystrokeCount: trace.keystrokes.count
         )
         for collation in collations { report.configs.append(try runConfiguration(collation)) }
         return report

@@ -397,8 +397,7 @@ struct SearchBench: ParsableCommand {
                     showProgress: Progress.enabled
                 )
                 bench.syntax = options.syntax
-                var run = try bench.run(collations: collations, traceName: traceName)
-                run.keystrokeCount = runTrace.keystrokes.count
+                let run = try bench.run(collations: collations, traceName: traceName)
                 if report.controller == nil { report.controller = run } else { report.controllerFromEmpty = run }
                 for failure in bench.failures {
                     note("searchbench: CONTROLLER RESULTS DISAGREE WITH THE INDEX: " + failure)

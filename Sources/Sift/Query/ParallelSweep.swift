@@ -84,7 +84,7 @@ struct ParallelSweep {
         let group = DispatchGroup()
         if workersShareOutputs {
             try Self.withOutputs(&result) { outputs in
-                let job = SweepJob(sweep: self, ranges: ranges, chunk: chunk, stop: stop, shared: outputs, results: nil)
+                let job = SweepJob(sweep: self, ranges: ranges, chunk: chunk, stop: stop, into: .shared(outputs))
                 for worker in 1..<workers {
                     DispatchQueue.global(qos: .userInitiated).async(group: group) { job.run(worker) }
                 }
@@ -95,7 +95,7 @@ struct ParallelSweep {
             return result
         }
         let others = WorkerResults<[FieldMatch]>(count: workers)
-        let job = SweepJob(sweep: self, ranges: ranges, chunk: chunk, stop: stop, shared: nil, results: others)
+        let job = SweepJob(sweep: self, ranges: ranges, chunk: chunk, stop: stop, into: .own(others))
         for worker in 1..<workers {
             DispatchQueue.global(qos: .userInitiated).async(group: group) { job.run(worker) }
         }
@@ -213,21 +213,29 @@ final class StopFlag: Sendable {
 
 /// A worker's part of a `ParallelSweep`: it reads the column through the sweep's view (the
 /// caller waits until every worker has finished) and writes either its own words of the shared
-/// outputs (`shared`) or its own result slot (`results`).
+/// outputs or a result of its own.
 private struct SweepJob: @unchecked Sendable {
+    /// Where the workers' bits go.
+    enum Destination {
+        /// Into the one result every worker writes (each its own words of it).
+        case shared(ParallelSweep.Outputs)
+        /// Into bitsets of each worker's own, left in its slot here for the calling thread.
+        case own(WorkerResults<[FieldMatch]>)
+    }
+
     let sweep: ParallelSweep
     let ranges: [Range<Int>]
     let chunk: Int
     let stop: StopFlag
-    let shared: ParallelSweep.Outputs?
-    let results: WorkerResults<[FieldMatch]>?
+    let into: Destination
 
     func run(_ worker: Int) {
         let check = { if stop.flag.load(ordering: .relaxed) { throw CancellationError() } }
         do {
-            if let shared {
-                try sweep.sweep(ranges[worker], chunk: chunk, into: shared, check: check)
-            } else if let results {
+            switch into {
+            case .shared(let outputs):
+                try sweep.sweep(ranges[worker], chunk: chunk, into: outputs, check: check)
+            case .own(let results):
                 var match = sweep.emptyResult()
                 try ParallelSweep.withOutputs(&match) {
                     try sweep.sweep(ranges[worker], chunk: chunk, into: $0, check: check)

@@ -118,13 +118,23 @@ extension SearchIndex {
         _ isCancelled: () -> Bool,
         _ scan: (_ firstWord: Int, _ lastWord: Int) -> Int
     ) throws -> Int {
+        try Self.scanWordChunks(0..<base.count, scan) { if isCancelled() { throw CancellationError() } }
+    }
+
+    /// Calls `scan` over `words` 1,024 at a time, then `check`; returns the sum of what `scan`
+    /// returned. The loop of `scanCandidateChunks` and of each worker of the parallel one.
+    static func scanWordChunks(
+        _ words: Range<Int>,
+        _ scan: (_ firstWord: Int, _ lastWord: Int) -> Int,
+        check: () throws -> Void
+    ) throws -> Int {
         var examined = 0
-        var word = 0
-        while word < base.count {
-            let next = min(base.count, word + 1024)
+        var word = words.lowerBound
+        while word < words.upperBound {
+            let next = min(words.upperBound, word + 1024)
             examined += scan(word, next)
             word = next
-            if isCancelled() { throw CancellationError() }
+            try check()
         }
         return examined
     }
@@ -158,7 +168,7 @@ extension SearchIndex {
             }
             var examined = 0
             do {
-                examined = try job.scan(ranges[0]) {
+                examined = try Self.scanWordChunks(ranges[0], scan) {
                     if isCancelled() {
                         stop.flag.store(true, ordering: .relaxed)
                         throw CancellationError()
@@ -202,21 +212,8 @@ private struct CandidateScanJob: @unchecked Sendable {
     let stop: StopFlag
     let results: WorkerResults<Int>
 
-    /// Scans `range`, calling `check` after every 1,024 words; returns what `scan` returned in all.
-    func scan(_ range: Range<Int>, check: () throws -> Void) throws -> Int {
-        var examined = 0
-        var word = range.lowerBound
-        while word < range.upperBound {
-            let next = min(range.upperBound, word + 1024)
-            examined += scan(word, next)
-            word = next
-            try check()
-        }
-        return examined
-    }
-
     func run(_ worker: Int) {
-        let count = try? scan(ranges[worker]) {
+        let count = try? SearchIndex.scanWordChunks(ranges[worker], scan) {
             if stop.flag.load(ordering: .relaxed) { throw CancellationError() }
         }
         if let count { results.set(worker, count) }
