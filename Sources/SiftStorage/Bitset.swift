@@ -97,6 +97,12 @@ package struct Bitset: Equatable, Sendable {
     @inlinable
     package mutating func insert(_ slot: Int32) {
         if sparseMembers != nil {
+            if sparseMembers!.last ?? -1 < slot {  // members added in ascending order: no search
+                sparseMembers!.append(slot)
+                sparseWordCount = max(sparseWordCount, Int(slot) >> 6 + 1)
+                makeDenseIfLarge()
+                return
+            }
             let (index, found) = Self.position(of: slot, in: sparseMembers!)
             guard !found else { return }
             sparseMembers!.insert(slot, at: index)

@@ -71,6 +71,7 @@ struct DifferentialTests {
         // Narrowed scans read their candidates as a list (results kept as lists) in about half the
         // configurations, as bits in the others.
         index.knobs.sparseSlotLimitOverride = stableSeed(collation.locale).isMultiple(of: 2) ? Int.max : 0
+        index.knobs.postingsMinimumRecords = 0  // first letters from postings, as at a million records
         let folder = try ICUFolder(ICUCollator(collation))
         var narrowed = 0
         for query in Self.queries(seed: stableSeed(collation.locale)) {
@@ -164,6 +165,7 @@ struct RankedOrderTests {
         // records are grouped one by one: both meet every operation of the other way.
         index.knobs.sparseSlotLimitOverride = sparseLimit == 0 ? Int.max : 0
         index.knobs.membersPerLengthOrderingThread = 3  // large groups split among threads, as at millions
+        index.knobs.postingsMinimumRecords = 0  // first letters from postings, as at a million records
         let queries = DifferentialTests.queries(seed: stableSeed(collation.locale))
             .prefix(TestScale.size(full: 30, default: 6))
         let typed = queries.flatMap { text in

@@ -176,6 +176,7 @@ struct KeystrokeReport: Codable {
     var fullScans: Int
     var narrowedScans: Int
     var cacheHits: Int
+    var postingsHits = 0
     var candidatesExamined: Int
     var peers: [PeerKeystroke] = []
 }

@@ -235,6 +235,7 @@ final class Runner {
                         fullScans: result.statistics.fullScans,
                         narrowedScans: result.statistics.narrowedScans,
                         cacheHits: result.statistics.cacheHits,
+                        postingsHits: result.statistics.postingsHits,
                         candidatesExamined: result.statistics.candidatesExamined
                     )
                 )

@@ -160,11 +160,12 @@ struct TextReport {
             add(title, peer, ratioAll: peer.ratioAll, ratioShort: peer.ratioShort, ratioLong: peer.ratioLong)
         }
         out.append(contentsOf: table(rows))
-        let scans = mode.keystrokes.reduce((0, 0, 0)) {
-            ($0.0 + $1.fullScans, $0.1 + $1.narrowedScans, $0.2 + $1.cacheHits)
+        let scans = mode.keystrokes.reduce((0, 0, 0, 0)) {
+            ($0.0 + $1.fullScans, $0.1 + $1.narrowedScans, $0.2 + $1.cacheHits, $0.3 + $1.postingsHits)
         }
         out.append(
-            "  Sift work: \(scans.0) full scans, \(scans.1) narrowed scans, \(scans.2) cache hits (field patterns); "
+            "  Sift work: \(scans.0) full scans, \(scans.1) narrowed scans, \(scans.2) cache hits, "
+                + "\(scans.3) from postings (field patterns); "
                 + "× Sift = peer time / Sift time on the same keystrokes"
         )
         for peer in mode.peers {
@@ -194,7 +195,7 @@ struct TextReport {
                 var row = [
                     "  " + (k.kind == "typed" ? "" : k.kind == "backspace" ? "⌫ " : "⇄ ") + "'\(k.text)'", k.scope,
                     formatCount(k.results), formatDuration(Double(k.siftNanoseconds)),
-                    "\(k.fullScans)f \(k.narrowedScans)n \(k.cacheHits)h",
+                    "\(k.fullScans)f \(k.narrowedScans)n \(k.cacheHits)h \(k.postingsHits)p",
                 ]
                 for peer in mode.peers {
                     if let p = k.peers.first(where: { $0.engine == peer.engine }) {

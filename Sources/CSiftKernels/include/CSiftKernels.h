@@ -105,6 +105,38 @@ size_t sift_scan_slots(const sift_column_view *_Nonnull column, const sift_scan_
 int sift_scan_one_segment(const sift_column_view *_Nonnull column, const sift_scan_pattern *_Nonnull pattern,
                           size_t segment, int anchoredAtStart);
 
+// MARK: - Element postings
+
+/// Element codes a posting can hold: the one- and two-byte codes (`CodeBook`), 1 ..< 0x880.
+#define SIFT_POSTING_CODES 0x880
+
+/// For the segment of `slot` (none: returns 0): every element with a one- or two-byte code at a
+/// position where a match of that one element may start, once each, with what a scan of the
+/// one-element pattern would find there. Writes the codes to `ids` and their kinds to `kinds`
+/// (room for `SIFT_POSTING_CODES` each) and returns how many. Kind bits, two per anchor: bit 0
+/// candidate anywhere, bit 1 match anywhere; bits 2, 3 the same at a word start; bits 4, 5 at the
+/// field's start. `scratch` holds `SIFT_POSTING_CODES` zero bytes, and does again on return.
+size_t sift_slot_elements(const sift_column_view *_Nonnull column, size_t slot, uint16_t *_Nonnull ids,
+                          uint8_t *_Nonnull kinds, uint8_t *_Nonnull scratch);
+
+/// A posting set being filled: bits, or a list with room for its members, or neither (skipped).
+typedef struct sift_posting_target {
+    uint64_t *_Nullable words;
+    int32_t *_Nullable members;
+} sift_posting_target;
+
+/// For slots [first, last) of the column (each below its slot count): adds to `counts[set]` (6 *
+/// `SIFT_POSTING_CODES` entries) the slots in each posting set. Set 6 * code + 2 * anchor (0
+/// anywhere, 1 word start, 2 field start) holds the slots a scan of that one element matches at
+/// that anchor; the set after it, the slots that are candidates there without a match.
+void sift_count_postings(const sift_column_view *_Nonnull column, size_t first, size_t last,
+                         uint32_t *_Nonnull counts);
+
+/// For slots [first, last): sets each slot's bit in the `words` of its sets' targets, or writes it
+/// at `members[cursors[set]]` and advances that cursor. Slots come in ascending order.
+void sift_fill_postings(const sift_column_view *_Nonnull column, size_t first, size_t last,
+                        const sift_posting_target *_Nonnull targets, uint32_t *_Nonnull cursors);
+
 /// Clears the bits of `bits` (`wordCount` words) whose slot's entry in `lengths` is not `length`,
 /// a cheap filter before `sift_keep_segments_of_length` (the entries are collation element counts,
 /// which a segment of the pattern's bytes shares with the pattern). Words whose 64 entries are not

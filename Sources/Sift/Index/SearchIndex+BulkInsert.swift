@@ -70,6 +70,7 @@ extension SearchIndex {
             plan.trim = trim && error == nil && batchEnd == records.count
             runBulkStep(plan, folders: folders, into: &pieces[1 - current], repeated: &repeated)
             if appendOrder {
+                for slot in slots { folded.postings.noteEdit(slot: slot) }
                 revision &+= UInt64(slots.count)
             } else {
                 for slot in slots {

@@ -42,7 +42,10 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the total size of the records, the collation and encoding work
     ///   divided among the cores for large batches.
     public func insert(contentsOf records: [Record]) throws(SiftError) {
-        defer { checkAfterMutation() }
+        defer {
+            if records.count >= 8192 { buildMissingPostings() }
+            checkAfterMutation()
+        }
         if records.count >= Self.memoryCheckMinimumRecords {
             let need = Self.estimatedMemory(of: records, configuration: configuration)
             try MemoryBudget.current().require(need, for: "indexing \(records.count) records")

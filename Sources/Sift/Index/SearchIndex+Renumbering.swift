@@ -114,6 +114,7 @@ extension SearchIndex {
         )
         self.orders.categoryMembers = [:]
         discardCachedResults()
+        folded.postings.removeAll()
 
         records.formerNumberings.append(
             FormerNumbering(tag: records.handleTag, survivors: RankedBitset(words: survivorBits))
@@ -125,6 +126,7 @@ extension SearchIndex {
         }
         records.handleTag = tag
         revision &+= 1
+        buildMissingPostings()
     }
 
     /// The slot, in the present numbering, of a handle made under a former one.

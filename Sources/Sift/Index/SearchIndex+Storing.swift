@@ -360,7 +360,7 @@ extension SearchIndex {
         }
         withdrawFromDerivedSets(slot)
         records.live.remove(slot)
-        caches.matches.noteEdit(slot: slot)
+        noteEdit(slot: slot)
         records.slotOfID.remove(records.ids.string(slot), ids: records.ids)
         records.ids.set(slot, "")
         clearValues(slot: slot)
@@ -432,6 +432,13 @@ extension SearchIndex {
 
     func bumpRevision() { revision &+= 1 }
 
-    /// Tells the cached field results that a slot was inserted or updated (see `MatchCache`).
-    func updateCache(slot: Int32) { caches.matches.noteEdit(slot: slot) }
+    /// Tells the cached field results and the postings that a slot was inserted or updated (see
+    /// `MatchCache`, `ElementPostings`).
+    func updateCache(slot: Int32) { noteEdit(slot: slot) }
+
+    /// Tells the cached field results and the postings that a slot changed.
+    func noteEdit(slot: Int32) {
+        caches.matches.noteEdit(slot: slot)
+        folded.postings.noteEdit(slot: slot)
+    }
 }

@@ -161,6 +161,9 @@ public struct QueryStatistics: Hashable, Sendable {
     public var narrowedScans = 0
     /// Field patterns answered straight from the cache (e.g. after backspace).
     public var cacheHits = 0
+    /// One-element field patterns answered from the index's postings (see
+    /// <doc:HowMatchingWorks>): no scan at all.
+    public var postingsHits = 0
     /// Records examined by narrowed scans.
     public var candidatesExamined = 0
 

@@ -318,6 +318,10 @@ extension SearchIndex {
             run.statistics.cacheHits += 1
             return hit
         }
+        if let posted = postingsMatch(key) {
+            run.statistics.postingsHits += 1
+            return posted
+        }
         guard let candidates = narrowingCandidates(for: key) else { return nil }
         run.statistics.narrowedScans += 1
         return store(try narrowedScan(key, candidates: candidates, &run), for: key)
@@ -329,7 +333,10 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*c* + *n* / 64) for *c* cached results and *n* slots.
     private func narrowingCandidates(for key: MatchKey) -> Bitset? {
-        guard let base = caches.matches.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) }) else {
+        guard
+            let base = caches.matches.narrowingBase(for: key, evaluate: { self.evaluate($0, slot: $1) })
+                ?? postingsOfFirstElement(key)
+        else {
             return nil
         }
         return narrowsFrom(key, base.candidates) ? base.candidates : nil

@@ -17,4 +17,6 @@ package struct FoldedFields {
     /// Texts folded a piece at a time straight into their columns so far (`writePending`): how
     /// tests see that a long text took that road.
     var streamedTextCount = 0
+    /// The exact results of every one-element pattern, by column (see `ElementPostings`).
+    var postings = ElementPostings()
 }

@@ -54,6 +54,10 @@ package struct TuningKnobs: Sendable {
     /// Tests set it small so that a bulk insert crosses many batches.
     package var bulkBatchSize = 65_536
 
+    /// Records a column needs before it keeps postings (`ElementPostings`): below, a scan of a
+    /// first letter takes a few microseconds anyway. Tests set 0 so that every index has them.
+    package var postingsMinimumRecords = 1 << 14
+
     /// Slots from which a renumbering may run (below, slot tables are a few kilobytes); tests set
     /// a few.
     package var minimumSlotsToRenumber = 256

@@ -348,6 +348,8 @@ extension SearchIndex {
             // The ranking keys now rather than on the first ranked keystroke.
             index.orders.rankingKeysStorage = nil
             _ = index.rankingKeys
+            // Postings are not stored: built from the verified columns, they cannot disagree with them.
+            index.buildMissingPostings()
             index.checkAfterMutation()
             return index
         } catch {
