@@ -170,9 +170,10 @@ struct PostingsTests {
     }
 
     /// An index large enough for postings builds them as it loads, from the columns it verified
-    /// (a snapshot does not store them, so it cannot hold a forged one).
+    /// (a snapshot does not store them, so it cannot hold a forged one). Its 70,000 records put
+    /// rare elements' lists across two blocks of 65,536 slots.
     @Test func aLoadedSnapshotBuildsItsPostings() throws {
-        let count = 16_384
+        let count = 70_000
         let texts = Self.texts
         let records = (0..<count).map { i in
             Record(id: String(i), fields: ["name": texts[i % texts.count], "place": texts[(i * 7) % texts.count]])
@@ -192,6 +193,32 @@ struct PostingsTests {
         scanned.knobs.postingsMinimumRecords = Int.max
         scanned.folded.postings.removeAll()
         #expect(try Self.expectSameAnswers(loaded, scanned, Self.queries(texts, limit: 12), "loaded") > 0)
+    }
+
+    /// Lists made from members across many blocks of 65,536 slots (a million records' postings),
+    /// then edited: the same members as a plain set.
+    @Test func postingListsOverManyBlocks() {
+        var generator = SeededGenerator(seed: 13)
+        let capacity = 1_100_000
+        var model = Set<Int32>()
+        for _ in 0..<20_000 { model.insert(Int32.random(in: 0..<Int32(capacity), using: &generator)) }
+        // A block left empty, and members at both ends of blocks.
+        model = model.filter { $0 >> 16 != 5 }.union([0, 65_535, 65_536, 131_071, 1_048_575, 1_048_576])
+        let sorted = model.sorted()
+        var list = sorted.withUnsafeBufferPointer { PostingSet.list(PostingList($0)) }
+        #expect(list.bitset(capacity: capacity).sparseMembers == sorted)
+        if case .list(let plain) = list {
+            for slot in sorted.prefix(500) { #expect(plain.contains(slot)) }
+            #expect(!plain.contains(5 << 16) && !plain.contains(1))
+        }
+        for step in 0..<3_000 {
+            let slot = step % 2 == 0 ? sorted[step] : Int32.random(in: 0..<Int32(capacity), using: &generator)
+            let member = step % 3 != 0
+            list.set(slot, to: member, capacity: capacity)
+            if member { model.insert(slot) } else { model.remove(slot) }
+        }
+        #expect(list.count == model.count)
+        #expect(list.bitset(capacity: capacity).sparseMembers == model.sorted())
     }
 
     @Test func postingListsKeepTheirMembers() {

@@ -4,7 +4,8 @@ internal import SiftStorage
 /// bytes a member, half of a plain list (`Bitset`'s sparse form), for the posting sets too
 /// small for bits.
 struct PostingList: Sendable {
-    /// The members of block *b* are `lows[blockStarts[b] ..< blockStarts[b + 1]]`, ascending.
+    /// The members of block *b* are `lows[blockStarts[b] ..< blockStarts[b + 1]]`, ascending; the
+    /// last entry is `lows.count`.
     private var blockStarts: [UInt32] = [0]
     private var lows: [UInt16] = []
 
@@ -13,11 +14,12 @@ struct PostingList: Sendable {
     /// - Complexity: O(*k*) for *k* members.
     init(_ members: UnsafeBufferPointer<Int32>) {
         lows.reserveCapacity(members.count)
+        blockStarts = []
         for slot in members {
-            while blockStarts.count <= Int(slot >> 16) + 1 { blockStarts.append(UInt32(lows.count)) }
+            while blockStarts.count <= Int(slot >> 16) { blockStarts.append(UInt32(lows.count)) }
             lows.append(UInt16(truncatingIfNeeded: slot))
         }
-        blockStarts[blockStarts.count - 1] = UInt32(lows.count)
+        blockStarts.append(UInt32(lows.count))
     }
 
     var count: Int { lows.count }
