@@ -181,20 +181,21 @@ struct ColumnPostings: Sendable {
         }
     }
 
-    /// What a scan of the one element `code` at `anchor` (not `.fuzzy`) finds in the column.
+    /// What a scan of the one element `code` at `anchor` (not `.fuzzy`) finds in the column; sets
+    /// of at most `sparseLimit` members come as lists (as `SearchIndex.store` keeps results).
     ///
     /// - Complexity: O(1), plus O(*n* / 64) when some record is a candidate without a match.
-    func match(code: Int, anchor: Anchor) -> FieldMatch {
+    func match(code: Int, anchor: Anchor, sparseLimit: Int) -> FieldMatch {
         let group = code < groupOfCode.count ? Int(groupOfCode[code]) : -1
         guard group >= 0, let position = Self.position(of: anchor) else {
             let none = Bitset(sparse: [], capacity: capacity)
             return FieldMatch(matched: none, candidates: none)
         }
-        let matched = sets[6 * group + 2 * position].bitset(capacity: capacity)
+        let matched = sets[6 * group + 2 * position].bitset(capacity: capacity, sparseLimit: sparseLimit)
         let unmatched = sets[6 * group + 2 * position + 1]
         guard unmatched.count > 0 else { return FieldMatch(matched: matched, candidates: matched) }
         var candidates = matched
-        candidates.formUnion(unmatched.bitset(capacity: capacity))
+        candidates.formUnion(unmatched.bitset(capacity: capacity, sparseLimit: sparseLimit))
         return FieldMatch(matched: matched, candidates: candidates)
     }
 

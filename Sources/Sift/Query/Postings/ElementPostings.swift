@@ -36,7 +36,8 @@ struct ElementPostings {
         folding: Int,
         field: Int,
         column: FoldedColumn,
-        capacity: Int
+        capacity: Int,
+        sparseLimit: Int
     ) -> FieldMatch {
         let id = Self.id(folding, field)
         if columns[id] == nil {
@@ -51,7 +52,7 @@ struct ElementPostings {
             columns[id]!.update(slots: editedSlots[(columns[id]!.version - editBase)...], in: column)
             columns[id]!.version = version
         }
-        return columns[id]!.match(code: code, anchor: anchor)
+        return columns[id]!.match(code: code, anchor: anchor, sparseLimit: sparseLimit)
     }
 
     /// Keeps postings built (by `ColumnPostings.init`) when `version` was their `version`.

@@ -24,6 +24,9 @@ struct PostingList: Sendable {
 
     var count: Int { lows.count }
 
+    /// A bound on the members: every one is below it.
+    var slotLimit: Int { (blockStarts.count - 1) << 16 }
+
     /// Where `slot` is or would go in `lows`, and whether it is there.
     private func position(of slot: Int32) -> (index: Int, found: Bool) {
         let block = Int(slot >> 16)
@@ -70,6 +73,24 @@ struct PostingList: Sendable {
         return result
     }
 
+    /// The members as bits: `wordCount` words, at least enough for every member.
+    ///
+    /// - Complexity: O(*k* + *w*) for *k* members and *w* words.
+    func bits(wordCount: Int) -> Bitset {
+        let words = [UInt64](unsafeUninitializedCapacity: wordCount) { words, initialized in
+            words.initialize(repeating: 0)
+            for block in 0..<(blockStarts.count - 1) {
+                let base = block << 16
+                for i in Int(blockStarts[block])..<Int(blockStarts[block + 1]) {
+                    let slot = base | Int(lows[i])
+                    words[slot >> 6] |= 1 << UInt64(slot & 63)
+                }
+            }
+            initialized = wordCount
+        }
+        return Bitset(words: words)
+    }
+
     /// Heap bytes held.
     var memoryFootprint: Int { 2 * lows.capacity + 4 * blockStarts.capacity }
 }
@@ -92,12 +113,17 @@ enum PostingSet: Sendable {
         }
     }
 
-    /// The set as a `Bitset`: its bits, or the list's members as a sparse one.
+    /// The set as a `Bitset`: its bits, or the list's members, as a sparse one when they are at
+    /// most `sparseLimit` (the index's `sparseSlotLimit`: the query code reads larger sets as
+    /// bits, word by word, not member by member).
     ///
-    /// - Complexity: O(1) for bits; O(*k*) for a list of *k* members.
-    func bitset(capacity: Int) -> Bitset {
+    /// - Complexity: O(1) for bits; O(*k*) for a list of *k* members, plus O(*n* / 64) when
+    ///   they are made bits.
+    func bitset(capacity: Int, sparseLimit: Int = .max) -> Bitset {
         switch self {
         case .bits(let bits): bits
+        case .list(let list) where list.count > sparseLimit:
+            list.bits(wordCount: max((capacity + 63) >> 6, list.slotLimit >> 6 + 1))
         case .list(let list): Bitset(sparse: list.members, capacity: capacity)
         }
     }

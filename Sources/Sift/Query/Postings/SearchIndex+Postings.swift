@@ -25,7 +25,8 @@ extension SearchIndex {
             folding: key.folding,
             field: key.field,
             column: column,
-            capacity: slotCapacity
+            capacity: slotCapacity,
+            sparseLimit: sparseSlotLimit
         )
     }
 
