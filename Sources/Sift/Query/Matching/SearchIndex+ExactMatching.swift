@@ -79,11 +79,11 @@ extension SearchIndex {
     }
 
     /// Whether narrowing `candidates` beats a full scan: when they are few (or the index fits in
-    /// cache); past a twentieth of a large index a sequential sweep of the whole column (memory
+    /// cache); past a fortieth of a large index a sequential sweep of the whole column (memory
     /// speed, SIMD) beats visiting scattered candidates, whose every visit is a cache miss. Both
     /// are exact.
     func exactNarrowsFrom(_ candidates: Bitset) -> Bool {
-        orders.order.count < 4096 || candidates.count * 20 < orders.order.count
+        orders.order.count < 4096 || candidates.count * 40 < orders.order.count
     }
 
     /// An exact pattern checked in the candidates of `base` only: a list when they are few,
