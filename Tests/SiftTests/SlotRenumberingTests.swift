@@ -39,7 +39,9 @@ struct SlotRenumberingTests {
         _ = try fresh.search(Query("a", order: .sorted))
         let edited = index.memoryUsage
         let built = fresh.memoryUsage
-        let ratio = Double(edited.total - edited.caches) / Double(built.total - built.caches)
+        // Postings left aside too: 20,000 records have them, a fresh build of fewer than 16,384 not.
+        let ratio =
+            Double(edited.total - edited.caches - edited.postings) / Double(built.total - built.caches - built.postings)
         #expect(ratio <= 2, "\(left) left: \(edited) against a fresh build's \(built)")
     }
 
