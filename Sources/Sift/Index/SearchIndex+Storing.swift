@@ -151,8 +151,16 @@ extension SearchIndex {
     /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
     func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
         var text = firstText
-        for folding in self.folded.foldings {
+        for (number, folding) in self.folded.foldings.enumerated() {
             for position in 0..<configuration.searchFields.count {
+                if !self.folded.postings.isEmpty {
+                    self.folded.postings.captureElements(
+                        of: slot,
+                        folding: number,
+                        field: position,
+                        column: folding.columns[position]
+                    )
+                }
                 if pending.isEmpty {
                     folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
                 } else {
@@ -353,8 +361,16 @@ extension SearchIndex {
 
     /// Removes a slot from everything but the original order.
     func discard(_ slot: Int32) {
-        for folding in folded.foldings {
+        for (number, folding) in folded.foldings.enumerated() {
             for position in 0..<configuration.searchFields.count {
+                if !folded.postings.isEmpty {
+                    folded.postings.captureElements(
+                        of: slot,
+                        folding: number,
+                        field: position,
+                        column: folding.columns[position]
+                    )
+                }
                 folding.columns[position].remove(slot: slot)
             }
         }

@@ -25,6 +25,9 @@ struct ColumnPostings: Sendable {
     private let capacity: Int
     /// The last edit this reflects (`ElementPostings.version`).
     var version: Int
+    /// Per slot edited since `version`, the elements it held before (`captureElements`): with
+    /// the elements it holds now, the only groups whose sets can have changed for it.
+    private var formerElements: [Int32: [UInt16]] = [:]
 
     /// Postings of no records yet, to be filled by `build`.
     private init(capacity: Int, version: Int) {
@@ -150,26 +153,44 @@ struct ColumnPostings: Sendable {
         return body(ids, bytes, bytes + count)
     }
 
-    /// Brings the sets of `slots` (edited since `version`, in any order, repeats allowed) up to
-    /// date with the column as it is now.
+    /// Notes the elements `slot` holds in `column` now, before an edit changes them (see
+    /// `formerElements`).
     ///
-    /// - Complexity: O(*s* + *e*) per slot of size *s*, for *e* elements held.
+    /// - Complexity: O(*s*) in the size of the slot's segment.
+    mutating func captureElements(of slot: Int32, in column: FoldedColumn) {
+        guard slot >= 0, Int(slot) < column.slotCount else { return }
+        column.withKernelView { view in
+            var view = view
+            Self.withBuffers { ids, kinds, scratch in
+                let count = sift_slot_elements(&view, Int(slot), ids, kinds, scratch)
+                guard count > 0 else { return }
+                formerElements[slot, default: []].append(contentsOf: UnsafeBufferPointer(start: ids, count: count))
+            }
+        }
+    }
+
+    /// Brings the sets of `slots` (edited since `version`, in any order, repeats allowed) up to
+    /// date with the column as it is now: for each, the groups of the elements it held before
+    /// (`captureElements`) and holds now are set as a scan of the slot finds them.
+    ///
+    /// - Complexity: O(*s* + *g*) per slot of size *s* whose former and present elements have *g*
+    ///   groups.
     mutating func update(slots: ArraySlice<Int32>, in column: FoldedColumn) {
         guard !slots.isEmpty else { return }
         column.withKernelView { view in
             var view = view
             Self.withBuffers { ids, kinds, scratch in
-                var kindOfGroup: [UInt8] = []
+                var kindOfGroup: [Int: UInt8] = [:]
                 for slot in slots {
+                    kindOfGroup.removeAll(keepingCapacity: true)
+                    for code in formerElements.removeValue(forKey: slot) ?? [] where groupOfCode[Int(code)] >= 0 {
+                        kindOfGroup[Int(groupOfCode[Int(code)])] = 0
+                    }
                     let count =
                         slot >= 0 && Int(slot) < column.slotCount
                         ? sift_slot_elements(&view, Int(slot), ids, kinds, scratch) : 0
-                    for i in 0..<count { _ = group(of: ids[i]) }
-                    kindOfGroup.removeAll(keepingCapacity: true)
-                    kindOfGroup.append(contentsOf: repeatElement(0, count: codes.count))
-                    for i in 0..<count { kindOfGroup[Int(groupOfCode[Int(ids[i])])] = kinds[i] }
-                    for group in 0..<codes.count {
-                        let kind = kindOfGroup[group]
+                    for i in 0..<count { kindOfGroup[group(of: ids[i])] = kinds[i] }
+                    for (group, kind) in kindOfGroup {
                         for anchor in 0..<3 {
                             let bits = (kind >> UInt8(2 * anchor)) & 3
                             sets[6 * group + 2 * anchor].set(slot, to: bits == 3, capacity: capacity)
@@ -179,6 +200,7 @@ struct ColumnPostings: Sendable {
                 }
             }
         }
+        formerElements.removeAll()
     }
 
     /// What a scan of the one element `code` at `anchor` (not `.fuzzy`) finds in the column; sets

@@ -55,6 +55,17 @@ struct ElementPostings {
         return columns[id]!.match(code: code, anchor: anchor, sparseLimit: sparseLimit)
     }
 
+    /// Notes, before an edit changes a slot's segment in a column, the elements it holds there
+    /// now (postings re-check only those and the ones it holds after, see
+    /// `ColumnPostings.update`). A no-op for a column without postings.
+    ///
+    /// - Complexity: O(*s*) in the size of the slot's segment.
+    mutating func captureElements(of slot: Int32, folding: Int, field: Int, column: FoldedColumn) {
+        let id = Self.id(folding, field)
+        guard columns[id] != nil else { return }
+        columns[id]!.captureElements(of: slot, in: column)
+    }
+
     /// Keeps postings built (by `ColumnPostings.init`) when `version` was their `version`.
     mutating func store(_ postings: ColumnPostings, folding: Int, field: Int) {
         precondition(postings.version == version, "postings built before the latest edit")

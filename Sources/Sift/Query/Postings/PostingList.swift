@@ -52,6 +52,8 @@ struct PostingList: Sendable {
         let block = Int(slot >> 16)
         if member {
             while blockStarts.count <= block + 1 { blockStarts.append(UInt32(lows.count)) }
+            // Grown by an eighth, not doubled: lists are kept at their size, and most edits add one.
+            if lows.count == lows.capacity { lows.reserveCapacity(lows.count + lows.count / 8 + 4) }
             lows.insert(UInt16(truncatingIfNeeded: slot), at: index)
             for b in (block + 1)..<blockStarts.count { blockStarts[b] += 1 }
         } else {
