@@ -150,17 +150,10 @@ extension SearchIndex {
     ///
     /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
     func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
+        capturePostedElements(of: slot)
         var text = firstText
-        for (number, folding) in self.folded.foldings.enumerated() {
+        for folding in self.folded.foldings {
             for position in 0..<configuration.searchFields.count {
-                if !self.folded.postings.isEmpty {
-                    self.folded.postings.captureElements(
-                        of: slot,
-                        folding: number,
-                        field: position,
-                        column: folding.columns[position]
-                    )
-                }
                 if pending.isEmpty {
                     folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
                 } else {
@@ -239,7 +232,7 @@ extension SearchIndex {
             members[value(at: field, slot: slot), default: Bitset(capacity: records.generations.count)].insert(slot)
             orders.categoryMembers[field] = members
         }
-        updateCache(slot: slot)
+        noteEdit(slot: slot)
         revision &+= 1
         advanceCompaction()
     }
@@ -361,16 +354,9 @@ extension SearchIndex {
 
     /// Removes a slot from everything but the original order.
     func discard(_ slot: Int32) {
-        for (number, folding) in folded.foldings.enumerated() {
+        capturePostedElements(of: slot)
+        for folding in folded.foldings {
             for position in 0..<configuration.searchFields.count {
-                if !folded.postings.isEmpty {
-                    folded.postings.captureElements(
-                        of: slot,
-                        folding: number,
-                        field: position,
-                        column: folding.columns[position]
-                    )
-                }
                 folding.columns[position].remove(slot: slot)
             }
         }
@@ -448,11 +434,8 @@ extension SearchIndex {
 
     func bumpRevision() { revision &+= 1 }
 
-    /// Tells the cached field results and the postings that a slot was inserted or updated (see
-    /// `MatchCache`, `ElementPostings`).
-    func updateCache(slot: Int32) { noteEdit(slot: slot) }
-
-    /// Tells the cached field results and the postings that a slot changed.
+    /// Tells the cached field results and the postings that a slot was inserted, updated or freed
+    /// (see `MatchCache`, `ElementPostings`).
     func noteEdit(slot: Int32) {
         caches.matches.noteEdit(slot: slot)
         folded.postings.noteEdit(slot: slot)

@@ -66,7 +66,7 @@ struct ElementPostings {
         columns[id]!.captureElements(of: slot, in: column)
     }
 
-    /// Keeps postings built (by `ColumnPostings.init`) when `version` was their `version`.
+    /// Keeps postings built (by `ColumnPostings.build`) when `version` was their `version`.
     mutating func store(_ postings: ColumnPostings, folding: Int, field: Int) {
         precondition(postings.version == version, "postings built before the latest edit")
         if columns.isEmpty {

@@ -43,6 +43,19 @@ extension SearchIndex {
         return postingsMatch(first)
     }
 
+    /// Notes, before an edit changes a slot's folded texts, the elements the slot holds in every
+    /// column that keeps postings (see `ElementPostings.captureElements`).
+    ///
+    /// - Complexity: O(*s*) in the size of the slot's folded texts; O(1) without postings.
+    func capturePostedElements(of slot: Int32) {
+        guard !folded.postings.isEmpty else { return }
+        for (number, folding) in folded.foldings.enumerated() {
+            for field in folding.columns.indices {
+                folded.postings.captureElements(of: slot, folding: number, field: field, column: folding.columns[field])
+            }
+        }
+    }
+
     /// Builds, on all cores, the postings of every column that lacks them, when the index holds
     /// enough records for them (`TuningKnobs.postingsMinimumRecords`): after a bulk insert, a
     /// snapshot load or a renumbering, so that the first short keystroke need not.
