@@ -47,12 +47,17 @@ struct PostingsTests {
         return Array(result.shuffled(using: &generator).prefix(limit)) + ["q", "ǫ", "ж", "\u{301}"]
     }
 
-    /// Every query in every exact mode and order: the same rows from both indexes.
+    /// Every query in every exact mode and order: the same rows from both indexes, and (with
+    /// `compareScans`, for indexes of the same history) no more full scans with postings than
+    /// without. An edited index is compared with a fresh one without counting scans: its code
+    /// book still holds the elements of removed records, so it scans for a query the fresh
+    /// index knows to match nothing.
     static func expectSameAnswers(
         _ posted: SearchIndex,
         _ scanned: SearchIndex,
         _ queries: [String],
-        _ context: String
+        _ context: String,
+        compareScans: Bool = true
     ) throws -> Int {
         var hits = 0
         for query in queries {
@@ -62,11 +67,12 @@ struct PostingsTests {
                     let got = try posted.search(q)
                     let expected = try scanned.search(q)
                     hits += got.statistics.postingsHits
-                    #expect(got.statistics.fullScans <= expected.statistics.fullScans)
-                    #expect(
-                        try posted.ids(got) == (try scanned.ids(expected)),
+                    let what =
                         "\(context): \(query.unicodeScalars.map { String($0.value, radix: 16) }) \(mode) \(order)"
-                    )
+                    if compareScans {
+                        #expect(got.statistics.fullScans <= expected.statistics.fullScans, "\(what)")
+                    }
+                    #expect(try posted.ids(got) == (try scanned.ids(expected)), "\(what)")
                 }
             }
         }
@@ -141,7 +147,13 @@ struct PostingsTests {
             }
             let scanned = try SearchIndex(configuration: configuration, records: model)
             scanned.knobs.postingsMinimumRecords = Int.max
-            let hits = try Self.expectSameAnswers(index, scanned, queries, "\(collation.locale) round \(round)")
+            let hits = try Self.expectSameAnswers(
+                index,
+                scanned,
+                queries,
+                "\(collation.locale) round \(round)",
+                compareScans: false
+            )
             #expect(hits > 0)
         }
     }
@@ -166,7 +178,7 @@ struct PostingsTests {
         #expect(index.folded.postings.holds(folding: 0, field: 0), "built again after the renumbering")
         let scanned = try SearchIndex(configuration: configuration, records: kept)
         scanned.knobs.postingsMinimumRecords = Int.max
-        #expect(try Self.expectSameAnswers(index, scanned, queries, "renumbered") > 0)
+        #expect(try Self.expectSameAnswers(index, scanned, queries, "renumbered", compareScans: false) > 0)
     }
 
     /// An index large enough for postings builds them as it loads, from the columns it verified
