@@ -85,39 +85,63 @@ struct TypoOracleTests {
         }
 
         /// The optimal string alignment distance between `pattern` and the nearest prefix of `word`.
-        static func prefixDistance(_ pattern: [Int64], _ word: ArraySlice<Int64>) -> Int {
-            let word = Array(word)
+        ///
+        /// With a `cap`, a distance above it comes back as some value above it: only the prefixes
+        /// of at most `pattern.count + cap` elements can be that close (each cell is at least
+        /// the difference of its lengths), and once two rows in a row are all above the cap so
+        /// is every later one (a cell comes from the row above or, by a transposition, plus one
+        /// from the one before).
+        static func prefixDistance(_ pattern: [Int64], _ word: ArraySlice<Int64>, cap: Int = .max) -> Int {
+            // One flat table on raw buffers: the test binary is unoptimized, where nested arrays
+            // cost a retain and a release per cell.
             let m = pattern.count
-            let n = word.count
-            var d = [[Int]](repeating: [Int](repeating: 0, count: n + 1), count: m + 1)
-            for i in 0...m { d[i][0] = i }
-            for j in 0...n { d[0][j] = j }
-            if m > 0 && n > 0 {
-                for i in 1...m {
-                    for j in 1...n {
-                        let cost = pattern[i - 1] == word[j - 1] ? 0 : 1
-                        d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                        if i > 1 && j > 1 && pattern[i - 1] == word[j - 2] && pattern[i - 2] == word[j - 1] {
-                            d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+            let n = cap == .max ? word.count : min(word.count, m + cap)
+            let width = n + 1
+            let d = UnsafeMutablePointer<Int>.allocate(capacity: (m + 1) * width)
+            defer { d.deallocate() }
+            return pattern.withUnsafeBufferPointer { pattern in
+                word.withUnsafeBufferPointer { word in
+                    for i in 0...m { d[i * width] = i }
+                    for j in 0...n { d[j] = j }
+                    if m > 0 && n > 0 {
+                        var previousMinimum = 0
+                        for i in 1...m {
+                            let row = d + i * width
+                            let above = row - width
+                            var minimum = row[0]
+                            defer { previousMinimum = minimum }
+                            for j in 1...n {
+                                let cost = pattern[i - 1] == word[j - 1] ? 0 : 1
+                                var best = min(above[j] + 1, row[j - 1] + 1, above[j - 1] + cost)
+                                if i > 1 && j > 1 && pattern[i - 1] == word[j - 2] && pattern[i - 2] == word[j - 1] {
+                                    best = min(best, (above - width)[j - 2] + 1)
+                                }
+                                row[j] = best
+                                minimum = min(minimum, best)
+                            }
+                            if minimum > cap && previousMinimum > cap { return cap + 1 }
                         }
                     }
+                    var best = Int.max
+                    for j in 0...n { best = min(best, d[m * width + j]) }
+                    return best
                 }
             }
-            return d[m].min()!
         }
 
         /// The edits a query word of `count` elements may match with (`TypoTolerance.auto`).
         static func budget(_ count: Int, cap: Int) -> Int { min(cap, count >= 9 ? 2 : count >= 5 ? 1 : 0) }
 
-        /// The smallest distance of a pattern to a record word of one record (any field), or nil.
-        func distance(_ pattern: [Int64], id: String, prefix: Bool) -> Int {
+        /// The smallest distance of a pattern to a record word of one record (any field), exact up
+        /// to `cap` (see `prefixDistance`); `Int.max` without words.
+        func distance(_ pattern: [Int64], id: String, prefix: Bool, cap: Int) -> Int {
             var best = Int.max
             for field in fields[id]! {
                 let starts = prefix ? [0] : field.wordStarts
                 for (n, start) in starts.enumerated() where start <= field.elements.count {
                     let end =
                         prefix ? field.elements.count : n + 1 < starts.count ? starts[n + 1] : field.elements.count
-                    best = min(best, Self.prefixDistance(pattern, field.elements[start..<end]))
+                    best = min(best, Self.prefixDistance(pattern, field.elements[start..<end], cap: cap))
                 }
             }
             return best
@@ -132,7 +156,7 @@ struct TypoOracleTests {
                 var matches = true
                 for (word, exactIDs) in zip(words, exact) where !exactIDs.contains(id) {
                     let edits = Self.budget(word.count, cap: cap)
-                    let distance = edits > 0 ? distance(word, id: id, prefix: prefix) : Int.max
+                    let distance = edits > 0 ? distance(word, id: id, prefix: prefix, cap: edits) : Int.max
                     if distance > edits {
                         matches = false
                         break
