@@ -3,7 +3,7 @@ import Testing
 
 /// Inputs that can be read only once (standard input, FIFOs) and inputs that never end load as a
 /// regular file does, or end in one error line: nothing lost, nothing hung, no trap.
-@Suite("sift: pipes, standard input and endless inputs", .timeLimit(.minutes(10)))
+@Suite("sift: pipes, standard input and endless inputs", .timeLimit(.minutes(30)))
 struct InputFileTests {
     static let data = "id\tname\n1\tAlpha\n2\tBeta\n3\tGamma\n"
 
@@ -64,7 +64,7 @@ struct InputFileTests {
 }
 
 /// `sift index -o` replaces snapshots, never the data it indexes, and no other file unless asked.
-@Suite("sift index: what -o may replace", .timeLimit(.minutes(10)))
+@Suite("sift index: what -o may replace", .timeLimit(.minutes(30)))
 struct IndexOutputTests {
     @Test func theDataFileItselfIsNeverReplaced() async throws {
         let data = try Run.file("self.tsv", InputFileTests.data)

@@ -3,7 +3,7 @@ import Testing
 
 /// Under a memory limit (`ulimit -v`), an input that cannot fit or cannot be data ends in one
 /// error line and exit status 1, never an abort (134) on a failed allocation.
-@Suite("sift: inputs under memory limits", .timeLimit(.minutes(10)))
+@Suite("sift: inputs under memory limits", .timeLimit(.minutes(30)))
 struct MemoryLimitCommandTests {
     /// `sift ARGS` under `ulimit -v KB`, through the shell.
     static func sift(_ arguments: [String], virtualKB: Int) async throws -> Run {

@@ -96,7 +96,7 @@ struct ReadmeTranscript: Sendable {
 /// bundled `Data/` files) and its output must be the lines the README shows, timings masked. On a
 /// difference the test fails with a diff; with `SIFT_UPDATE_README=1` in the environment it
 /// rewrites the blocks in README.md instead (keeping a block whose only differences are timings).
-@Suite("README transcripts", .timeLimit(.minutes(10)))
+@Suite("README transcripts", .timeLimit(.minutes(30)))
 struct ReadmeTranscriptTests {
     static let readme = Run.packageRoot.appendingPathComponent("README.md")
 

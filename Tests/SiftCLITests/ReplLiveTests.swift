@@ -4,7 +4,7 @@ import Testing
 @testable import SiftTool
 
 /// Live mode, through a pseudo-terminal: keys in, screens out.
-@Suite("sift repl: live mode on a terminal", .timeLimit(.minutes(10)))
+@Suite("sift repl: live mode on a terminal", .timeLimit(.minutes(30)))
 struct ReplLiveTests {
     static let escape = "\u{1B}"
     static let highlight = "\u{1B}[1;7m"
@@ -166,7 +166,7 @@ struct ReplLiveTests {
 
 /// Live mode's query options: switched by keys and by `:` commands while typing, and shown on
 /// the status line.
-@Suite("sift repl: live mode options", .timeLimit(.minutes(10)))
+@Suite("sift repl: live mode options", .timeLimit(.minutes(30)))
 struct ReplLiveOptionsTests {
     func start(rows: Int = 20, columns: Int = 80) throws -> PseudoTerminal {
         let directory = try Repl.directory(["cities.tsv": Repl.cities, "cities.sift.json": Repl.description])

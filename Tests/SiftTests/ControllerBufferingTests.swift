@@ -6,7 +6,7 @@ import Testing
 /// A subscriber with the default buffering (`.all`) that reads slowly, or never, costs O(1)
 /// updates: what it has not taken is merged into the newest update, whose change sets lead from
 /// the tables it received last (issue 27).
-@Suite("Controller: slow and idle subscribers", .timeLimit(.minutes(10)))
+@Suite("Controller: slow and idle subscribers", .timeLimit(.minutes(30)))
 struct ControllerBufferingTests {
     let configuration = ControllerFixtures.indexConfiguration()
 

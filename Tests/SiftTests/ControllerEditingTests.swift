@@ -2,7 +2,7 @@ import Testing
 
 @testable import Sift
 
-@Suite("Controller: edits through either table, with exact change sets", .timeLimit(.minutes(10)))
+@Suite("Controller: edits through either table, with exact change sets", .timeLimit(.minutes(30)))
 struct ControllerEditingTests {
     let configuration = ControllerFixtures.indexConfiguration()
 

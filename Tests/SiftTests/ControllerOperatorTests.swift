@@ -5,7 +5,7 @@ import Testing
 /// Operator queries through a `SearchController`: typed, with edits in between, the tables and
 /// badges equal a fresh index's answer to the same query (the syntax included), and every update's
 /// change sets replay.
-@Suite("Controller: operator queries with edits", .timeLimit(.minutes(10)))
+@Suite("Controller: operator queries with edits", .timeLimit(.minutes(30)))
 struct ControllerOperatorTests {
     @Test(arguments: QuerySyntax.allCases)
     func operatorQueriesStayExactAcrossEdits(_ syntax: QuerySyntax) async throws {

@@ -65,7 +65,7 @@ import Testing
 
 // End of the README example.
 
-@Suite("Controller README example", .timeLimit(.minutes(10)))
+@Suite("Controller README example", .timeLimit(.minutes(30)))
 struct ControllerReadmeTests {
     /// Waits for the list to reach a condition: first for the controller to settle after the
     /// latest input (suspended, not polling), then for its updates to reach the list, which

@@ -3,7 +3,7 @@ import Testing
 @testable import Sift
 
 /// `settledUpdate(for:)`: the awaitable way to get the display's state after an input.
-@Suite("Controller: awaiting the settled update of an input", .timeLimit(.minutes(10)))
+@Suite("Controller: awaiting the settled update of an input", .timeLimit(.minutes(30)))
 struct ControllerSettlingTests {
     let configuration = ControllerFixtures.indexConfiguration()
 

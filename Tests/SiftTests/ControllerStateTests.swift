@@ -2,7 +2,7 @@ import Testing
 
 @testable import Sift
 
-@Suite("Controller: inputs, states, thresholds, scopes", .timeLimit(.minutes(10)))
+@Suite("Controller: inputs, states, thresholds, scopes", .timeLimit(.minutes(30)))
 struct ControllerStateTests {
     let configuration = ControllerFixtures.indexConfiguration()
     let records = ControllerFixtures.records

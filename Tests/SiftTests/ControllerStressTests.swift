@@ -2,7 +2,7 @@ import Testing
 
 @testable import Sift
 
-@Suite("Controller stress: keystrokes, scope switches and edits racing background queries", .timeLimit(.minutes(10)))
+@Suite("Controller stress: keystrokes, scope switches and edits racing background queries", .timeLimit(.minutes(30)))
 struct ControllerStressTests {
     enum Setup: String, CaseIterable, CustomTestStringConvertible {
         /// The local index, no debounce: every keystroke queries at once.

@@ -5,7 +5,7 @@ import Testing
 /// Ordering, cancellation and debounce, made deterministic with an injected `ManualClock`: time
 /// moves only when a test advances it, and tests wait for events (updates, log entries), never
 /// for real time.
-@Suite("Controller: debounce, cancellation and ordering on a test clock", .timeLimit(.minutes(10)))
+@Suite("Controller: debounce, cancellation and ordering on a test clock", .timeLimit(.minutes(30)))
 struct ControllerTimingTests {
     let configuration = ControllerFixtures.indexConfiguration()
     let records = ControllerFixtures.records

@@ -6,7 +6,7 @@ import Testing
 /// enter the results exactly or with a typo, or leave them), the tables and badges equal a fresh
 /// index's answer to the same query, ranked tables included (the controller places an edited
 /// record with `rankingGroup(of:for:)`), and every update's change sets replay.
-@Suite("Controller: typo tolerance with edits", .timeLimit(.minutes(10)))
+@Suite("Controller: typo tolerance with edits", .timeLimit(.minutes(30)))
 struct ControllerTypoTests {
     @Test(arguments: [MatchMode.words, .prefix], [ResultOrder.ranked, .original])
     func typoQueriesStayExactAcrossEdits(_ mode: MatchMode, _ order: ResultOrder) async throws {

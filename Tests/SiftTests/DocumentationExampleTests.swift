@@ -118,7 +118,7 @@ struct FixedCitySearchService: CitySearchService {
     func cityIDs(matching text: String, scope: String) async throws -> [String] { ids }
 }
 
-@Suite("Documentation examples (Sift.docc)", .timeLimit(.minutes(10)))
+@Suite("Documentation examples (Sift.docc)", .timeLimit(.minutes(30)))
 struct DocumentationExampleTests {
     static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/Sift/Sift.docc")

@@ -10,7 +10,7 @@ import _SiftFuzzing
 /// change sets, and tables equal to a fresh index's), and `Fuzz/QueryCorpus` through
 /// `_SiftQueryFuzzing` (operator expressions of many terms against brute force, limits refusing
 /// cleanly).
-@Suite("Fuzz corpus replay", .timeLimit(.minutes(10)))
+@Suite("Fuzz corpus replay", .timeLimit(.minutes(30)))
 struct FuzzCorpusTests {
     static func inputs(_ folder: String) -> [String] {
         let directory = Paths.packageRoot.appendingPathComponent(folder)

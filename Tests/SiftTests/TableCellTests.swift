@@ -5,7 +5,7 @@ import Testing
 
 /// Cells: what a row shows (display fields, highlights, snippets), read synchronously from an
 /// update's tables, checked against the index's own record, highlight and snippet APIs.
-@Suite("Table cells", .timeLimit(.minutes(10)))
+@Suite("Table cells", .timeLimit(.minutes(30)))
 struct TableCellTests {
     /// A sample of the bundled cities: every 40th row (about 850 records), with the fields a
     /// description file would search.
