@@ -109,7 +109,6 @@ struct TypoOracleTests {
                             let row = d + i * width
                             let above = row - width
                             var minimum = row[0]
-                            defer { previousMinimum = minimum }
                             for j in 1...n {
                                 let cost = pattern[i - 1] == word[j - 1] ? 0 : 1
                                 var best = min(above[j] + 1, row[j - 1] + 1, above[j - 1] + cost)
@@ -120,6 +119,7 @@ struct TypoOracleTests {
                                 minimum = min(minimum, best)
                             }
                             if minimum > cap && previousMinimum > cap { return cap + 1 }
+                            previousMinimum = minimum
                         }
                     }
                     var best = Int.max
