@@ -9,10 +9,14 @@ struct TextReport {
 
     private var style: HighlightStyle { color ? .terminal : .brackets }
 
+    /// The narrowest a text column is drawn (`Cells.columnWidths` gives each at least 8, plus two
+    /// spaces between columns).
+    static let narrowestColumn = 10
+
     func render(width: Int) throws -> String {
         let index = page.index
-        let fields = page.settings.show
         let showID = page.opened.dataset.idField != nil
+        let (fields, hidden) = try shownFields(width: width, showID: showID)
 
         var table: [[Cell]] = []
         for row in page.rows {
@@ -45,11 +49,43 @@ struct TextReport {
             out += Cells.line(header, widths, bold: true, style: style) + "\n"
             for cells in table { out += Cells.line(cells, widths, bold: false, style: style) + "\n" }
         }
+        if hidden > 0 && !table.isEmpty {
+            out +=
+                "… \(hidden) more \(hidden == 1 ? "column" : "columns") not shown "
+                + "(--show to choose, --format json for every value)\n"
+        }
         let after = page.offset + page.rows.count
         if after < page.total {
             out += "… \(page.total - after) more (--offset \(after) for the next ones, --limit 0 to print all)\n"
         }
         return out
+    }
+
+    /// The columns the table shows: every one of `--show` that fits `width` at its narrowest
+    /// (columns past the width would make each line wider than the terminal); where not all fit,
+    /// the columns holding a match in a printed row come first, then the first ones, in their
+    /// order. Returns the number left out, too.
+    ///
+    /// - Complexity: O(*c*) for *c* columns to show, plus, when they do not fit, the match ranges
+    ///   of the printed rows in those columns. A row of a million columns builds cells for the
+    ///   few that fit, not for all.
+    private func shownFields(width: Int, showID: Bool) throws -> (fields: [String], hidden: Int) {
+        let show = page.settings.show
+        // The fixed columns (row number, id) as `Cells.columnWidths` measures them.
+        var fixed = max(3, page.rows.map { String(page.dataRow(of: $0)).count }.max() ?? 0) + 2
+        if showID {
+            let ids = try page.rows.map { Cells.visibleWidth(plain(try page.index.id(of: $0)), style) }
+            fixed += max(2, ids.max() ?? 0) + 2
+        }
+        let room = max(1, (width - fixed + 2) / Self.narrowestColumn)
+        guard show.count > room else { return (show, 0) }
+        var chosen = Set<String>()
+        for row in page.rows where chosen.count < room {
+            let ranges = try page.index.matchRanges(of: row, for: page.query, fields: show)
+            for field in show where chosen.count < room && ranges[field] != nil { chosen.insert(field) }
+        }
+        for field in show where chosen.count < room { chosen.insert(field) }
+        return (show.filter(chosen.contains), show.count - room)
     }
 
     private func summary() -> String {

@@ -148,6 +148,29 @@ struct QueryCommandTests {
         #expect(run.stderr.isEmpty)
     }
 
+    /// A row wider than the terminal shows the columns that fit, those with a match first, and
+    /// says how many it left out; it once built a cell for each of a million columns and printed
+    /// lines of ten million characters.
+    @Test func wideRowsShowTheColumnsThatFit() async throws {
+        let names = (0..<300).map { "c\($0)" }
+        let rows = (0..<3).map { row in names.indices.map { $0 == 250 && row == 1 ? "Zürich" : "v\(row)x\($0)" } }
+        let contents = ([names] + rows).map { $0.joined(separator: "\t") }.joined(separator: "\n") + "\n"
+        let path = try Run.file("wide.tsv", contents)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try await Run.sift(["query", path, "zurich"], environment: ["COLUMNS": "80"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.dropFirst().allSatisfy { $0.count <= 80 }, "\(lines)")
+        #expect(lines[1].hasPrefix("row  c0 ") && lines[1].contains("c250"), "\(lines)")
+        #expect(lines[2].contains("[Zürich]"), "\(lines)")
+        let shown = lines[1].split(separator: " ").count - 1
+        #expect(lines[3] == "… \(300 - shown) more columns not shown (--show to choose, --format json for every value)")
+        // Columns that fit are all shown, with no note.
+        let narrow = try await Run.sift(["query", path, "zurich", "--show", "c250,c1"], environment: ["COLUMNS": "80"])
+        #expect(narrow.stdout.split(separator: "\n").count == 3 && !narrow.stdout.contains("not shown"))
+    }
+
     @Test func jsonOutputHasRowsIdsAndUTF16Ranges() async throws {
         let path = try Run.file("names.tsv", "name\tcode\n😀 Zürich\tCH\nZurich\tUS\nBern\tCH\n")
         let run = try await Run.sift(["query", path, "zurich", "--format", "json"])
