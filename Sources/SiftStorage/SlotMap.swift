@@ -108,3 +108,17 @@ package struct SlotMap: Equatable {
         a.count == b.count && a.pairs.allSatisfy { b[$0.key] == $0.value }
     }
 }
+
+extension SlotMap {
+    /// Writes the map (see `PackedBytesWriter`).
+    package func pack(into writer: inout PackedBytesWriter) {
+        writer.write(count)
+        writer.write(entries)
+    }
+
+    /// The map `pack(into:)` wrote.
+    package init(unpacking reader: inout PackedBytesReader) {
+        count = reader.readInt()
+        entries = reader.readArray()
+    }
+}

@@ -38,7 +38,7 @@ package struct TextColumn: Sendable {
     /// Number of slots the column holds a value for (later slots read as "").
     package var slotCount = 0
     /// Bytes of `bytes` that belong to no group (slack included).
-    package private(set) var deadBytes = 0
+    package internal(set) var deadBytes = 0
     /// Whether the last group (the one holding slot `slotCount - 1`) ends `bytes`, so that a value
     /// for the next slot is a plain append. False is always safe.
     package var lastGroupEndsBytes = false

@@ -165,11 +165,11 @@ extension SearchIndex {
         if plan.commit != nil {
             for folding in folded.foldings {
                 columns.append(contentsOf: folding.columns)
-                folding.columns = FoldedColumns(count: 0)
+                folding.columns = FoldedColumns(count: 0, poolingMinimum: knobs.poolColumnsFromFields)
             }
             textColumns = [records.ids] + records.values
             records.ids = TextColumn()
-            records.values = []
+            records.values = TextColumns(count: 0, poolingMinimum: knobs.poolColumnsFromFields)
             swap(&table, &records.slotOfID)
             if plan.appendOrder {
                 swap(&order, &self.orders.order)
@@ -209,11 +209,14 @@ extension SearchIndex {
         if plan.commit != nil {
             let fields = configuration.searchFields.count
             for (number, folding) in folded.foldings.enumerated() {
-                folding.columns = FoldedColumns(columns[(number * fields)..<((number + 1) * fields)])
+                folding.columns = FoldedColumns(
+                    columns[(number * fields)..<((number + 1) * fields)],
+                    poolingMinimum: knobs.poolColumnsFromFields
+                )
             }
             columns = []
             records.ids = textColumns[0]
-            records.values = Array(textColumns.dropFirst())
+            records.values = TextColumns(textColumns.dropFirst(), poolingMinimum: knobs.poolColumnsFromFields)
             textColumns = []
             swap(&table, &records.slotOfID)
             if plan.appendOrder {

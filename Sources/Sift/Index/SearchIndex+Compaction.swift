@@ -60,18 +60,18 @@ extension SearchIndex {
         defer { checkAfterMutation() }
         while folded.rebuilding != nil { advanceCompaction() }
         for folding in folded.foldings { folding.columns.forEachStored { $0.rebuildNow() } }
-        for position in records.values.indices { records.values[position].rebuildNow() }
+        records.values.forEachStored { $0.rebuildNow() }
         records.ids.rebuildNow()
     }
 
     /// The first column whose dead bytes call for a rebuild.
     private func columnWantingRebuild() -> RebuildingColumn? {
         for (number, folding) in folded.foldings.enumerated() {
-            if let field = folding.columns.firstIndex(where: \.wantsRebuild) {
+            if let field = folding.columns.firstIndexWantingRebuild {
                 return .folded(folding: number, field: field)
             }
         }
         if records.ids.wantsRebuild { return .ids }
-        return records.values.firstIndex(where: \.wantsRebuild).map { .values($0) }
+        return records.values.firstIndexWantingRebuild.map { .values($0) }
     }
 }

@@ -99,6 +99,15 @@ extension SearchIndex {
         // Fold every record first: an ICU failure commits the records before it and no other.
         let folders = folded.foldings.map(\.folder)
         var batch = FoldedBatch()
+        // Sized up front (about an element per UTF-8 byte; past that the buffers grow as arrays
+        // do): a record of a million fields is folded without copying its buffers as they double.
+        var bytes = 0
+        for record in records {
+            for field in configuration.searchFields { bytes += record.fields[field]?.utf8.count ?? 0 }
+        }
+        batch.ends.reserveCapacity(records.count * foldedTextsPerRecord)
+        batch.elements.reserveCapacity(bytes * folders.count)
+        batch.flags.reserveCapacity(bytes * folders.count)
         var failure: (index: Int, error: SiftError)? = nil
         for (offset, record) in records.enumerated() {
             do throws(SiftError) {

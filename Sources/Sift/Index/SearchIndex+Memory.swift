@@ -59,7 +59,8 @@ extension SearchIndex {
     ///   orders and *c* category values.
     public var memoryUsage: IndexMemoryUsage {
         var usage = IndexMemoryUsage()
-        for folding in folded.foldings {
+        for folding in folded.foldings where !folding.columns.isPooled {
+            usage.segmentTables += folding.columns.ownFootprint
             for column in folding.columns.storedColumns {
                 let parts = column.memoryParts
                 usage.foldedCodes += parts.codes
@@ -72,7 +73,11 @@ extension SearchIndex {
             + records.slotOfID.memoryFootprint + 4 * records.freeSlots.capacity
             + records.formerNumberings.reduce(0) { $0 + $1.memoryFootprint }
         usage.recordTextTables += records.fieldPositions.memoryFootprint
-        for column in [records.ids] + records.values {
+        for folding in folded.foldings where folding.columns.isPooled {
+            usage.foldedCodes += folding.columns.ownFootprint
+        }
+        usage.recordTextTables += records.values.ownFootprint
+        for column in [records.ids] + (records.values.isPooled ? [] : records.values.storedColumns) {
             let parts = column.memoryParts
             usage.recordText += parts.text
             usage.recordTextTables += parts.tables

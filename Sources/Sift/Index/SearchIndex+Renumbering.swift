@@ -88,7 +88,7 @@ extension SearchIndex {
             for field in 0..<fieldCount { folding.columns[field] = newFolded.values[number * fieldCount + field]! }
         }
         let texts = newTexts.values.map { $0! }
-        records.values = Array(texts.dropLast())
+        records.values = TextColumns(texts.dropLast(), poolingMinimum: knobs.poolColumnsFromFields)
         records.ids = texts.last!
         folded.slotsAwaitingWordStarts = folded.slotsAwaitingWordStarts.compactMap {
             newSlot[Int($0)] >= 0 ? newSlot[Int($0)] : nil

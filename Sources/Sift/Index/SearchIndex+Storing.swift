@@ -248,7 +248,7 @@ extension SearchIndex {
 
     /// Makes room in the folded columns for a batch's codes.
     func reserveFoldedCapacity(elements: Int, records: Int) {
-        for folding in folded.foldings {
+        for folding in folded.foldings where !folding.columns.poolsColumns {
             for position in folding.columns.indices {
                 // Every field gets a segment per record: this stores each field's column.
                 folding.columns[position].reserveCapacity(
@@ -376,9 +376,9 @@ extension SearchIndex {
     /// collator's work on the new text instead of following one by one.
     func prefetchRecord(_ slot: Int32) {
         records.generations.prefetch(slot)
-        records.values.withUnsafeBufferPointer { columns in for column in columns { column.prefetch(slot) } }
+        records.values.forEachStoredInArray { $0.prefetch(slot) }
         for folding in folded.foldings {
-            folding.columns.forEachStored { $0.prefetch(slot: slot) }
+            folding.columns.forEachStoredInArray { $0.prefetch(slot: slot) }
         }
     }
 

@@ -35,7 +35,13 @@ public final class SearchIndex {
     /// What one query keeps for the next.
     var caches: QueryCaches
     /// The sizes at which the index changes strategy (tests set them).
-    package var knobs = TuningKnobs()
+    package var knobs = TuningKnobs() {
+        didSet {
+            guard knobs.poolColumnsFromFields != oldValue.poolColumnsFromFields else { return }
+            records.values.poolingMinimum = knobs.poolColumnsFromFields
+            for folding in folded.foldings { folding.columns.poolingMinimum = knobs.poolColumnsFromFields }
+        }
+    }
 
     /// Application data saved with snapshots and restored by `load(from:)` (e.g. where the
     /// records came from).

@@ -52,7 +52,10 @@ struct MatchCache {
     let capacity: Int
     /// At most `capacity` entries, in no particular order: a linear scan of a few dozen keys is
     /// cheaper than hashing them. `version` is the last edit the entry reflects.
-    private var entries: [(key: MatchKey, match: FieldMatch, lastUse: UInt64, version: Int)] = []
+    private var entries: [(key: MatchKey, match: FieldMatch, version: Int)] = []
+    /// Each entry's last use (`clock` then), beside `entries`: the search for the least recently
+    /// used reads this array only (reading the entries copied each key and result).
+    private var lastUses: [UInt64] = []
     private var clock: UInt64 = 0
     /// Number of edits noted so far.
     private var version = 0
@@ -80,7 +83,7 @@ struct MatchCache {
         }
         catchUp(index, evaluate)
         clock += 1
-        entries[index].lastUse = clock
+        lastUses[index] = clock
         return entries[index].match
     }
 
@@ -140,21 +143,24 @@ struct MatchCache {
         clock += 1
         let field = Self.fieldID(key)
         if entriesOfField[field] != nil, let index = entries.firstIndex(where: { $0.key == key }) {
-            entries[index] = (key, match, clock, version)
+            entries[index] = (key, match, version)
+            lastUses[index] = clock
             return
         }
         entriesOfField[field, default: 0] += 1
         guard entries.count >= capacity, !entries.isEmpty else {
-            entries.append((key, match, clock, version))
+            entries.append((key, match, version))
+            lastUses.append(clock)
             return
         }
         // The least recently used entry gives its place (entries are in no particular order).
         var oldest = 0
-        for index in entries.indices where entries[index].lastUse < entries[oldest].lastUse { oldest = index }
+        for index in lastUses.indices where lastUses[index] < lastUses[oldest] { oldest = index }
         let evicted = Self.fieldID(entries[oldest].key)
         entriesOfField[evicted]! -= 1
         if entriesOfField[evicted] == 0 { entriesOfField[evicted] = nil }
-        entries[oldest] = (key, match, clock, version)
+        entries[oldest] = (key, match, version)
+        lastUses[oldest] = clock
     }
 
     /// A folding's field as one number, for `entriesOfField`.
@@ -179,7 +185,14 @@ struct MatchCache {
     /// Drops the entries that lag by half the maximum or more, and the edits no entry needs.
     private mutating func dropLaggingEntries() {
         let threshold = version - Self.maximumPendingEdits / 2
-        entries.removeAll { $0.version <= threshold }
+        var kept = 0
+        for index in entries.indices where entries[index].version > threshold {
+            entries.swapAt(kept, index)
+            lastUses.swapAt(kept, index)
+            kept += 1
+        }
+        entries.removeSubrange(kept...)
+        lastUses.removeSubrange(kept...)
         entriesOfField.removeAll(keepingCapacity: true)
         for entry in entries { entriesOfField[Self.fieldID(entry.key), default: 0] += 1 }
         let oldest = entries.map(\.version).min() ?? version
@@ -203,6 +216,7 @@ struct MatchCache {
 
     mutating func removeAll() {
         entries.removeAll()
+        lastUses.removeAll()
         entriesOfField.removeAll()
         editedSlots.removeAll()
         editBase = version

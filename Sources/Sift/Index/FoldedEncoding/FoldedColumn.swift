@@ -788,3 +788,55 @@ extension FoldedColumn {
         flags.removeLast(flags.count - pending.flagBase)
     }
 }
+
+// MARK: Packing (see `PooledColumns`)
+
+extension FoldedColumn {
+    /// Writes every buffer and count of the column as it is, so that `init(unpacking:)` gives back
+    /// an equal column; nothing while a rebuild runs (such a column is not packed). Returns
+    /// whether it wrote.
+    ///
+    /// - Complexity: O(*n*) in the column's size.
+    func pack(into writer: inout PackedBytesWriter) -> Bool {
+        guard rebuildTarget.isEmpty else { return false }
+        writer.write(slotCount)
+        writer.write(deadBytes)
+        writer.write(codes)
+        writer.write(wordStarts)
+        writer.write(blockStarts)
+        writer.write(startOffsets)
+        writer.write(wideBlocks)
+        writer.write(wideStarts)
+        writer.write(deadSegments)
+        writer.write(flaggedSegments)
+        writer.write(flaggedRanks)
+        writer.write(flagStarts)
+        writer.write(flags)
+        writer.write(checkedSegments)
+        awayOwners.pack(into: &writer)
+        awaySegments.pack(into: &writer)
+        return true
+    }
+
+    /// The column `pack(into:)` wrote.
+    ///
+    /// - Complexity: O(*n*) in the column's size.
+    init(unpacking reader: inout PackedBytesReader) {
+        slotCount = reader.readInt()
+        deadBytes = reader.readInt()
+        codes = reader.readArray()
+        wordStarts = reader.readArray()
+        blockStarts = reader.readArray()
+        startOffsets = reader.readArray()
+        wideBlocks = reader.readArray()
+        wideStarts = reader.readArray()
+        deadSegments = reader.readArray()
+        flaggedSegments = reader.readArray()
+        flaggedRanks = reader.readArray()
+        flagStarts = reader.readArray()
+        flags = reader.readArray()
+        checkedSegments = reader.readArray()
+        awayOwners = SlotMap(unpacking: &reader)
+        awaySegments = SlotMap(unpacking: &reader)
+    }
+}

@@ -12,7 +12,7 @@ struct RecordStore {
     var fieldPositions: FieldTable
     /// Field values by field position, then slot (column-major: no array per record; a missing
     /// value reads as "").
-    var values: [TextColumn] = []
+    var values = TextColumns(count: 0)
     /// Each slot's record id.
     var ids = TextColumn()
     /// Each slot's generation, the part of a handle that outlives its record.

@@ -58,6 +58,11 @@ package struct TuningKnobs: Sendable {
     /// first letter takes a few microseconds anyway. Tests set 0 so that every index has them.
     package var postingsMinimumRecords = 1 << 14
 
+    /// Fields from which an index keeps its columns pooled while they are small
+    /// (`PooledColumns`). Tests set a few, so that small indexes pool, or `Int.max`, so that none
+    /// does.
+    package var poolColumnsFromFields = FoldedColumns.defaultPoolingMinimum
+
     /// Slots from which a renumbering may run (below, slot tables are a few kilobytes); tests set
     /// a few.
     package var minimumSlotsToRenumber = 256

@@ -264,11 +264,10 @@ extension SearchIndex {
                 let codeBook = try CodeBook(elementsInCodeOrder: reader.readArray(Int64.self, "code book"))
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
-                var columns = FoldedColumns(count: 0)
-                let unused = FoldedColumn()
+                var columns = FoldedColumns(count: configuration.searchFields.count)
                 var storages: [FoldedColumn.Storage] = []
                 var firstUse = [Int32](repeating: Int32.max, count: codeBook.count + 1)
-                for field in configuration.searchFields {
+                for (position, field) in configuration.searchFields.enumerated() {
                     let storage = FoldedColumn.Storage(
                         codes: try reader.readArray(UInt8.self, "codes"),
                         wordStarts: try reader.readArray(UInt64.self, "word starts"),
@@ -281,8 +280,9 @@ extension SearchIndex {
                     do throws(SnapshotFormatError) {
                         column = try FoldedColumn(storage: storage, slotCount: Int(recordCount))
                         // An unused column is dropped here, before the next is read (a header of a
-                        // million fields and no records holds no million columns at once).
-                        columns.append(column.isUnused ? unused : column)
+                        // million fields and no records holds no million columns at once), and the
+                        // columns of a wide index of a few records are pooled as they come.
+                        if !column.isUnused { columns[position] = column }
                         try storage.checkSaved(
                             recordCount: Int(recordCount),
                             codeCount: codeBook.count,
@@ -365,7 +365,7 @@ extension SearchIndex {
             table.hasUniqueNames
         else { throw .init("field names") }
         records.fieldPositions = table
-        self.records.values = values
+        self.records.values = TextColumns(values, poolingMinimum: knobs.poolColumnsFromFields)
         self.records.ids = ids
         let count = ids.slotCount
         records.generations = SlotGenerations(count: count)
