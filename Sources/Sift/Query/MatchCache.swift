@@ -100,18 +100,22 @@ struct MatchCache {
     mutating func narrowingBase(for key: MatchKey, evaluate: Evaluate) -> FieldMatch? {
         guard entriesOfField[Self.fieldID(key)] != nil else { return nil }
         var best: (length: Int, sameAnchor: Bool, index: Int)? = nil
-        for (index, entry) in entries.enumerated()
-        where entry.key.folding == key.folding && entry.key.field == key.field
-            && Self.narrows(entry.key, key)
-            && entry.key.pattern.count <= key.pattern.count && key.pattern.starts(with: entry.key.pattern)
-            && entry.key != key
-        {
-            let length = entry.key.pattern.count
-            let sameAnchor = entry.key.anchor == key.anchor && entry.key.typos == key.typos
-            if let current = best, current.length > length || (current.length == length && current.sameAnchor) {
-                continue
+        // Entries of other fields are passed over on their folding and field alone, read in
+        // place (iterating the entries copied each one, its key and result retained and released).
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices
+            where entries[index].key.folding == key.folding && entries[index].key.field == key.field {
+                let entry = entries[index].key
+                guard Self.narrows(entry, key), entry.pattern.count <= key.pattern.count,
+                    key.pattern.starts(with: entry.pattern), entry != key
+                else { continue }
+                let length = entry.pattern.count
+                let sameAnchor = entry.anchor == key.anchor && entry.typos == key.typos
+                if let current = best, current.length > length || (current.length == length && current.sameAnchor) {
+                    continue
+                }
+                best = (length, sameAnchor, index)
             }
-            best = (length, sameAnchor, index)
         }
         guard let best else { return nil }
         catchUp(best.index, evaluate)

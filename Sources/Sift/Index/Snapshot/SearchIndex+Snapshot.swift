@@ -241,11 +241,12 @@ extension SearchIndex {
             let recordCount = try reader.read(UInt64.self, "record count")
             guard recordCount < UInt64(Int32.max) else { throw .init("record count") }
             let ids = try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
-            var values: [TextColumn] = []
-            for _ in 0..<fieldNames.count {
+            // Without records every value column is empty, and an index keeps none for them; with
+            // few records and many fields, the columns are pooled as they come (`PooledColumns`).
+            var values = TextColumns(count: recordCount > 0 ? fieldNames.count : 0)
+            for position in 0..<fieldNames.count {
                 let column = try TextColumn(bytes: reader.readArray(UInt8.self, "text"), slotCount: Int(recordCount))
-                // Without records every value column is empty, and an index keeps none for them.
-                if recordCount > 0 { values.append(column) }
+                if recordCount > 0 && !column.isUnused { values[position] = column }
             }
             // The foldings as stored; the index is opened once the sort options at the end are read.
             let foldingCount = try reader.read(UInt32.self, "collations")
@@ -253,7 +254,7 @@ extension SearchIndex {
             var stored:
                 [(
                     collation: Collation, version: String, fingerprint: FoldingFingerprint, codeBook: CodeBook,
-                    columns: FoldedColumns, storages: [FoldedColumn.Storage]
+                    columns: FoldedColumns
                 )] = []
             // The first record holding each code, in any folding: folded again whatever the sample.
             var firstUses: [Int32] = []
@@ -265,7 +266,6 @@ extension SearchIndex {
                 let columnCount = try reader.read(UInt32.self, "columns")
                 guard Int(columnCount) == configuration.searchFields.count else { throw .init("columns") }
                 var columns = FoldedColumns(count: configuration.searchFields.count)
-                var storages: [FoldedColumn.Storage] = []
                 var firstUse = [Int32](repeating: Int32.max, count: codeBook.count + 1)
                 for (position, field) in configuration.searchFields.enumerated() {
                     let storage = FoldedColumn.Storage(
@@ -291,11 +291,9 @@ extension SearchIndex {
                     } catch {
                         throw .init("the folded \(field) under collation \(collation.locale): \(error.what)")
                     }
-                    // Only records are verified: without any, no buffers are kept for it.
-                    if recordCount > 0 { storages.append(storage) }
                 }
                 firstUses.append(contentsOf: firstUse.lazy.filter { $0 != Int32.max })
-                stored.append((collation, version, fingerprint, codeBook, columns, storages))
+                stored.append((collation, version, fingerprint, codeBook, columns))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
             if !reader.isAtEnd, !reader.startsWith(SnapshotFile.rankingRulesTag) {
@@ -341,13 +339,13 @@ extension SearchIndex {
             }
             try index.restore(fieldNames: fieldNames, ids: ids, values: values)
             try index.verifyFoldedColumns(
-                stored.map(\.storages),
                 records: recordsToVerify(count: Int(recordCount), firstUses: firstUses, verification: verification)
             )
             index.metadata = Dictionary(uniqueKeysWithValues: zip(keys, metadataValues))
-            // The ranking keys now rather than on the first ranked keystroke.
+            // The ranking keys now rather than on the first ranked keystroke; for pooled columns
+            // (a wide index of few records, where they take a table per field) on first use.
             index.orders.rankingKeysStorage = nil
-            _ = index.rankingKeys
+            if !index.folded.foldings.contains(where: \.columns.isPooled) { _ = index.rankingKeys }
             // Postings are not stored: built from the verified columns, they cannot disagree with them.
             index.buildMissingPostings()
             index.checkAfterMutation()
@@ -358,14 +356,14 @@ extension SearchIndex {
     }
 
     /// Fills a freshly configured index with records 0..<n in original order.
-    private func restore(fieldNames: [String], ids: TextColumn, values: [TextColumn]) throws(SnapshotFormatError) {
+    private func restore(fieldNames: [String], ids: TextColumn, values: TextColumns) throws(SnapshotFormatError) {
         let table = FieldTable(fieldNames)
         guard fieldNames.count >= self.fieldNames.count,
             fieldNames.prefix(self.fieldNames.count).elementsEqual(self.fieldNames),
             table.hasUniqueNames
         else { throw .init("field names") }
         records.fieldPositions = table
-        self.records.values = TextColumns(values, poolingMinimum: knobs.poolColumnsFromFields)
+        self.records.values = values
         self.records.ids = ids
         let count = ids.slotCount
         records.generations = SlotGenerations(count: count)

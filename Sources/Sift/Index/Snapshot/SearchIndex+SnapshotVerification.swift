@@ -33,31 +33,31 @@ extension SearchIndex {
     /// Checks a loaded snapshot's folded columns against the records' texts: a record with an
     /// empty field has an empty segment (every record), and each of `records` folds, in each
     /// folding and search field, to exactly its stored segment: the same codes (so the code
-    /// book's element for each), word starts and flags. `storages[f][c]` is folding `f`'s column
-    /// `c` as stored (checked by `FoldedColumn.Storage.checkSaved`); the index holds the records
-    /// and the code books. Folds on every core for many records.
+    /// book's element for each), word starts and flags. The columns are read as loaded, written
+    /// out per column (`FoldedColumn.storage`) while it is checked: a snapshot of a million
+    /// columns does not hold every column's tables twice. Folds on every core: the work is one
+    /// task per column and range of records (columns split among the cores when there are many,
+    /// records when there are few).
     ///
     /// - Throws: which record, field and collation disagree.
-    /// - Complexity: O(*n*) for *n* records, plus the folding of `records`.
-    func verifyFoldedColumns(_ storages: [[FoldedColumn.Storage]], records: [Int32]) throws(SnapshotFormatError) {
+    /// - Complexity: O(*n* · *f*) for *n* records and *f* search fields, plus the folding of
+    ///   `records`.
+    func verifyFoldedColumns(records: [Int32]) throws(SnapshotFormatError) {
         let fields = configuration.searchFields
         let positions = fields.map { self.records.fieldPositions[$0] ?? self.records.values.count }
-        let emptyText = TextColumn()
+        let values = self.records.values
         func text(_ column: Int) -> TextColumn {
-            positions[column] < self.records.values.count ? self.records.values[positions[column]] : emptyText
+            positions[column] < values.count ? values[positions[column]] : TextColumn.empty
         }
-        for (f, columns) in storages.enumerated() {
-            for (c, storage) in columns.enumerated() {
-                let texts = text(c)
-                for record in 0..<Int32(self.records.ids.slotCount) where texts.withUTF8(record, { $0.isEmpty }) {
-                    let (start, end) = storage.bounds(ofSegment: Int(record))
-                    guard start == end else { throw disagreement(record: record, field: c, folding: f) }
-                }
-            }
-        }
-        let workers = records.count >= 4096 ? ParallelWork.cores : 1
-        // Worker 0 uses the foldings' own folders; the others clone theirs, and a chunk whose
-        // worker could not is done afterwards with worker 0's.
+        let slotCount = Int32(self.records.ids.slotCount)
+        let workers = records.count * fields.count >= 4096 ? ParallelWork.cores : 1
+        // Tasks: each column's records in `perColumn` ranges, so that there are about 4 tasks a
+        // worker whatever the shape.
+        let perColumn = max(1, min(records.count, 4 * workers / max(1, fields.count)))
+        let chunk = (records.count + perColumn - 1) / max(1, perColumn)
+        let taskCount = fields.count * perColumn
+        // Worker 0 uses the foldings' own folders; the others clone theirs, and the tasks of a
+        // worker that could not are done afterwards with worker 0's.
         let folders: [[ICUFolder]?] = (0..<workers).map { worker in
             worker == 0
                 ? folded.foldings.map(\.folder)
@@ -65,25 +65,38 @@ extension SearchIndex {
                     try ICUFolder(folding.folder.collator)
                 }
         }
-        let codeBooks = folded.foldings.map(\.codeBook)
-        let chunk = (records.count + workers - 1) / workers
+        let foldings = folded.foldings
+        let codeBooks = foldings.map(\.codeBook)
         let results = WorkerResults<Result<(record: Int32, field: Int, folding: Int)?, SiftError>>(count: workers)
         let work = UncheckedWork { worker in
             let folders = folders[worker] ?? folders[0]!
             var batch = FoldedBatch()
-            for position in min(records.count, worker * chunk)..<min(records.count, (worker + 1) * chunk) {
-                let record = records[position]
+            for task in stride(from: worker, to: taskCount, by: workers) {
+                let c = task / perColumn
+                let part = task % perColumn
+                let texts = text(c)
                 for (f, folder) in folders.enumerated() {
-                    for c in 0..<fields.count {
+                    let storage = foldings[f].columns[c].storage
+                    if part == 0 {
+                        for record in 0..<slotCount where texts.withUTF8(record, { $0.isEmpty }) {
+                            let (start, end) = storage.bounds(ofSegment: Int(record))
+                            guard start == end else {
+                                results.set(worker, .success((record, c, f)))
+                                return
+                            }
+                        }
+                    }
+                    for position in min(records.count, part * chunk)..<min(records.count, (part + 1) * chunk) {
+                        let record = records[position]
                         batch.removeAll()
                         do throws(SiftError) {
-                            try folder.fold(text(c).string(record), into: &batch)
+                            try folder.fold(texts.string(record), into: &batch)
                         } catch {
                             results.set(worker, .failure(error))
                             return
                         }
                         let matches = batch.withView { view in
-                            storages[f][c].segment(Int(record), matches: view[0], codeBook: codeBooks[f])
+                            storage.segment(Int(record), matches: view[0], codeBook: codeBooks[f])
                         }
                         if !matches {
                             results.set(worker, .success((record, c, f)))
@@ -103,14 +116,16 @@ extension SearchIndex {
             }
         }
         for worker in 1..<workers where folders[worker] == nil { work.run(worker) }
+        var first: (record: Int32, field: Int, folding: Int)? = nil
         for result in results.values {
             switch result {
             case .success(let found?):
-                throw disagreement(record: found.record, field: found.field, folding: found.folding)
+                if first.map({ (found.record, found.field) < ($0.record, $0.field) }) ?? true { first = found }
             case .failure(let error): throw .init("a record cannot be folded: \(error)")
             case .success(nil), nil: continue
             }
         }
+        if let first { throw disagreement(record: first.record, field: first.field, folding: first.folding) }
     }
 
     /// The error for a record whose folded field does not match its text.
