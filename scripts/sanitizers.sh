@@ -9,7 +9,7 @@
 # several minutes on two cores. Not part of every CI run; run it before changing concurrency code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter='Controller|Table|Edit|Narrowing|Postings|BulkInsert|Snapshot|Sweep|ScanChunk|Ranked|Ranking|PieceFolding|StreamedField|Bitset|Fuzzy|Operator|ResultRows|Typo|SlotRenumbering|ForeignHandle|KeptRows'
+filter='Controller|Table|Edit|Narrowing|Postings|BulkInsert|Snapshot|Sweep|ScanChunk|Ranked|Ranking|PieceFolding|StreamedField|Bitset|Fuzzy|Operator|ResultRows|Typo|SlotRenumbering|ForeignHandle|KeptRows|PooledColumns|ManyColumns'
 # Tests that bound the index's memory against a fresh build's: a sanitizer's allocator rounds
 # sizes otherwise than the system's, and arrays take their capacity from it, so those ratios are
 # measured without sanitizers (the README's `swift test` runs them).

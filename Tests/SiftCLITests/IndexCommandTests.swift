@@ -5,7 +5,7 @@ import Testing
 struct IndexCommandTests {
     @Test func aSnapshotAnswersLikeItsDataFile() async throws {
         let data = try Run.file("cities.csv", "id,name,continent\nb1,Straße,EU\nb2,Strasbourg,EU\nb3,São Paulo,SA\n")
-        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let snapshot = testScratch.appendingPathComponent(
             "sift-\(UUID().uuidString).siftidx"
         ).path
         let index = try await Run.sift(["index", data, "--locale", "de", "--id", "id", "-o", snapshot])
@@ -25,7 +25,7 @@ struct IndexCommandTests {
 
     @Test func snapshotErrorsAreOneLine() async throws {
         let data = try Run.file("c.tsv", "name\nParis\n")
-        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let snapshot = testScratch.appendingPathComponent(
             "sift-\(UUID().uuidString).siftidx"
         ).path
         #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)
@@ -56,7 +56,7 @@ struct IndexCommandTests {
     /// of unknown data format, whatever its name, and through a pipe too.
     @Test func aSnapshotWithDamagedMagicBytesIsCalledOne() async throws {
         let data = try Run.file("c.tsv", "name\nParis\n")
-        let directory = FileManager.default.temporaryDirectory
+        let directory = testScratch
         let snapshot = directory.appendingPathComponent("sift-\(UUID().uuidString).siftidx").path
         #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: snapshot))

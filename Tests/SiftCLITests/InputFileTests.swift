@@ -10,7 +10,7 @@ struct InputFileTests {
     /// A FIFO whose writer has finished before `sift` reads it: every row and the header arrive
     /// (sniffing for a snapshot used to take the first 8 bytes, or block forever).
     @Test func aFIFOLoadsLikeARegularFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-fifo-\(UUID().uuidString)")
+        let directory = testScratch.appendingPathComponent("sift-fifo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let fifo = directory.appendingPathComponent("data").path
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -39,7 +39,7 @@ struct InputFileTests {
 
     @Test func aSnapshotThroughStandardInputLoads() async throws {
         let data = try Run.file("abc.tsv", Self.data)
-        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let snapshot = testScratch.appendingPathComponent(
             "sift-\(UUID().uuidString).siftidx"
         ).path
         #expect(try await Run.sift(["index", data, "-o", snapshot]).status == 0)

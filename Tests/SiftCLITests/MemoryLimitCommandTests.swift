@@ -27,7 +27,7 @@ struct MemoryLimitCommandTests {
 
     @Test(arguments: ["query", "index"])
     func anEndlessInputUnderALimitEndsInOneErrorLine(command: String) async throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sift-\(UUID().uuidString).sift")
+        let output = testScratch.appendingPathComponent("sift-\(UUID().uuidString).sift")
             .path
         let arguments =
             command == "query"

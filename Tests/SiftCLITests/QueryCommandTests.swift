@@ -132,7 +132,7 @@ struct Run: Sendable {
 
     /// Writes a temporary data file and returns its path.
     static func file(_ name: String, _ contents: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-cli-\(UUID().uuidString)-\(name)")
+        let url = testScratch.appendingPathComponent("sift-cli-\(UUID().uuidString)-\(name)")
         try contents.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
@@ -416,7 +416,7 @@ struct QueryCommandTests {
     }
 
     @Test func invalidUTF8NamesLineAndField() async throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-bad-\(UUID().uuidString).tsv")
+        let url = testScratch.appendingPathComponent("sift-bad-\(UUID().uuidString).tsv")
         try Data([0x6E, 0x61, 0x6D, 0x65, 0x0A, 0x50, 0xFF, 0x0A]).write(to: url)
         let run = try await Run.sift(["query", url.path, "p"])
         #expect(run.status == 1)

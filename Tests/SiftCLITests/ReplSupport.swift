@@ -40,7 +40,7 @@ enum Repl {
 
     /// A new temporary directory holding `files` (name → contents).
     static func directory(_ files: [String: String]) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sift-repl-\(UUID().uuidString)")
+        let url = testScratch.appendingPathComponent("sift-repl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         for (name, contents) in files {
             try contents.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)

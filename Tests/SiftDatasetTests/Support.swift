@@ -39,8 +39,7 @@ enum Support {
 
     /// A fresh, unique path in the temporary directory with the given file name suffix.
     static func temporaryPath(_ suffix: String) -> String {
-        FileManager.default.temporaryDirectory
-            .appendingPathComponent("SiftDatasetTests-\(UUID().uuidString)-\(suffix)").path
+        testScratch.appendingPathComponent("SiftDatasetTests-\(UUID().uuidString)-\(suffix)").path
     }
 
     /// Writes `bytes` to a fresh temporary file and returns its path.

@@ -119,7 +119,7 @@ struct DeferredWordStartsTests {
         try index.insert(Record(id: "1", fields: ["name": "ประเทศไทยสวยงาม"]))
         try index.update(Record(id: "0", fields: ["name": "ภาษาไทย"]))
         #expect(index.folded.slotsAwaitingWordStarts.count == 2)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let path = testScratch.appendingPathComponent(
             "sift-deferred-\(UUID().uuidString).snapshot"
         ).path
         defer { try? FileManager.default.removeItem(atPath: path) }

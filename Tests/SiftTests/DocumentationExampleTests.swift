@@ -718,7 +718,7 @@ struct DocumentationExampleTests {
     @Test func snapshots() throws {
         let console = PrintedLines()
         func print(_ items: Any...) { console.print(items) }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-docs-\(UUID().uuidString)")
+        let directory = testScratch.appendingPathComponent("sift-docs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("cities.siftidx").path

@@ -44,7 +44,7 @@ struct MemoryBudgetTests {
     /// `memory.current` (`max` is no limit); v1: `memory.limit_in_bytes` against
     /// `memory.usage_in_bytes`, where a number near 2^63 is no limit.
     @Test func controlGroupLimitsAreReadUpTheHierarchy() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sift-cgroup-\(UUID().uuidString)")
+        let root = testScratch.appendingPathComponent("sift-cgroup-\(UUID().uuidString)")
             .path
         func write(_ path: String, _ text: String) throws {
             let url = URL(fileURLWithPath: root + path)

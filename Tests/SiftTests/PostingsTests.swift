@@ -194,7 +194,7 @@ struct PostingsTests {
         let index = try SearchIndex(configuration: configuration, records: records)
         #expect(index.folded.postings.holds(folding: 0, field: 1), "built with the index")
         #expect(index.memoryUsage.postings > 0)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let path = testScratch.appendingPathComponent(
             "sift-postings-\(UUID().uuidString).snapshot"
         ).path
         defer { try? FileManager.default.removeItem(atPath: path) }

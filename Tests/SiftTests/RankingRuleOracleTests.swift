@@ -339,7 +339,7 @@ struct RankingRuleOracleTests {
             configuration: IndexConfiguration(searchFields: ["name"], rankingRules: rules),
             records: records
         )
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rules-\(UUID()).sift").path
+        let path = testScratch.appendingPathComponent("rules-\(UUID()).sift").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try index.save(to: path)
         let loaded = try SearchIndex.load(from: path)

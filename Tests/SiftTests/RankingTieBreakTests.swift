@@ -330,7 +330,7 @@ struct RankingTieBreakTests {
                 Record(id: "2", fields: ["name": "Springs", "population": "50"]),
             ]
         )
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let path = testScratch.appendingPathComponent(
             "sift-tiebreak-\(UUID().uuidString).snapshot"
         ).path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -9,7 +9,7 @@ import Testing
 @Suite("Snapshot temporary files")
 struct SnapshotTemporaryFileTests {
     static func makeDirectory() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sift-tmp-\(UUID().uuidString)")
+        let directory = testScratch.appendingPathComponent("sift-tmp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.path
     }

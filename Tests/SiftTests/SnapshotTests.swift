@@ -6,7 +6,7 @@ import Testing
 @Suite("Durable snapshots")
 struct SnapshotTests {
     static func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("sift-snap-\(UUID().uuidString)-\(name)").path
+        testScratch.appendingPathComponent("sift-snap-\(UUID().uuidString)-\(name)").path
     }
 
     static func sampleIndex() throws -> SearchIndex {

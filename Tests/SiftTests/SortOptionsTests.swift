@@ -118,7 +118,7 @@ struct SortOptionsTests {
     }
 
     @Test func snapshotsKeepTheSortOptions() throws {
-        let directory = FileManager.default.temporaryDirectory
+        let directory = testScratch
         for options in [SortOptions(), SortOptions(numeric: true), SortOptions(numeric: true, alternate: .shifted)] {
             let index = try SearchIndex(
                 configuration: IndexConfiguration(

@@ -162,7 +162,7 @@ struct SustainedEditsTests {
             step += 1
             try #require(step < 50_000)
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sustained-\(getpid()).sift").path
+        let path = testScratch.appendingPathComponent("sustained-\(getpid()).sift").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try index.save(to: path)
         let loaded = try SearchIndex.load(from: path)

@@ -145,7 +145,7 @@ struct SweepLayoutTests {
             try index.update(records[position])
             if step % 200 == 199 { try expectICUAnswers(index, "after \(step + 1) updates") }
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sift-wide-\(UUID()).siftidx").path
+        let path = testScratch.appendingPathComponent("sift-wide-\(UUID()).siftidx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try index.save(to: path)
         try expectICUAnswers(try SearchIndex.load(from: path), "loaded")

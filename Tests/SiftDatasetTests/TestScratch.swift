@@ -1,0 +1,14 @@
+import Foundation
+
+/// This test process's own folder in the temporary directory, made on first use and removed when
+/// the process exits, so that a run leaves no files behind (a few hundred once did, each run).
+let testScratch: URL = {
+    let url = URL(fileURLWithPath: testScratchPath())
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: testScratchPath()) }
+    return url
+}()
+
+private func testScratchPath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("SiftDatasetTests-\(getpid())").path
+}
