@@ -1,9 +1,10 @@
 /// Buffers written one after the other into a run of bytes, and read back (`PooledColumns`
 /// keeps the small columns of a wide index so, without an array of their own each).
 ///
-/// Integers are LEB128; an array is its count, the count of its elements up to the last nonzero
-/// one, and those elements' bytes (little-endian): the zero words that pad an empty column's
-/// bitsets take no room.
+/// Integers are LEB128; an array is its count (doubled, plus one unless every element is zero),
+/// then, unless every element is zero, the count of its elements up to the last nonzero one and
+/// those elements' bytes (little-endian): the zero words that pad an empty column's bitsets take
+/// one byte.
 package struct PackedBytesWriter {
     /// What was written so far.
     package var bytes: [UInt8]
@@ -34,8 +35,9 @@ package struct PackedBytesWriter {
     // module would otherwise run it unspecialized (type metadata looked up per array).
     @inline(__always)
     private mutating func writeElements<T: FixedWidthInteger>(_ array: [T]) {
-        write(array.count)
         let used = (array.lastIndex { $0 != 0 } ?? -1) + 1
+        write(array.count << 1 | (used > 0 ? 1 : 0))
+        guard used > 0 else { return }
         write(used)
         array.withUnsafeBytes { raw in bytes.append(contentsOf: raw.prefix(used * MemoryLayout<T>.size)) }
     }
@@ -84,8 +86,9 @@ package struct PackedBytesReader {
 
     @inline(__always)
     private mutating func readElements<T: FixedWidthInteger>(zeros: [[T]]) -> [T] {
-        let count = readInt()
-        let used = readInt()
+        let header = readInt()
+        let count = header >> 1
+        let used = header & 1 == 0 ? 0 : readInt()
         precondition(used <= count, "packed array")
         if used == 0 && count < zeros.count { return zeros[count] }
         let size = used * MemoryLayout<T>.size
