@@ -6,6 +6,9 @@ protocol PackableColumn {
     static var empty: Self { get }
     /// Whether the column is as `init()` made it.
     var isUnused: Bool { get }
+    /// Whether the column's largest buffer fits `bytes`: false rules out packing it within
+    /// `bytes` without writing it (a column of a million records is not copied to find out).
+    func mayPackWithin(_ bytes: Int) -> Bool
     /// Whether a rebuild should start (see `SearchIndex.advanceCompaction()`).
     var wantsRebuild: Bool { get }
     /// Writes the column so that `init(unpacking:)` gives it back; returns false, having written
@@ -17,8 +20,12 @@ protocol PackableColumn {
 
 extension FoldedColumn: PackableColumn {
     static let empty = FoldedColumn()
+
+    func mayPackWithin(_ bytes: Int) -> Bool { byteCount <= bytes }
 }
 
 extension TextColumn: PackableColumn {
     static let empty = TextColumn()
+
+    func mayPackWithin(_ bytes: Int) -> Bool { self.bytes.count <= bytes }
 }

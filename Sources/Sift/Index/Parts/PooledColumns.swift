@@ -224,6 +224,10 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
             packedLengths[position] = 0
             return
         }
+        guard column.mayPackWithin(Self.maximumPackedBytes) else {
+            unpoolAll(replacing: position, with: column)
+            return
+        }
         if chunks.isEmpty || chunks[chunks.count - 1].count + Self.maximumPackedBytes > Self.chunkSize {
             var chunk = [UInt8]()
             chunk.reserveCapacity(Self.chunkSize)
