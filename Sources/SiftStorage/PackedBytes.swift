@@ -6,10 +6,11 @@
 /// those elements' bytes (little-endian): the zero words that pad an empty column's bitsets take
 /// one byte.
 package struct PackedBytesWriter {
-    /// What was written so far.
-    package var bytes: [UInt8]
+    /// What was written so far. To append to a buffer of one's own without copying it, swap it
+    /// in and out (`swap(&writer.bytes, &buffer)`).
+    package var bytes: [UInt8] = []
 
-    package init(appendingTo bytes: [UInt8]) { self.bytes = bytes }
+    package init() {}
 
     /// Appends a non-negative integer.
     package mutating func write(_ value: Int) {

@@ -70,8 +70,7 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
         self.poolingMinimum = poolingMinimum
         if columns.count >= poolingMinimum && columns.contains(where: { !$0.isUnused }) {
             endIndex = columns.count
-            packedStarts = [UInt32](repeating: 0, count: endIndex)
-            packedLengths = [UInt16](repeating: 0, count: endIndex)
+            beginPooling()
             for (position, column) in columns.enumerated() {
                 setPooled(column, at: position)
                 if !isPooled { break }
@@ -161,7 +160,7 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
                 body(&self[position])
             }
         } else {
-            for index in stored.indices { body(&stored[index]) }
+            forEachStoredInArray(body)
         }
     }
 
@@ -171,7 +170,7 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
         for index in stored.indices { body(&stored[index]) }
     }
 
-    /// Every column that is not unused, unpacked if pooled (for invariant checks).
+    /// Every column, unpacked if pooled; none while unused (for invariant checks).
     var storedColumns: [Column] {
         isPooled ? (0..<endIndex).map(unpacked) : stored
     }
@@ -208,11 +207,23 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
     /// Whether a mutation goes to a pooled column: the collection is pooled, or unused and wide
     /// enough to start pooling now.
     private mutating func startsOrIsPooled() -> Bool {
-        if isPooled { return true }
-        guard endIndex >= poolingMinimum, endIndex > 0 else { return false }
+        guard poolsColumns else { return false }
+        if !isPooled { beginPooling() }
+        return true
+    }
+
+    /// Pools every field, each as the empty column.
+    private mutating func beginPooling() {
         packedStarts = [UInt32](repeating: 0, count: endIndex)
         packedLengths = [UInt16](repeating: 0, count: endIndex)
-        return true
+    }
+
+    /// Starts a new chunk unless the last one has room for `length` more bytes.
+    private mutating func makeRoom(for length: Int) {
+        guard chunks.isEmpty || chunks[chunks.count - 1].count + length > Self.chunkSize else { return }
+        var chunk = [UInt8]()
+        chunk.reserveCapacity(Self.chunkSize)
+        chunks.append(chunk)
     }
 
     /// Packs `column` as field `position`'s, or ends pooling if it does not pack small.
@@ -228,14 +239,10 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
             unpoolAll(replacing: position, with: column)
             return
         }
-        if chunks.isEmpty || chunks[chunks.count - 1].count + Self.maximumPackedBytes > Self.chunkSize {
-            var chunk = [UInt8]()
-            chunk.reserveCapacity(Self.chunkSize)
-            chunks.append(chunk)
-        }
+        makeRoom(for: Self.maximumPackedBytes)
         let last = chunks.count - 1
         let offset = chunks[last].count
-        var writer = PackedBytesWriter(appendingTo: [])
+        var writer = PackedBytesWriter()
         swap(&writer.bytes, &chunks[last])  // the writer appends to the chunk's own buffer: no copy
         let written = column.pack(into: &writer)
         swap(&writer.bytes, &chunks[last])
@@ -264,11 +271,7 @@ struct PooledColumns<Column: PackableColumn>: RandomAccessCollection, MutableCol
         for position in 0..<endIndex where packedLengths[position] > 0 {
             let start = Int(packedStarts[position])
             let length = Int(packedLengths[position])
-            if chunks.isEmpty || chunks[chunks.count - 1].count + length > Self.chunkSize {
-                var chunk = [UInt8]()
-                chunk.reserveCapacity(Self.chunkSize)
-                chunks.append(chunk)
-            }
+            makeRoom(for: length)
             let offset = start & (Self.chunkSize - 1)
             packedStarts[position] = UInt32((chunks.count - 1) << Self.chunkShift | chunks[chunks.count - 1].count)
             chunks[chunks.count - 1].append(contentsOf: old[start >> Self.chunkShift][offset..<(offset + length)])
