@@ -114,11 +114,19 @@ let package = Package(
             dependencies: ["Sift"],
             swiftSettings: swiftSettings
         ),
+        // The tests' folder for the files they write, removed when the test process exits.
+        .target(
+            name: "_SiftTestSupport",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .testTarget(
             name: "SiftTests",
-            dependencies: ["Sift", "SiftStorage", "_SiftFuzzing", .product(name: "Clocks", package: "swift-clocks")],
+            dependencies: [
+                "Sift", "SiftStorage", "_SiftFuzzing", "_SiftTestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ],
             exclude: ["Oracles"],
             swiftSettings: swiftSettings
         ),
@@ -126,7 +134,7 @@ let package = Package(
             name: "SiftDatasetTests",
             // CSV.swift reads files as the serial parser the chunked one replaced did: the oracle
             // its tests compare with.
-            dependencies: ["SiftDataset", "Sift", .product(name: "CSV", package: "CSV.swift")],
+            dependencies: ["SiftDataset", "Sift", "_SiftTestSupport", .product(name: "CSV", package: "CSV.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -146,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SiftCLITests",
-            dependencies: ["SiftTool"],
+            dependencies: ["SiftTool", "_SiftTestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

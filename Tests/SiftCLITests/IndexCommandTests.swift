@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _SiftTestSupport
 
 @Suite("sift index and snapshots")
 struct IndexCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _SiftTestSupport
 
 /// Inputs that can be read only once (standard input, FIFOs) and inputs that never end load as a
 /// regular file does, or end in one error line: nothing lost, nothing hung, no trap.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _SiftTestSupport
 
 /// Under a memory limit (`ulimit -v`), an input that cannot fit or cannot be data ends in one
 /// error line and exit status 1, never an abort (134) on a failed allocation.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import _SiftTestSupport
 
 /// Runs the built `sift` executable and captures its output.
 struct Run: Sendable {

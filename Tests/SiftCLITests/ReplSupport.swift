@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _SiftTestSupport
 
 /// Line-mode runs of `sift repl` over small datasets written to a temporary directory.
 enum Repl {

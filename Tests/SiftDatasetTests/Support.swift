@@ -1,6 +1,7 @@
 import Foundation
 import SiftDataset
 import Testing
+import _SiftTestSupport
 
 /// Helpers shared by the SiftDataset tests.
 enum Support {

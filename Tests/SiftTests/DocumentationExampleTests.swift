@@ -1,6 +1,7 @@
 import Foundation
 import Sift
 import Testing
+import _SiftTestSupport
 
 // The code examples of the DocC catalog (Sources/Sift/Sift.docc), run here and checked against
 // what the articles say they print. Each example is copied verbatim into a test below (only

@@ -1,6 +1,7 @@
 import Foundation
 import SiftStorage
 import Testing
+import _SiftTestSupport
 
 @testable import Sift
 

@@ -1,6 +1,7 @@
 import Foundation
 import Sift
 import Testing
+import _SiftTestSupport
 
 /// `SortOptions`: numbers by value (ICU numeric collation), spaces and punctuation ignored when
 /// sorting, sections that look past leading punctuation, and snapshots that keep the options.
