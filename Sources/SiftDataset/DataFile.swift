@@ -265,6 +265,8 @@ public struct DataFile: Sendable {
                 for (column, flag) in flags.enumerated() where flag { hasText[column] = true }
             }
         }
+        // Every column (a wide header's usual case): the names themselves, not a copy of them.
+        if !hasText.contains(false) { return columns }
         return columns.indices.filter { hasText[$0] }.map { columns[$0] }
     }
 
@@ -421,7 +423,7 @@ public struct DataFile: Sendable {
         let maker = try recordMaker(idField: idField, fields: fields, categories: categories, progress: progress)
         let (rowCount, columnCount) = (self.rowCount, columns.count)
         let size = max(1, batchSize)
-        guard case .delimited(let bytes, var chunks) = storage else {
+        guard case .delimited(var bytes, var chunks) = storage else {
             // Rows made already (JSON Lines, a table): nothing to free as records are made.
             try withPieces { pieces in
                 for start in stride(from: 0, to: rowCount, by: size) {
@@ -450,6 +452,8 @@ public struct DataFile: Sendable {
                 chunks[firstChunk] = DelimitedChunk(start: 0, limit: 0)
                 firstChunk += 1
             }
+            // Every record made: the file's bytes are not needed while the last batch is indexed.
+            if batch.upperBound == rowCount { bytes = [] }
             try body(records)
         }
     }
@@ -464,7 +468,7 @@ public struct DataFile: Sendable {
         let idColumn = try idField.map { name throws(DataFileError) in try requireColumn(name, role: "id field") }
         // Every column, in order, by default: the names are shared, not copied (a million columns).
         var names = columns
-        var keptColumns = Array(columns.indices)
+        var keptColumns: [Int] = []  // none: every column, in order
         if let fields {
             (names, keptColumns) = ([], [])
             var seen = Set<String>()
@@ -496,6 +500,8 @@ public struct DataFile: Sendable {
     /// Makes the records of rows on every core.
     private struct RecordMaker {
         let names: [String]
+        /// The column of each name; empty when the names are every column, in order (no array
+        /// of a million positions for a wide file).
         let columns: [Int]
         /// Every row's id; empty: the data row numbers.
         let ids: [String]
@@ -512,8 +518,11 @@ public struct DataFile: Sendable {
                     let pieceRows = piece.rows.clamped(to: rows)
                     for row in pieceRows {
                         var values = [String: String](minimumCapacity: names.count)
-                        for (name, column) in zip(names, columns) where !piece.isEmpty(row: row, column: column) {
-                            values[name] = piece.string(row: row, column: column)
+                        for (i, name) in names.enumerated() {
+                            let column = columns.isEmpty ? i : columns[i]
+                            if !piece.isEmpty(row: row, column: column) {
+                                values[name] = piece.string(row: row, column: column)
+                            }
                         }
                         let id = ids.isEmpty ? String(row + 1) : ids[row]
                         (records.value.baseAddress! + (row - first)).initialize(to: Record(id: id, fields: values))

@@ -320,10 +320,16 @@ enum DatasetLoader {
         // Columns that look like categories are not searched unless named, but offered as scopes.
         var categories: [(column: String, values: [String])] = []
         if givenFields.isEmpty {
-            categories = table.categoryColumns(among: searchFields.filter { $0 != (request.id ?? description.id) })
-            let categoryNames = Set(categories.map(\.column))
-            let others = searchFields.filter { !categoryNames.contains($0) }
-            if others.isEmpty { categories = [] } else { searchFields = others }
+            // Copies of the names only when something is left out (a million columns).
+            let id = request.id ?? description.id
+            categories = table.categoryColumns(
+                among: searchFields.contains { $0 == id } ? searchFields.filter { $0 != id } : searchFields
+            )
+            if !categories.isEmpty {
+                let categoryNames = Set(categories.map(\.column))
+                let others = searchFields.filter { !categoryNames.contains($0) }
+                if others.isEmpty { categories = [] } else { searchFields = others }
+            }
         }
         if let sort = request.sort {
             try DatasetFile.requireColumn(sort, role: "sort field", in: table, file: file)

@@ -154,6 +154,58 @@ struct PooledColumnsTests {
         }
     }
 
+    /// A rewrite puts every column it wrote back as it was (however often it wrote it), keeps
+    /// them when ended, and, when a write would end pooling, rolls back before unpooling.
+    @Test func aRewriteRollsBackOrKeepsEveryColumn() {
+        var texts = TextColumns(count: 16, poolingMinimum: 1)
+        for position in 0..<16 where position % 4 != 0 { texts[position].set(0, "v\(position)") }
+        func values(_ texts: TextColumns) -> [String] { (0..<16).map { texts[$0].string(0) } }
+        let before = values(texts)
+        let opened = texts.beginRewrite(reservingColumns: 16)
+        #expect(opened)
+        for round in 0..<3 {
+            for position in 0..<16 { texts[position].set(0, "new \(position) \(round)") }
+        }
+        texts[5].set(0, "")
+        #expect(values(texts) != before)
+        texts.rollBackRewrite()
+        #expect(values(texts) == before)
+
+        let reopened = texts.beginRewrite()
+        #expect(reopened)
+        for position in 0..<16 { texts[position].set(0, "kept \(position)") }
+        texts.endRewrite()
+        let kept = values(texts)
+        #expect(kept == (0..<16).map { "kept \($0)" })
+
+        // Past `maximumPackedBytes`: pooling ends with the columns as the rewrite found them.
+        let third = texts.beginRewrite()
+        #expect(third)
+        texts[1].set(0, "changed")
+        texts[2].set(0, String(repeating: "long ", count: 400))
+        #expect(!texts.isPooled)
+        #expect(values(texts) == kept)
+        let unpooled = texts.beginRewrite()
+        #expect(!unpooled, "no rewrite of unpooled columns")
+    }
+
+    /// A record of pooled columns is folded straight into them: its batch holds no element (9
+    /// bytes each, more than its pooled columns take), and its texts are one run of streamed ones.
+    @Test func aWideRecordIsFoldedStraightIntoItsColumns() throws {
+        let (pooled, plain) = try Self.pair(IndexConfiguration(searchFields: Self.fields))
+        var batch = FoldedBatch()
+        let record = Self.record(1, seed: 3)
+        try pooled.fold(record, folders: pooled.folded.foldings.map(\.folder), into: &batch)
+        #expect(batch.elements.isEmpty && batch.streamed == [0..<Self.fields.count])
+        batch.withView { view in
+            #expect(view.isStreamed(0) && view.isStreamed(Self.fields.count - 1) && !view.isStreamed(Self.fields.count))
+            #expect(view.hasStreamed(3..<4) && !view.hasStreamed(Self.fields.count..<(Self.fields.count + 2)))
+        }
+        batch.removeAll()
+        try plain.fold(record, folders: plain.folded.foldings.map(\.folder), into: &batch)
+        #expect(!batch.elements.isEmpty && batch.streamed.isEmpty)
+    }
+
     /// The figure issue 27 asks for: a header of 20,000 columns and one row holds at most 200
     /// bytes a column, all counted: 119 pooled; 458 with a folded and a text column per field
     /// (`poolColumnsFromFields = .max`), and more in allocations `memoryUsage` does not see.

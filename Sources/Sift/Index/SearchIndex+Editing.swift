@@ -102,8 +102,10 @@ extension SearchIndex {
         // Sized up front (about an element per UTF-8 byte; past that the buffers grow as arrays
         // do): a record of a million fields is folded without copying its buffers as they double.
         var bytes = 0
-        for record in records {
-            for field in configuration.searchFields { bytes += record.fields[field]?.utf8.count ?? 0 }
+        if !streamsEveryText {
+            for record in records {
+                for field in configuration.searchFields { bytes += record.fields[field]?.utf8.count ?? 0 }
+            }
         }
         batch.ends.reserveCapacity(records.count * foldedTextsPerRecord)
         batch.elements.reserveCapacity(bytes * folders.count)
@@ -180,11 +182,11 @@ extension SearchIndex {
         try checkTextFits(record, at: slot)
         try batch.withView { view in
             Result { () throws(SiftError) in
-                let pending = try writePending(record, folded: view, firstText: 0)
+                let written = try writeFolded(record, folded: view, firstText: 0, slot: slot)
                 withdrawFromDerivedSets(slot)
                 records.generations.bump(slot)
                 setValues(of: record, slot: slot)
-                setFolded(slot: slot, folded: view, firstText: 0, pending: pending)
+                setFolded(slot: slot, folded: view, firstText: 0, written: written)
             }
         }.get()
         finishCommit(slot)

@@ -18,7 +18,8 @@ extension SearchIndex {
     /// several threads at once with distinct folders and batches. With `deferringDictionaryWords`
     /// (see `ICUFolder.fold(_:into:deferringDictionaryWords:)`), returns whether any text's word
     /// starts were left out. A text long enough to fold in pieces is left for `commit` and
-    /// `update` to fold straight into its column (`FoldedBatch.streamed`).
+    /// `update` to fold straight into its column (`FoldedBatch.streamed`), and so is every text
+    /// while the columns are pooled (`streamsEveryText`).
     @discardableResult
     func fold(
         _ record: Record,
@@ -28,6 +29,10 @@ extension SearchIndex {
     )
         throws(SiftError) -> Bool
     {
+        if streamsEveryText {
+            for _ in 0..<(folders.count * configuration.searchFields.count) { batch.appendStreamed() }
+            return false
+        }
         var deferred = false
         for folder in folders {
             for field in configuration.searchFields {
@@ -43,6 +48,12 @@ extension SearchIndex {
         }
         return deferred
     }
+
+    /// Whether `fold(_:folders:into:deferringDictionaryWords:)` leaves every text of a record to
+    /// be folded straight into its column (`writePending`): while the columns are pooled, a
+    /// record has a thousand fields or more, and holding all of its collation elements at once
+    /// (9 bytes each) would cost more than its columns do.
+    var streamsEveryText: Bool { folded.foldings.first?.columns.poolsColumns ?? false }
 
     /// Stores a record in a free slot, folds it and indexes it everywhere but in the original order.
     func store(_ record: Record) throws(SiftError) -> Int32 {
@@ -127,7 +138,12 @@ extension SearchIndex {
             throw .duplicateID(record.id)
         }
         try checkTextFits(record)
-        let pending = try writePending(record, folded: folded, firstText: firstText)
+        let written = try writeFolded(
+            record,
+            folded: folded,
+            firstText: firstText,
+            slot: records.freeSlots.last ?? Int32(records.generations.count)
+        )
         let slot: Int32
         if let free = records.freeSlots.popLast() {
             slot = free
@@ -140,28 +156,113 @@ extension SearchIndex {
         setValues(of: record, slot: slot)
         records.slotOfID.insert(slot, ids: records.ids)
         records.live.insert(slot)
-        setFolded(slot: slot, folded: folded, firstText: firstText, pending: pending)
+        setFolded(slot: slot, folded: folded, firstText: firstText, written: written)
         finishCommit(slot)
         return slot
     }
 
+    /// What `writeFolded` did with a record's folded texts before its commit.
+    enum FoldedTextsWrite {
+        /// Nothing: `setFolded` sets them from the batch.
+        case none
+        /// Segments written at the end of each column, for `setFolded` to finish.
+        case pending([FoldedColumn.PendingSegment])
+        /// Every text is in its column already, as the slot's.
+        case done
+    }
+
     /// Sets a slot's folded texts in every column: `folded[firstText...]`, one per (folding,
-    /// search field), or the segments `writePending` wrote when it wrote any.
+    /// search field), or the segments `writeFolded` wrote when it wrote any.
     ///
     /// - Complexity: O(*s*) in the size of the folded texts; O(1) amortized per pending segment.
-    func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, pending: [FoldedColumn.PendingSegment]) {
+    func setFolded(slot: Int32, folded: FoldedBatchView, firstText: Int, written: FoldedTextsWrite) {
         capturePostedElements(of: slot)
+        if case .done = written { return }
         var text = firstText
         for folding in self.folded.foldings {
             for position in 0..<configuration.searchFields.count {
-                if pending.isEmpty {
-                    folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
-                } else {
+                if case .pending(let pending) = written {
                     folding.columns[position].finishPending(pending[text - firstText], slot: slot)
+                } else {
+                    folding.columns[position].set(slot: slot, folded: folded[text], codeBook: &folding.codeBook)
                 }
                 text += 1
             }
         }
+    }
+
+    /// Writes what a record's folded texts need written before its commit (see `setFolded`):
+    /// nothing when the batch holds them all; when every text is streamed into pooled columns
+    /// (`streamsEveryText`), each straight into its column as `slot`'s, one access a column,
+    /// taken back should a later one fail (`PooledColumns.beginRewrite`); otherwise, when some
+    /// text is streamed, pending segments (`writePending`).
+    ///
+    /// - Throws: an ICU failure, after taking back every byte and code it wrote.
+    /// - Complexity: O(*s*) in the size of the record's search fields.
+    func writeFolded(
+        _ record: Record,
+        folded: FoldedBatchView,
+        firstText: Int,
+        slot: Int32
+    ) throws(SiftError) -> FoldedTextsWrite {
+        let texts = firstText..<(firstText + foldedTextsPerRecord)
+        guard folded.hasStreamed(texts) else { return .none }
+        // In place: the postings would have to see each column's old text first.
+        if streamsEveryText && self.folded.postings.isEmpty
+            && texts.allSatisfy({ folded.isStreamed($0) }),
+            try writeInPlace(record, slot: slot)
+        {
+            return .done
+        }
+        return .pending(try writePending(record, folded: folded, firstText: firstText))
+    }
+
+    /// Folds every search field of a record straight into its pooled column as `slot`'s, in one
+    /// access a column (a pooled column is unpacked and packed once), under a rewrite of each
+    /// folding's columns. Returns false, with nothing written, when a column ended pooling (it
+    /// outgrew the pool): then the columns are as they were, unpooled, for `writePending`.
+    ///
+    /// - Throws: an ICU failure, after taking back every column and code it wrote.
+    /// - Complexity: O(*s*) in the size of the record's search fields; memory 12 bytes a field
+    ///   besides the columns (`PooledColumns.beginRewrite`).
+    private func writeInPlace(_ record: Record, slot: Int32) throws(SiftError) -> Bool {
+        let fields = configuration.searchFields
+        let foldings = folded.foldings
+        let codeCounts = foldings.map(\.codeBook.count)
+        var opened = 0
+        func takeBack() {
+            for folding in foldings[..<opened] { folding.columns.rollBackRewrite() }
+            for (folding, count) in zip(foldings, codeCounts) { folding.codeBook.removeCodes(after: count) }
+        }
+        for folding in foldings {
+            guard folding.columns.beginRewrite(reservingColumns: fields.count) else {
+                takeBack()
+                return false
+            }
+            opened += 1
+            for position in fields.indices {
+                do throws(SiftError) {
+                    try Self.foldStreamed(
+                        record.fields[fields[position]] ?? "",
+                        folder: folding.folder,
+                        into: &folding.columns[position],
+                        codeBook: &folding.codeBook,
+                        finishingFor: slot
+                    )
+                } catch {
+                    takeBack()
+                    throw error
+                }
+                guard folding.columns.isPooled else {
+                    // This folding's rewrite was rolled back as pooling ended.
+                    opened -= 1
+                    takeBack()
+                    return false
+                }
+            }
+        }
+        for folding in foldings { folding.columns.endRewrite() }
+        return true
     }
 
     /// When a record has a streamed text (see `FoldedBatch.streamed`): writes each of its folded
@@ -180,26 +281,29 @@ extension SearchIndex {
         firstText: Int
     ) throws(SiftError) -> [FoldedColumn.PendingSegment] {
         let fields = configuration.searchFields
-        guard folded.hasStreamed(firstText..<(firstText + self.folded.foldings.count * fields.count)) else { return [] }
         let codeCounts = self.folded.foldings.map(\.codeBook.count)
         var pending: [FoldedColumn.PendingSegment] = []
+        pending.reserveCapacity(self.folded.foldings.count * fields.count)
         var text = firstText
         for folding in self.folded.foldings {
             for position in fields.indices {
                 if folded.isStreamed(text) {
                     let value = record.fields[fields[position]] ?? ""
-                    var segment = folding.columns[position].beginPending(reserving: 2 * value.utf8.count)
                     do throws(SiftError) {
-                        try folding.folder.forEachPiece(of: value) { piece in
-                            folding.columns[position].appendPending(piece, codeBook: &folding.codeBook, to: &segment)
-                        }
+                        // One access to the column: a pooled one is unpacked and packed once.
+                        pending.append(
+                            try Self.foldStreamed(
+                                value,
+                                folder: folding.folder,
+                                into: &folding.columns[position],
+                                codeBook: &folding.codeBook
+                            )!
+                        )
                     } catch {
-                        folding.columns[position].discardPending(segment)
                         discardPending(pending, firstText: firstText, codeCounts: codeCounts)
                         throw error
                     }
-                    pending.append(segment)
-                    self.folded.streamedTextCount += 1
+                    if folding.folder.foldsInPieces(value) { self.folded.streamedTextCount += 1 }
                 } else {
                     var segment = folding.columns[position].beginPending(reserving: 4 * folded[text].elements.count)
                     folding.columns[position].appendPending(folded[text], codeBook: &folding.codeBook, to: &segment)
@@ -209,6 +313,32 @@ extension SearchIndex {
             }
         }
         return pending
+    }
+
+    /// Folds a text a piece at a time straight into a pending segment at the end of `column`
+    /// (see `writePending`), and returns it, or finishes it as `slot`'s and returns nil.
+    ///
+    /// - Throws: an ICU failure, after taking back what it wrote in the column (not the codes).
+    @discardableResult
+    private static func foldStreamed(
+        _ value: String,
+        folder: ICUFolder,
+        into column: inout FoldedColumn,
+        codeBook: inout CodeBook,
+        finishingFor slot: Int32? = nil
+    ) throws(SiftError) -> FoldedColumn.PendingSegment? {
+        var segment = column.beginPending(reserving: 2 * value.utf8.count)
+        do throws(SiftError) {
+            try folder.forEachPiece(of: value) { piece in
+                column.appendPending(piece, codeBook: &codeBook, to: &segment)
+            }
+        } catch {
+            column.discardPending(segment)
+            throw error
+        }
+        guard let slot else { return segment }
+        column.finishPending(segment, slot: slot)
+        return nil
     }
 
     /// Takes back the segments `writePending` wrote (in reverse order) and the codes it gave.

@@ -5,10 +5,11 @@ struct FoldedBatch {
     var flags: [UInt8] = []
     /// End (in the element buffers) of each folded text; a text starts where the previous ends.
     var ends: [Int] = []
-    /// Numbers of the texts, ascending, that were left to fold a piece at a time when they are
-    /// stored (`ICUFolder.fold(_:into:deferringDictionaryWords:streamingLongTexts:)`): they hold
-    /// no elements here.
-    var streamed: [Int] = []
+    /// Numbers of the texts that were left to fold a piece at a time when they are stored
+    /// (`ICUFolder.fold(_:into:deferringDictionaryWords:streamingLongTexts:)`, or every text of
+    /// a record of pooled columns: `SearchIndex.fold(_:folders:into:deferringDictionaryWords:)`),
+    /// as ascending runs of consecutive texts: they hold no elements here.
+    var streamed: [Range<Int>] = []
 
     mutating func removeAll() {
         elements.removeAll(keepingCapacity: true)
@@ -19,7 +20,11 @@ struct FoldedBatch {
 
     /// Appends an empty text marked as streamed (see `streamed`).
     mutating func appendStreamed() {
-        streamed.append(ends.count)
+        if let last = streamed.last, last.upperBound == ends.count {
+            streamed[streamed.count - 1] = last.lowerBound..<(ends.count + 1)
+        } else {
+            streamed.append(ends.count..<(ends.count + 1))
+        }
         ends.append(elements.count)
     }
 
@@ -51,13 +56,33 @@ struct FoldedBatchView {
     let elements: UnsafeBufferPointer<Int64>
     let flags: UnsafeBufferPointer<UInt8>
     let ends: UnsafeBufferPointer<Int>
-    let streamed: UnsafeBufferPointer<Int>
+    let streamed: UnsafeBufferPointer<Range<Int>>
 
     /// Whether any of these texts is streamed (see `FoldedBatch.streamed`).
-    func hasStreamed(_ texts: Range<Int>) -> Bool { streamed.contains { texts.contains($0) } }
+    ///
+    /// - Complexity: O(log *r*) for *r* runs of streamed texts.
+    func hasStreamed(_ texts: Range<Int>) -> Bool {
+        let run = firstRun(endingAfter: texts.lowerBound)
+        return run < streamed.count && streamed[run].lowerBound < texts.upperBound && !texts.isEmpty
+    }
 
     /// Whether a text is streamed (see `FoldedBatch.streamed`).
-    func isStreamed(_ text: Int) -> Bool { streamed.contains(text) }
+    ///
+    /// - Complexity: O(log *r*) for *r* runs of streamed texts.
+    func isStreamed(_ text: Int) -> Bool {
+        let run = firstRun(endingAfter: text)
+        return run < streamed.count && streamed[run].contains(text)
+    }
+
+    /// The first run of streamed texts that ends after `text` (`streamed.count` when none does).
+    private func firstRun(endingAfter text: Int) -> Int {
+        var (low, high) = (0, streamed.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if streamed[middle].upperBound <= text { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
 
     /// The folded text with this number.
     subscript(text: Int) -> FoldedSlice {

@@ -698,16 +698,19 @@ extension FoldedColumn {
     /// back. Between them nothing else may change the column.
     struct PendingSegment {
         /// Where its code bytes start in `codes` and its flag bytes in `flags`.
+        /// (24 bytes: a record of a million fields holds one per field until it is committed.)
         fileprivate let start: Int
-        fileprivate let flagBase: Int
-        /// The code bytes room was made for (flag bytes take a quarter of that, if any).
-        fileprivate let reserved: Int
+        fileprivate let flagBase: UInt32
+        /// The code bytes room was made for (flag bytes take a quarter of that, if any), at most
+        /// `UInt32.max`: only how much to grow by.
+        fileprivate let reserved: UInt32
         /// Whether every element so far may start and end a match: then no flag bytes are
         /// written, and the first element that may not writes those of the bytes before it.
         fileprivate var simple = true
-        /// Flag entries not yet written (fewer than four), and the segment's number of entries.
+        /// Flag entries not yet written (fewer than four), and the segment's number of entries
+        /// modulo 256 (only its last two bits are read).
         fileprivate var pendingFlags: UInt8 = 0
-        fileprivate var entries = 0
+        fileprivate var entries: UInt8 = 0
     }
 
     /// Starts a pending segment, with room for `bytes` code bytes (more grows the buffers).
@@ -716,7 +719,12 @@ extension FoldedColumn {
     mutating func beginPending(reserving bytes: Int) -> PendingSegment {
         growGently(&codes, by: bytes + 1)
         growGently(&wordStarts, by: (codes.count + bytes) / 64 + 1 - wordStarts.count)
-        return PendingSegment(start: codes.count, flagBase: flags.count, reserved: bytes)
+        // Flag bytes start below 1 GiB: `flagStarts` holds four times their start in a UInt32.
+        return PendingSegment(
+            start: codes.count,
+            flagBase: UInt32(flags.count),
+            reserved: UInt32(clamping: bytes)
+        )
     }
 
     /// Encodes a piece of a pending segment's text (its next elements and their flags), giving
@@ -735,7 +743,7 @@ extension FoldedColumn {
             if pending.simple && flag & boundaryFlags != boundaryFlags {
                 // The segment is flagged after all: the entries of the simple bytes before.
                 pending.simple = false
-                growGently(&flags, by: max(codes.count - pending.start, pending.reserved) / 4 + 2)
+                growGently(&flags, by: max(codes.count - pending.start, Int(pending.reserved)) / 4 + 2)
                 for byte in pending.start..<lead {
                     appendFlagEntry(CodeBook.isLead(codes[byte]) ? boundaryFlags : 0, to: &pending)
                 }
@@ -749,8 +757,8 @@ extension FoldedColumn {
 
     /// Appends one packed flag entry of a pending segment (see `PackedFlags.appendSegment`).
     private mutating func appendFlagEntry(_ value: UInt8, to pending: inout PendingSegment) {
-        pending.pendingFlags |= value << UInt8((pending.entries & 3) << 1)
-        pending.entries += 1
+        pending.pendingFlags |= value << ((pending.entries & 3) << 1)
+        pending.entries &+= 1
         if pending.entries & 3 == 0 {
             flags.append(pending.pendingFlags)
             pending.pendingFlags = 0
@@ -768,7 +776,7 @@ extension FoldedColumn {
         if !pending.simple {
             appendFlagEntry(0, to: &pending)  // the separator's
             if pending.entries & 3 != 0 { flags.append(pending.pendingFlags) }
-            flagStart = 4 * pending.flagBase
+            flagStart = 4 * Int(pending.flagBase)
         }
         remove(slot: slot, codesEnd: pending.start)  // its bytes follow the last segment's
         appendSegmentEntry(start: pending.start, owner: slot, flagStart: flagStart)
@@ -785,7 +793,7 @@ extension FoldedColumn {
             for word in ((start >> 6) + 1)..<wordStarts.count { wordStarts[word] = 0 }
         }
         codes.removeLast(codes.count - start)
-        flags.removeLast(flags.count - pending.flagBase)
+        flags.removeLast(flags.count - Int(pending.flagBase))
     }
 }
 
