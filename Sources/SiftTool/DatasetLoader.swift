@@ -547,11 +547,12 @@ enum DatasetLoader {
         let configuration = index.configuration
         let storedColumns = index.metadata[MetadataKey.columns].flatMap(jsonList)
         var stored = storedColumns ?? configuration.searchFields
-        var known = Set(stored)
         var others = Set<String>()
         // `sift query` reads what it prints from the index: the records are made only to find
         // the columns of a snapshot that does not list them (one the library saved).
         let makesRecords = request.keepsRecords || storedColumns == nil
+        // A set of the names only where names are looked up (a million columns take 30 MB).
+        var known = makesRecords || !request.show.isEmpty ? Set(stored) : []
         if makesRecords {
             phases.begin("records", label: "reading records", total: index.count)
             records.reserveCapacity(index.count)

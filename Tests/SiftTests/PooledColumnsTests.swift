@@ -189,6 +189,34 @@ struct PooledColumnsTests {
         #expect(!unpooled, "no rewrite of unpooled columns")
     }
 
+    /// A mutation that changes nothing (a scan that takes its column in place) leaves no dead
+    /// copy in the pool, and queries read pooled columns without writing them.
+    @Test func unchangedColumnsAreNotWrittenAgain() throws {
+        let small = try SearchIndex(configuration: IndexConfiguration(searchFields: ["a"]))
+        _ = try small.insert(Record(id: "1", fields: ["a": "Zürich"]))
+        var columns = FoldedColumns(count: 16, poolingMinimum: 1)
+        for position in 0..<16 { columns[position] = small.folded.foldings[0].columns[0] }
+        #expect(columns.isPooled && columns.deadPackedBytes == 0)
+        for position in 0..<16 { columns[position].prefetch(slot: 0) }  // mutating, changes nothing
+        #expect(columns.deadPackedBytes == 0)
+        columns[3] = FoldedColumn()
+        columns[4].remove(slot: 0)
+        #expect(columns.deadPackedBytes > 0)
+
+        let (pooled, _) = try Self.pair(IndexConfiguration(searchFields: Self.fields))
+        for id in 0..<3 { _ = try pooled.insert(Self.record(id, seed: id)) }
+        let dead = pooled.folded.foldings.map(\.columns.deadPackedBytes)
+        for text in Self.queries {
+            for mode in [MatchMode.contains, .prefix, .words, .fuzzy] {
+                for row in try pooled.search(Query(text, mode: mode, order: .ranked)).rows {
+                    _ = try pooled.matchRanges(of: row, for: Query(text, mode: mode))
+                }
+            }
+            _ = try pooled.search(Query(text, mode: .words, typos: .auto))
+        }
+        #expect(pooled.folded.foldings.map(\.columns.deadPackedBytes) == dead)
+    }
+
     /// A record of pooled columns is folded straight into them: its batch holds no element (9
     /// bytes each, more than its pooled columns take), and its texts are one run of streamed ones.
     @Test func aWideRecordIsFoldedStraightIntoItsColumns() throws {

@@ -1,27 +1,7 @@
 internal import Glibc
 
-/// File reading and atomic writing with POSIX calls (the core library stays free of Foundation).
+/// Atomic file writing with POSIX calls (the core library stays free of Foundation).
 enum FileIO {
-    static func read(_ path: String) throws(SiftError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(errorText()))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .snapshot(path: path, reason: "not a regular file") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .snapshot(path: path, reason: "cannot read (\(errorText()))") }
-            if n == 0 { break }
-            done += n
-        }
-        bytes.removeLast(bytes.count - done)
-        return bytes
-    }
-
     /// Writes `parts` to a temporary file beside `path`, flushes it to disk, renames it over
     /// `path` and flushes the directory, so that `path` is always either the old or the new file.
     ///

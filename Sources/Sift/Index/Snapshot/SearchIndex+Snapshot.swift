@@ -47,9 +47,9 @@ enum SnapshotFile {
     static let rankingRulesTag: [UInt8] = Array("RANK".utf8)
 
     /// The payload checksum.
-    static func checksum(_ payload: UnsafeRawBufferPointer) -> UInt64 {
-        guard let base = payload.baseAddress else { return sift_checksum([UInt8](), 0, checksumSeed) }
-        return sift_checksum(base, payload.count, checksumSeed)
+    static func checksum(_ payload: UnsafeRawBufferPointer, seed: UInt64 = checksumSeed) -> UInt64 {
+        guard let base = payload.baseAddress else { return sift_checksum([UInt8](), 0, seed) }
+        return sift_checksum(base, payload.count, seed)
     }
 }
 
@@ -188,9 +188,16 @@ extension SearchIndex {
         from path: String,
         verifying verification: SnapshotVerification
     ) throws(SiftError) -> SearchIndex {
-        let bytes = try FileIO.read(path)
+        // Read in order a window at a time: twice, once for the checksum, once to decode.
+        let input = try SnapshotFileInput(path: path)
         func fail(_ reason: String) -> SiftError { .snapshot(path: path, reason: reason) }
-        switch SnapshotSignature.classify(header: bytes.prefix(SnapshotFile.headerSize), fileSize: bytes.count) {
+        let start: ArraySlice<UInt8>
+        do throws(SnapshotFormatError) {
+            start = try input.peek(min(SnapshotFile.headerSize, input.size)) ?? []
+        } catch {
+            throw fail(error.what)
+        }
+        switch SnapshotSignature.classify(header: start, fileSize: input.size) {
         case .snapshot: break
         case .damagedSnapshot:
             throw fail(
@@ -199,10 +206,12 @@ extension SearchIndex {
             )
         case .other: throw fail("not a Sift index snapshot")
         }
-        guard bytes.count >= SnapshotFile.headerSize else {
-            throw fail("truncated: \(bytes.count) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
+        guard input.size >= SnapshotFile.headerSize else {
+            throw fail("truncated: \(input.size) bytes, shorter than the \(SnapshotFile.headerSize)-byte header")
         }
-        var header = SnapshotReader(bytes, from: 8)
+        input.restart(at: 8, seed: 0)
+        var header = SnapshotReader(input)
+        var checksum: UInt64 = 0
         do throws(SnapshotFormatError) {
             let version = try header.read(UInt32.self, "version")
             guard version == SnapshotFile.version else {
@@ -215,20 +224,20 @@ extension SearchIndex {
                 throw .init("written with another byte order")
             }
             let length = try header.read(UInt64.self, "length")
-            let checksum = try header.read(UInt64.self, "checksum")
-            let actual = UInt64(bytes.count - SnapshotFile.headerSize)
+            checksum = try header.read(UInt64.self, "checksum")
+            let actual = UInt64(input.size - SnapshotFile.headerSize)
             guard actual >= length else { throw .init("truncated: payload of \(actual) bytes, \(length) expected") }
             guard actual == length else {
                 throw .init("corrupted: \(actual - length) unexpected bytes after the payload")
             }
-            let computed = bytes.withUnsafeBytes {
-                SnapshotFile.checksum(UnsafeRawBufferPointer(rebasing: $0[SnapshotFile.headerSize...]))
-            }
-            guard computed == checksum else { throw .init("corrupted: checksum mismatch") }
+            input.restart(at: SnapshotFile.headerSize, seed: SnapshotFile.checksumSeed)
+            try input.readToEnd("payload")
+            guard input.checksumOfRead == checksum else { throw .init("corrupted: checksum mismatch") }
         } catch {
             throw fail(error.what)
         }
-        var reader = SnapshotReader(bytes, from: SnapshotFile.headerSize)
+        input.restart(at: SnapshotFile.headerSize, seed: SnapshotFile.checksumSeed)
+        var reader = SnapshotReader(input)
         do throws(SnapshotFormatError) {
             let storedICU = try reader.readString("ICU version")
             var configuration = try decodeConfiguration(&reader)
@@ -296,13 +305,15 @@ extension SearchIndex {
                 stored.append((collation, version, fingerprint, codeBook, columns))
             }
             if !reader.isAtEnd { configuration.sortOptions = try decodeSortOptions(&reader) }
-            if !reader.isAtEnd, !reader.startsWith(SnapshotFile.rankingRulesTag) {
+            if !reader.isAtEnd, try !reader.startsWith(SnapshotFile.rankingRulesTag) {
                 configuration.rankingTieBreak = try decodeTieBreak(&reader)
             }
             if !reader.isAtEnd {
                 configuration.rankingRules = try decodeRankingRules(&reader, tieBreak: configuration.rankingTieBreak)
             }
             guard reader.isAtEnd else { throw .init("unexpected data after the last column") }
+            // What was decoded is what was checked (the file did not change in between).
+            guard input.checksumOfRead == checksum else { throw .init("changed while it was read: checksum mismatch") }
             let index: SearchIndex
             do {
                 index = try SearchIndex(configuration: configuration)

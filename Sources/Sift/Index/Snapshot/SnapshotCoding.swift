@@ -110,37 +110,28 @@ struct SnapshotWriter {
     }
 }
 
-/// Reads what `SnapshotWriter` wrote, checking every length against what is left, so that a
-/// damaged payload is reported and never read out of bounds.
+/// Reads what `SnapshotWriter` wrote, from a file a window at a time (`SnapshotFileInput`),
+/// checking every length against what is left, so that a damaged payload is reported and never
+/// read out of bounds.
 struct SnapshotReader {
-    private let bytes: [UInt8]
-    private(set) var cursor: Int
+    private let input: SnapshotFileInput
 
-    init(_ bytes: [UInt8], from start: Int) {
-        self.bytes = bytes
-        cursor = start
+    /// Reads `input` on from where it is.
+    init(_ input: SnapshotFileInput) {
+        self.input = input
     }
 
-    var isAtEnd: Bool { cursor == bytes.count }
+    var isAtEnd: Bool { input.remaining == 0 }
 
     /// Whether the unread bytes start with `tag` (nothing is read).
-    func startsWith(_ tag: [UInt8]) -> Bool {
-        bytes.count - cursor >= tag.count && bytes[cursor..<cursor + tag.count].elementsEqual(tag)
-    }
-
-    private mutating func take(_ count: Int, _ what: String) throws(SnapshotFormatError) -> Range<Int> {
-        guard count >= 0, count <= bytes.count - cursor else { throw .init("\(what) runs past the end") }
-        defer { cursor += count }
-        return cursor..<(cursor + count)
+    func startsWith(_ tag: [UInt8]) throws(SnapshotFormatError) -> Bool {
+        try input.peek(tag.count)?.elementsEqual(tag) ?? false
     }
 
     mutating func read<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SnapshotFormatError) -> T {
-        let range = try take(MemoryLayout<T>.size, what)
         var value = T.zero
-        withUnsafeMutableBytes(of: &value) { target in
-            bytes.withUnsafeBytes { source in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
-            }
+        try withUnsafeMutableBytes(of: &value) { target throws(SnapshotFormatError) in
+            try input.read(into: target, what)
         }
         return T(littleEndian: value)
     }
@@ -152,9 +143,13 @@ struct SnapshotReader {
     }
 
     mutating func readString(_ what: String) throws(SnapshotFormatError) -> String {
-        let length = try read(UInt32.self, what)
-        let range = try take(Int(length), what)
-        guard let string = String(validating: bytes[range], as: UTF8.self) else { throw .init("\(what) is not UTF-8") }
+        let length = Int(try read(UInt32.self, what))
+        guard length <= input.remaining else { throw .init("\(what) runs past the end") }
+        var bytes = [UInt8](repeating: 0, count: length)
+        try bytes.withUnsafeMutableBytes { target in
+            Result { () throws(SnapshotFormatError) in try input.read(into: target, what) }
+        }.get()
+        guard let string = String(validating: bytes, as: UTF8.self) else { throw .init("\(what) is not UTF-8") }
         return string
     }
 
@@ -163,28 +158,16 @@ struct SnapshotReader {
     }
 
     mutating func readStrings(_ what: String) throws(SnapshotFormatError) -> [String] {
-        let count = try read(UInt64.self, what)
-        guard count <= UInt64(bytes.count - cursor) / 4 else { throw .init("\(what) count") }
-        let lengths = try take(Int(count) * 4, what)
-        let blobLength = try read(UInt64.self, what)
-        guard blobLength <= UInt64(bytes.count - cursor) else { throw .init("\(what) runs past the end") }
-        let blob = try take(Int(blobLength), what)
+        let lengths = try readArray(UInt32.self, what)
+        let blob = try readArray(UInt8.self, what)
         var strings: [String] = []
-        strings.reserveCapacity(Int(count))
-        var offset = blob.lowerBound
+        strings.reserveCapacity(lengths.count)
+        var offset = 0
         var failure: SnapshotFormatError? = nil
-        bytes.withUnsafeBytes { raw in
-            for i in 0..<Int(count) {
-                var length: UInt32 = 0
-                withUnsafeMutableBytes(of: &length) {
-                    $0.copyMemory(
-                        from: UnsafeRawBufferPointer(
-                            rebasing: raw[(lengths.lowerBound + 4 * i)..<(lengths.lowerBound + 4 * i + 4)]
-                        )
-                    )
-                }
+        blob.withUnsafeBytes { raw in
+            for length in lengths {
                 let end = offset + Int(UInt32(littleEndian: length))
-                guard end <= blob.upperBound else {
+                guard end <= raw.count else {
                     failure = .init("\(what) lengths")
                     return
                 }
@@ -197,23 +180,29 @@ struct SnapshotReader {
             }
         }
         if let failure { throw failure }
-        guard offset == blob.upperBound else { throw .init("\(what) lengths") }
+        guard offset == blob.count else { throw .init("\(what) lengths") }
         return strings
     }
 
+    /// An array: its count (a `UInt64`), then its elements, read straight into its storage.
     mutating func readArray<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(SnapshotFormatError) -> [T] {
         let count = try read(UInt64.self, what)
         let size = UInt64(MemoryLayout<T>.size)
-        guard count <= UInt64(bytes.count - cursor) / size else { throw .init("\(what) runs past the end") }
-        let range = try take(Int(count) * MemoryLayout<T>.size, what)
+        guard count <= UInt64(input.remaining) / size else { throw .init("\(what) runs past the end") }
         // Never through `unsafeUninitializedCapacity` with 0: that writes into the shared empty
         // array storage, a data race when several threads do it (ThreadSanitizer reports it).
         guard count > 0 else { return [] }
-        return [T](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
-            bytes.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
+        var failure: SnapshotFormatError? = nil
+        let array = [T](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+            do throws(SnapshotFormatError) {
+                try input.read(into: UnsafeMutableRawBufferPointer(buffer), what)
+                initialized = Int(count)
+            } catch {
+                failure = error
+                initialized = 0
             }
-            initialized = Int(count)
         }
+        if let failure { throw failure }
+        return array
     }
 }

@@ -19,7 +19,9 @@ extension SearchIndex {
         // of its buffers) and without allocating, so that an edit can re-check dozens of cached
         // patterns.
         let status = withKernelPattern(key) { pattern in
-            folding.columns[key.field].scanOne(slot: slot, pattern: pattern, anchoredAtStart: key.anchor == .fieldStart)
+            folding.columns.readInPlace(key.field) {
+                $0.scanOne(slot: slot, pattern: pattern, anchoredAtStart: key.anchor == .fieldStart)
+            }
         }
         return (status & 1 != 0, status & 2 != 0)
     }

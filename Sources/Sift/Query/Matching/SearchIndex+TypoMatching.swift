@@ -86,11 +86,9 @@ extension SearchIndex {
     func evaluateTypos(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         // In place (a copy of the column would retain and release each of its buffers).
         let distance = withKernelPattern(key) { pattern in
-            folded.foldings[key.folding].columns[key.field].typoDistance(
-                slot: slot,
-                pattern: pattern,
-                maxEdits: key.typos
-            )
+            folded.foldings[key.folding].columns.readInPlace(key.field) {
+                $0.typoDistance(slot: slot, pattern: pattern, maxEdits: key.typos)
+            }
         }
         return (distance <= key.typos, distance <= key.typos)
     }
@@ -199,11 +197,9 @@ extension SearchIndex {
             for field in plan.fields {
                 let key = typoKey(plan, field, typoAnchor, pattern, edits: edits)
                 let distance = withKernelPattern(key) { kernelPattern in
-                    folded.foldings[key.folding].columns[key.field].typoDistance(
-                        slot: slot,
-                        pattern: kernelPattern,
-                        maxEdits: edits
-                    )
+                    folded.foldings[key.folding].columns.readInPlace(key.field) {
+                        $0.typoDistance(slot: slot, pattern: kernelPattern, maxEdits: edits)
+                    }
                 }
                 best = min(best, distance)
             }
