@@ -51,7 +51,9 @@ extension SearchIndex {
     func evaluateFuzzy(_ key: MatchKey, slot: Int32) -> (candidate: Bool, matched: Bool) {
         // In place (a copy of the column would retain and release each of its buffers).
         let matched = withKernelPattern(key) { pattern in
-            folded.foldings[key.folding].columns.readInPlace(key.field) { $0.fuzzyScanOne(slot: slot, pattern: pattern) }
+            folded.foldings[key.folding].columns.readInPlace(key.field) {
+                $0.fuzzyScanOne(slot: slot, pattern: pattern)
+            }
         }
         return (matched, matched)
     }
