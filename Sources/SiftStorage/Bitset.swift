@@ -131,6 +131,15 @@ package struct Bitset: Equatable, Sendable {
         if member { insert(slot) } else { remove(slot) }
     }
 
+    /// Whether the set has no member.
+    ///
+    /// - Complexity: O(*n* / 64) at most for a universe of *n* slots, up to the first member;
+    ///   O(1) for a sparse set.
+    package var isEmpty: Bool {
+        if let sparseMembers { return sparseMembers.isEmpty }
+        return !dense.contains { $0 != 0 }
+    }
+
     /// Number of members.
     ///
     /// - Complexity: O(*n* / 64) for a universe of *n* slots; O(1) for a sparse set.

@@ -547,6 +547,8 @@ enum DatasetLoader {
         let configuration = index.configuration
         let storedColumns = index.metadata[MetadataKey.columns].flatMap(jsonList)
         var stored = storedColumns ?? configuration.searchFields
+        // One list, not two, when the columns are the fields searched (a million of them).
+        if stored == configuration.searchFields { stored = configuration.searchFields }
         var others = Set<String>()
         // `sift query` reads what it prints from the index: the records are made only to find
         // the columns of a snapshot that does not list them (one the library saved).
@@ -637,7 +639,9 @@ enum DatasetLoader {
     }
 
     private static func jsonList(_ text: String) -> [String]? {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String]
+        // Decoded straight into Swift strings (`JSONSerialization` made an object per name: 80
+        // bytes a column of a million-column snapshot).
+        try? JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
     /// Typo tolerance is defined in words and prefix modes only: asked for in another mode, it

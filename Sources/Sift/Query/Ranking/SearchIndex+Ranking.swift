@@ -97,11 +97,12 @@ extension SearchIndex {
         let context = rankingContext(folded, query: query, folding: plan.folding)
         let typoGroups =
             try typoTotals(matches.bits, plan: plan, query: query, folded, &run) ?? [matches.bits]
-        let fieldCount = plan.fields.count
         // ways[w][p]: the records that match field p at least way w (whole field, field start,
-        // word start, anywhere) through some alternative; nil where none can.
-        var ways = [[Bitset?]](repeating: [Bitset?](repeating: nil, count: fieldCount), count: 4)
+        // word start, anywhere) through some alternative; none where none does (nothing is kept
+        // for the many fields of a wide index that match nothing).
+        var ways = [[Int: Bitset]](repeating: [:], count: 4)
         func add(_ set: Bitset, way: Int, position: Int) {
+            guard !set.isEmpty else { return }
             if ways[way][position] == nil {
                 ways[way][position] = set
             } else {
@@ -129,7 +130,7 @@ extension SearchIndex {
             }
         }
         // The typo groups' field-start and word-start matches within the first pattern's budget.
-        var typoWays = [[Bitset?]](repeating: [Bitset?](repeating: nil, count: fieldCount), count: 3)
+        var typoWays = [[Int: Bitset]](repeating: [:], count: 3)
         if let typo = context.typoPattern, typoGroups.dropFirst().contains(where: { $0.wordCount > 0 }) {
             for (position, field) in plan.fields.enumerated() {
                 try run.checkCancellation()
@@ -137,7 +138,8 @@ extension SearchIndex {
                     query.mode == .words ? [(1, .fieldStart), (2, .wordStart)] : [(1, .fieldStart)]
                 for (way, anchor) in anchors {
                     let key = typoKey(plan, field, anchor, typo.pattern, edits: typo.edits)
-                    typoWays[way][position] = try fieldMatch(key, &run).matched
+                    let matched = try fieldMatch(key, &run).matched
+                    if !matched.isEmpty { typoWays[way][position] = matched }
                 }
             }
         }
@@ -145,7 +147,10 @@ extension SearchIndex {
         for (typos, members) in typoGroups.enumerated() where members.wordCount > 0 {
             var (rest, remaining) = Bitset.combining(members)
             for way in 0..<4 {
-                for position in 0..<fieldCount where remaining > 0 {
+                // The fields that match this way, in order.
+                var positions = Array(ways[way].keys)
+                if typos > 0, way < 3 { positions += typoWays[way].keys.filter { ways[way][$0] == nil } }
+                for position in positions.sorted() where remaining > 0 {
                     var set = ways[way][position]
                     if typos > 0, way < 3, let typoSet = typoWays[way][position] {
                         if set == nil { set = typoSet } else { set!.formUnion(typoSet) }
