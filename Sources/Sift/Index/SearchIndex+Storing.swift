@@ -50,7 +50,7 @@ extension SearchIndex {
     }
 
     /// Whether `fold(_:folders:into:deferringDictionaryWords:)` leaves every text of a record to
-    /// be folded straight into its column (`writePending`): while the columns are pooled, a
+    /// be folded straight into its column (`writeFolded`): while the columns are pooled, a
     /// record has a thousand fields or more, and holding all of its collation elements at once
     /// (9 bytes each) would cost more than its columns do.
     var streamsEveryText: Bool { folded.foldings.first?.columns.poolsColumns ?? false }
