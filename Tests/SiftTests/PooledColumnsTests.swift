@@ -249,5 +249,12 @@ struct PooledColumnsTests {
         #expect(try index.search(Query("w19999")).rows.count == 1)
         #expect(try index.search(Query("w19999", mode: .words)).rows.count == 1)
         #expect(try index.search(Query("w20000")).rows.count == 0)
+        // A ranked query builds the ranking keys: pooled fields share their tables of lengths
+        // (here one per length, 2 to 6 elements), not one allocation per field.
+        #expect(try index.search(Query("w1999", order: .ranked)).rows.count == 1)
+        let tables = Set(
+            index.rankingKeys.lengths[0].map { $0.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        )
+        #expect(tables.count <= 8, "\(tables.count) tables of lengths")
     }
 }

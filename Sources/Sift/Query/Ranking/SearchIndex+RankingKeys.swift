@@ -16,11 +16,18 @@ extension SearchIndex {
         for folding in folded.foldings {
             // Unstored columns (no record yet) share one table of zeros until a record arrives.
             let zeros = [UInt8](repeating: 0, count: lengthCapacity)
+            // Pooled columns (a wide index of a few records): equal tables are one table, shared
+            // until an edit writes it (a table of its own takes about 48 bytes a field).
+            var shared: [[UInt8]: [UInt8]] = [:]
+            let sharesTables = folding.columns.isPooled
             keys.lengths.append(
                 folding.columns.isStored
                     ? folding.columns.map { column in
                         var lengths = zeros
                         column.elementCounts(into: &lengths)
+                        guard sharesTables else { return lengths }
+                        if let table = shared[lengths] { return table }
+                        shared[lengths] = lengths
                         return lengths
                     }
                     : [[UInt8]](repeating: zeros, count: folding.columns.count)
