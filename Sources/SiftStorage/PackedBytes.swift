@@ -92,6 +92,9 @@ package struct PackedBytesReader {
         let used = header & 1 == 0 ? 0 : readInt()
         precondition(used <= count, "packed array")
         if used == 0 && count < zeros.count { return zeros[count] }
+        // Never through `unsafeUninitializedCapacity` with 0: that writes into the shared empty
+        // array storage, a data race when columns unpack on several threads (ThreadSanitizer).
+        if count == 0 { return [] }
         let size = used * MemoryLayout<T>.size
         let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
         offset += size
