@@ -240,22 +240,25 @@ extension SearchIndex {
                 return false
             }
             opened += 1
+            // One access to the column: folded, then finished as the slot's.
+            func write(_ value: String, into column: inout FoldedColumn) throws(SiftError) {
+                let segment = try Self.foldStreamed(
+                    value,
+                    folder: folding.folder,
+                    into: &column,
+                    codeBook: &folding.codeBook
+                )
+                column.finishPending(segment, slot: slot)
+            }
             for position in fields.indices {
                 do throws(SiftError) {
-                    try Self.foldStreamed(
-                        record.fields[fields[position]] ?? "",
-                        folder: folding.folder,
-                        into: &folding.columns[position],
-                        codeBook: &folding.codeBook,
-                        finishingFor: slot
-                    )
+                    try write(record.fields[fields[position]] ?? "", into: &folding.columns[position])
                 } catch {
                     takeBack()
                     throw error
                 }
                 guard folding.columns.isPooled else {
-                    // This folding's rewrite was rolled back as pooling ended.
-                    opened -= 1
+                    // This folding's rewrite was rolled back as pooling ended (`takeBack` passes it by).
                     takeBack()
                     return false
                 }
@@ -297,7 +300,7 @@ extension SearchIndex {
                                 folder: folding.folder,
                                 into: &folding.columns[position],
                                 codeBook: &folding.codeBook
-                            )!
+                            )
                         )
                     } catch {
                         discardPending(pending, firstText: firstText, codeCounts: codeCounts)
@@ -316,17 +319,15 @@ extension SearchIndex {
     }
 
     /// Folds a text a piece at a time straight into a pending segment at the end of `column`
-    /// (see `writePending`), and returns it, or finishes it as `slot`'s and returns nil.
+    /// (see `writePending` and `writeInPlace`).
     ///
     /// - Throws: an ICU failure, after taking back what it wrote in the column (not the codes).
-    @discardableResult
     private static func foldStreamed(
         _ value: String,
         folder: ICUFolder,
         into column: inout FoldedColumn,
-        codeBook: inout CodeBook,
-        finishingFor slot: Int32? = nil
-    ) throws(SiftError) -> FoldedColumn.PendingSegment? {
+        codeBook: inout CodeBook
+    ) throws(SiftError) -> FoldedColumn.PendingSegment {
         var segment = column.beginPending(reserving: 2 * value.utf8.count)
         do throws(SiftError) {
             try folder.forEachPiece(of: value) { piece in
@@ -336,9 +337,7 @@ extension SearchIndex {
             column.discardPending(segment)
             throw error
         }
-        guard let slot else { return segment }
-        column.finishPending(segment, slot: slot)
-        return nil
+        return segment
     }
 
     /// Takes back the segments `writePending` wrote (in reverse order) and the codes it gave.

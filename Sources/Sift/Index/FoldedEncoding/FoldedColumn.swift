@@ -695,10 +695,10 @@ extension FoldedColumn {
     /// (`appendPending`), for a text too long to fold whole first: the same bytes, word starts and
     /// flag bytes `set(slot:folded:codeBook:)` writes for the whole text, but not yet in the
     /// per-segment tables. `finishPending` enters it for a slot; `discardPending` takes its bytes
-    /// back. Between them nothing else may change the column.
+    /// back. Between them nothing else may change the column. (24 bytes: a record of a million
+    /// fields may hold one per field until it is committed.)
     struct PendingSegment {
         /// Where its code bytes start in `codes` and its flag bytes in `flags`.
-        /// (24 bytes: a record of a million fields holds one per field until it is committed.)
         fileprivate let start: Int
         fileprivate let flagBase: UInt32
         /// The code bytes room was made for (flag bytes take a quarter of that, if any), at most

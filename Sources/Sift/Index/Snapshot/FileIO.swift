@@ -159,5 +159,5 @@ enum FileIO {
         return removed
     }
 
-    private static func errorText() -> String { String(cString: strerror(errno)) }
+    static func errorText() -> String { String(cString: strerror(errno)) }
 }

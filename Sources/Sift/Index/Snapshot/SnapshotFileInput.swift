@@ -29,10 +29,10 @@ final class SnapshotFileInput {
     init(path: String, windowSize: Int = 1 << 20) throws(SiftError) {
         self.windowSize = max(1, windowSize)
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(Self.errorText()))") }
+        guard descriptor >= 0 else { throw .snapshot(path: path, reason: "cannot open (\(FileIO.errorText()))") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            let reason = "cannot read (\(Self.errorText()))"
+            let reason = "cannot read (\(FileIO.errorText()))"
             close(descriptor)
             throw .snapshot(path: path, reason: reason)
         }
@@ -99,9 +99,6 @@ final class SnapshotFileInput {
     /// Reads every byte left (for their checksum), a window at a time.
     func readToEnd(_ what: String) throws(SnapshotFormatError) {
         while remaining > 0 {
-            windowStart = position
-            windowRead = 0
-            window.removeAll(keepingCapacity: true)
             try refill(what)
             window.withUnsafeBytes { sift_checksum_update(&checksum, $0.baseAddress, $0.count) }
             windowRead = window.count
@@ -160,12 +157,10 @@ final class SnapshotFileInput {
         while done < target.count {
             let n = pread(descriptor, target.baseAddress! + done, target.count - done, off_t(offset + done))
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw .init("\(what): cannot read (\(Self.errorText()))") }
+            guard n >= 0 else { throw .init("\(what): cannot read (\(FileIO.errorText()))") }
             // The file shrank since it was opened.
             guard n > 0 else { throw .init("\(what) runs past the end") }
             done += n
         }
     }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }
