@@ -15,7 +15,8 @@ import Synchronization
 /// Values are written as text and cast to each column's type; an empty value is NULL in a
 /// column that is not text. An insert whose id exists is a conflict, a delete of a missing id
 /// not found; a value PostgreSQL refuses (a number that is not one, a NULL where none may be)
-/// is a bad request with PostgreSQL's message and the column.
+/// is a bad request with PostgreSQL's message and the column. An edit that PostgreSQL aborts to
+/// break a deadlock with another writer is written again, up to three times.
 public actor PostgresRecordStore: ServerRecordStore {
     public let follower: PostgresFollower
     private let location: PostgresLocation
@@ -66,7 +67,14 @@ public actor PostgresRecordStore: ServerRecordStore {
             release()
             throw .unavailable("\(table.qualifiedName): \(error.description)")
         }
-        let outcome = await withTimeout(editTimeout) { try await self.transaction(edit, on: connection) }
+        var outcome = await withTimeout(editTimeout) { try await self.transaction(edit, on: connection) }
+        // PostgreSQL aborts a transaction to break a deadlock with another writer (or a
+        // serialization failure): nothing of it was committed, so it is written again, a few times.
+        var retries = 0
+        while case .failure(let error) = outcome, Self.isTransient(error), retries < Self.transientRetries {
+            retries += 1
+            outcome = await withTimeout(editTimeout) { try await self.transaction(edit, on: connection) }
+        }
         if case .failure(let error) = outcome, error is EditTimeout {
             // The connection may never answer again: give it up (what waits on it stays there).
             self.connection = nil
@@ -87,6 +95,15 @@ public actor PostgresRecordStore: ServerRecordStore {
         follower.wake()
         let visible = await follower.waitUntilApplied(sequence, timeout: visibilityTimeout)
         return ServerEditReceipt(sequence: sequence, count: edit.count, visible: visible)
+    }
+
+    /// How many times an edit aborted by a deadlock or serialization failure is written again.
+    static let transientRetries = 3
+
+    /// Whether PostgreSQL aborted the transaction only because of other transactions (deadlock
+    /// `40P01`, serialization failure `40001`): written again, it may well commit.
+    static func isTransient(_ error: any Error) -> Bool {
+        ["40P01", "40001"].contains((error as? PSQLError)?.serverInfo?[.sqlState] ?? "")
     }
 
     /// Writes the edit in one transaction and returns the sequence of its last change.

@@ -157,6 +157,41 @@ struct PostgresRecordStoreTests {
         try await Self.expectFollowerEndsWhereAFreshLoadIs(location, shared, store)
     }
 
+    @Test func anEditAbortedByADeadlockIsWrittenAgain() async throws {
+        let (location, shared, store) = try await Self.makeStore()
+        // Another writer holds row 1 and will ask for row 2 once the store's edit holds row 2 and
+        // waits for row 1. Its deadlock check waits 30 s, the store's session PostgreSQL's default
+        // 1 s, so PostgreSQL breaks the deadlock by aborting the store's transaction.
+        let other = try await location.connect()
+        defer { Task { try? await other.close() } }
+        try await other.run("SET deadlock_timeout = '30s'; BEGIN; UPDATE items SET name = 'other' WHERE id = 1")
+        let edit = Task {
+            try await store.submit(
+                .upsert([
+                    Record(id: "2", fields: ["name": "store two"]), Record(id: "1", fields: ["name": "store one"]),
+                ])
+            )
+        }
+        // Until the store's transaction waits for a lock (no clock: a busy machine only waits longer).
+        let watcher = try await location.connect()
+        defer { Task { try? await watcher.close() } }
+        var waiting = 0
+        while waiting == 0 {
+            for try await row in try await watcher.query(
+                "SELECT count(*)::int FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                logger: TestCluster.logger
+            ) { waiting = try row.decode(Int.self) }
+            if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try await other.run("UPDATE items SET notes = 'other' WHERE id = 2; COMMIT")
+        let receipt = try await edit.value
+        #expect(receipt.count == 2)
+        #expect(try await Self.row(location, id: 1)?.first == "store one")
+        #expect(try await Self.row(location, id: 2)?.first == "store two")
+        #expect(try await Self.row(location, id: 2)?[2] == "other")
+        try await Self.expectFollowerEndsWhereAFreshLoadIs(location, shared, store)
+    }
+
     @Test func storeEditsAndOtherWritersEndWhereAFreshLoadIs() async throws {
         let (location, shared, store) = try await Self.makeStore()
         let other = Task {
