@@ -44,7 +44,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
         ),
 
-        // Byte-search kernels for the scan loops (glibc memmem needs _GNU_SOURCE).
+        // Byte-search kernels for the scan loops (glibc memmem needs _GNU_SOURCE), the usable cores,
+        // and the hooks that show ThreadSanitizer a `Mutex`'s handoffs.
         .target(name: "CSiftKernels"),
 
         // MARK: Core library
@@ -75,7 +76,7 @@ let package = Package(
         .target(
             name: "SiftServer",
             dependencies: [
-                "Sift", "SiftDataset",
+                "Sift", "SiftDataset", "SiftStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
@@ -89,7 +90,7 @@ let package = Package(
         .target(
             name: "SiftPostgres",
             dependencies: [
-                "Sift", "SiftDataset", "SiftServer",
+                "Sift", "SiftDataset", "SiftServer", "SiftStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
@@ -100,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "SiftTool",
             dependencies: [
-                "Sift", "SiftDataset", "SiftServer", "SiftPostgres",
+                "Sift", "SiftDataset", "SiftServer", "SiftPostgres", "SiftStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]

@@ -48,7 +48,7 @@ final class ProgressCounter: Sendable {
 
     func add(_ amount: Int) {
         guard let report else { return }
-        let total = done.withLock { done in
+        let total = done.withSanitizerVisibleLock { done in
             done += amount
             return done
         }

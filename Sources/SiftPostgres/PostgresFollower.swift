@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 public import Sift
+import SiftStorage
 import Synchronization
 
 /// Follows a table: applies every change committed to it, in commit order, to a shared index,
@@ -408,15 +409,15 @@ public actor PostgresFollower {
 /// The first error of a task, read from another.
 final class ErrorBox: Sendable {
     private let value = Mutex<(any Error)?>(nil)
-    func set(_ error: any Error) { value.withLock { if $0 == nil { $0 = error } } }
-    var error: (any Error)? { value.withLock { $0 } }
+    func set(_ error: any Error) { value.withSanitizerVisibleLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { value.withSanitizerVisibleLock { $0 } }
 }
 
 /// A flag set once, read from any task.
 final class Flag: Sendable {
     private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withSanitizerVisibleLock { $0 = true } }
+    var isSet: Bool { value.withSanitizerVisibleLock { $0 } }
 }
 
 /// A signal that wakes one waiter, remembered when no one waits.

@@ -1,6 +1,7 @@
 import PostgresNIO
 import Sift
 public import SiftServer
+import SiftStorage
 import Synchronization
 
 /// The records of `sift serve --postgres`: edits through the server's API are written to the
@@ -359,7 +360,7 @@ final class ResumeOnce<T: Sendable>: Sendable {
     /// Resumes with `value` unless already resumed; whether it did.
     @discardableResult
     func resume(_ value: T) -> Bool {
-        guard let continuation = continuation.withLock({ $0.take() }) else { return false }
+        guard let continuation = continuation.withSanitizerVisibleLock({ $0.take() }) else { return false }
         continuation.resume(returning: value)
         return true
     }

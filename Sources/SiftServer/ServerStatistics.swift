@@ -1,3 +1,4 @@
+import SiftStorage
 import Synchronization
 
 /// What `/stats` reports: keystroke latencies (the latest 10,000), sessions and requests.
@@ -17,7 +18,7 @@ final class ServerStatistics: Sendable {
     /// Records how long a keystroke took from arriving to its settled update going out.
     func recordKeystroke(_ duration: Duration) {
         let milliseconds = SearchSession.milliseconds(duration)
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             state.keystrokeCount += 1
             if state.keystrokes.count < Self.kept {
                 state.keystrokes.append(milliseconds)
@@ -30,7 +31,7 @@ final class ServerStatistics: Sendable {
 
     /// Takes a session place; false when `limit` sessions are open.
     func openSession(limit: Int) -> Int? {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             guard state.sessions < limit else { return nil }
             state.sessions += 1
             state.sessionsOpened += 1
@@ -38,13 +39,13 @@ final class ServerStatistics: Sendable {
         }
     }
 
-    func closeSession() { state.withLock { $0.sessions -= 1 } }
+    func closeSession() { state.withSanitizerVisibleLock { $0.sessions -= 1 } }
 
-    var sessions: Int { state.withLock { $0.sessions } }
+    var sessions: Int { state.withSanitizerVisibleLock { $0.sessions } }
 
     /// The count and the 50th, 90th and 99th percentiles and the maximum of the kept latencies.
     func keystrokePercentiles() -> (count: Int, p50: Double, p90: Double, p99: Double, max: Double) {
-        let (count, sorted) = state.withLock { ($0.keystrokeCount, $0.keystrokes.sorted()) }
+        let (count, sorted) = state.withSanitizerVisibleLock { ($0.keystrokeCount, $0.keystrokes.sorted()) }
         guard !sorted.isEmpty else { return (count, 0, 0, 0, 0) }
         func percentile(_ p: Double) -> Double {
             sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SiftDataset
+import SiftStorage
 import Synchronization
 
 /// A one-line progress bar on standard error for a load that takes more than a second:
@@ -51,7 +52,7 @@ final class ProgressBar: Sendable {
     /// Draws in a tenth of a second, and then again, until the bar is finished.
     private func scheduleTick() {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in
-            guard let self, !self.state.withLock({ $0.finished }) else { return }
+            guard let self, !self.state.withSanitizerVisibleLock({ $0.finished }) else { return }
             self.tick()
             self.scheduleTick()
         }
@@ -70,7 +71,7 @@ final class ProgressBar: Sendable {
     /// Starts a phase: `total` units of work (bytes, records), or nil when unknown.
     func begin(_ phase: String, total: Int? = nil) {
         guard isEnabled else { return }
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             state.phase = phase
             state.completed = 0
             state.total = total
@@ -80,7 +81,7 @@ final class ProgressBar: Sendable {
     /// `completed` units of the phase's work are done (from any thread).
     func report(_ completed: Int, of total: Int) {
         guard isEnabled else { return }
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             state.completed = max(state.completed, completed)
             state.total = total
         }
@@ -89,7 +90,7 @@ final class ProgressBar: Sendable {
     /// Draws the bar, once the load has taken longer than the delay.
     func tick() {
         guard isEnabled, ContinuousClock.now - start >= delay else { return }
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             guard !state.finished else { return }
             state.drawn = true
             output("\r" + line(state) + "\u{1B}[K")
@@ -99,7 +100,7 @@ final class ProgressBar: Sendable {
     /// Ends the load: the bar is erased, and never drawn again.
     func finish() {
         guard isEnabled else { return }
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             if state.drawn { output("\r\u{1B}[K") }
             state.drawn = false
             state.finished = true
@@ -160,12 +161,12 @@ final class LoadPhases: Sendable {
     init(bar: ProgressBar? = nil) { self.bar = bar }
 
     /// Each finished phase and how long it took, in order.
-    var durations: [(phase: String, duration: Duration)] { state.withLock { $0.durations } }
+    var durations: [(phase: String, duration: Duration)] { state.withSanitizerVisibleLock { $0.durations } }
 
     /// Ends the current phase and starts `phase`, described on the bar by `label` (by default
     /// the phase's name), with `total` units of work (nil: unknown).
     func begin(_ phase: String, label: String? = nil, total: Int? = nil) {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             Self.end(&state)
             state.current = (phase, .now)
         }
@@ -173,7 +174,7 @@ final class LoadPhases: Sendable {
     }
 
     /// Ends the current phase, if any.
-    func end() { state.withLock { Self.end(&$0) } }
+    func end() { state.withSanitizerVisibleLock { Self.end(&$0) } }
 
     private static func end(_ state: inout State) {
         guard let current = state.current else { return }

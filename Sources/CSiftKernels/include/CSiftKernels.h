@@ -270,6 +270,12 @@ void sift_force_kernel_level(int level);
 /// sets it), or the cores online where the affinity cannot be read.
 long sift_usable_cores(void);
 
+/// Tell ThreadSanitizer, in a build that has it, that the lock at `address` was just acquired /
+/// is about to be released; in other builds they do nothing. `Mutex.withSanitizerVisibleLock`
+/// calls them inside each critical section.
+void sift_sanitizer_acquire(const void *_Nonnull address);
+void sift_sanitizer_release(const void *_Nonnull address);
+
 /// Asks for the cache line holding `address` (an edit does, for the scattered entries of the
 /// record it is about to change, before the collator's work on the new text).
 void sift_prefetch(const void *_Nonnull address);

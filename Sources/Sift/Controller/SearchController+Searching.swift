@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 extension SearchController {
@@ -11,7 +12,7 @@ extension SearchController {
     /// Takes the latest input: cancels the search in flight, decides the new state, publishes it,
     /// and schedules the query if one is due.
     func processInputs() {
-        let input = inputs.withLock { $0 }
+        let input = inputs.withSanitizerVisibleLock { $0 }
         guard input.generation > processedGeneration else { return }
         processedGeneration = input.generation
         searchTask?.cancel()

@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 /// The headless search display controller: the object a search bar talks to on every keystroke,
@@ -289,11 +290,11 @@ public actor SearchController {
 
     /// The generation of the latest input, processed or not. It is read under the inputs' lock,
     /// not on the actor, so a query running on the actor can see that it is superseded.
-    public nonisolated var latestGeneration: UInt64 { inputs.withLock { $0.generation } }
+    public nonisolated var latestGeneration: UInt64 { inputs.withSanitizerVisibleLock { $0.generation } }
 
     /// Records an input under the lock, then has the actor process it.
     private nonisolated func registerInput(_ change: (inout InputState) -> InputState.Change) -> UInt64 {
-        let generation = inputs.withLock { input in input.record(change(&input)) }
+        let generation = inputs.withSanitizerVisibleLock { input in input.record(change(&input)) }
         Task { await self.processInputs() }
         return generation
     }

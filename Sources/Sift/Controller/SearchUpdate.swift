@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 /// One state of a search display, and how its tables changed since the previous update.
@@ -114,14 +115,14 @@ final class LazyChangeSet: Sendable {
 
     /// Whether the change set is known to be empty without working it out.
     var isKnownEmpty: Bool {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             if case .known(let changes) = state { return changes.isEmpty }
             return false
         }
     }
 
     var value: TableChangeSet {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             switch state {
             case .known(let changes):
                 return changes

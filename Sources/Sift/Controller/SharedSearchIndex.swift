@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 /// One index that many search controllers show at once: a session per person over shared
@@ -106,12 +107,14 @@ public actor SharedSearchIndex {
 
     /// Adds a controller that runs on this actor's executor.
     nonisolated func register(_ controller: SearchController) {
-        controllers.withLock { $0[ObjectIdentifier(controller)] = WeakController(controller: controller) }
+        controllers.withSanitizerVisibleLock {
+            $0[ObjectIdentifier(controller)] = WeakController(controller: controller)
+        }
     }
 
     /// The controllers alive now, in no particular order.
     private func liveControllers() -> [SearchController] {
-        controllers.withLock { controllers in
+        controllers.withSanitizerVisibleLock { controllers in
             var live: [SearchController] = []
             for (key, entry) in controllers {
                 if let controller = entry.controller { live.append(controller) } else { controllers[key] = nil }

@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 /// What one `UpdateBuffering.all` subscriber has not taken yet: the newest update, standing for
@@ -75,7 +76,8 @@ final class UpdateMailbox: Sendable {
     /// - Returns: false when the subscriber is gone (the controller then forgets the mailbox).
     /// - Complexity: O(1).
     func post(_ update: SearchUpdate) -> Bool {
-        let (open, waiter): (Bool, CheckedContinuation<SearchUpdate?, Never>?) = state.withLock { state in
+        let (open, waiter): (Bool, CheckedContinuation<SearchUpdate?, Never>?) = state.withSanitizerVisibleLock {
+            state in
             if state.isClosed { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -99,7 +101,7 @@ final class UpdateMailbox: Sendable {
     func take() async -> SearchUpdate? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<SearchUpdate?, Never>) in
-                let ready: SearchUpdate?? = state.withLock { state in
+                let ready: SearchUpdate?? = state.withSanitizerVisibleLock { state in
                     if state.isClosed { return .some(nil) }
                     if let update = state.takeHeld(changeLimit: changeLimit) { return .some(update) }
                     if state.isFinished || Task.isCancelled { return .some(nil) }
@@ -115,7 +117,7 @@ final class UpdateMailbox: Sendable {
 
     /// The controller is gone: the update held is still taken, then the stream ends.
     func finish() {
-        let waiter = state.withLock { state in
+        let waiter = state.withSanitizerVisibleLock { state in
             state.isFinished = true
             defer { state.waiter = nil }
             return state.waiter
@@ -125,7 +127,7 @@ final class UpdateMailbox: Sendable {
 
     /// The subscriber is gone: drops what is held, ends a wait, and refuses later updates.
     func close() {
-        let waiter = state.withLock { state in
+        let waiter = state.withSanitizerVisibleLock { state in
             state.isClosed = true
             state.newest = nil
             state.lastTaken = nil

@@ -1,4 +1,5 @@
 internal import CSiftKernels
+import SiftStorage
 internal import Synchronization
 
 /// The instruction set the scan kernels (CSiftKernels) use: the best the CPU has, detected once.
@@ -34,7 +35,7 @@ package enum KernelLevel: Int32, CaseIterable, Comparable {
     /// Runs `body` alone among the callers that force a level; `body` may call `force(_:)`, and
     /// the best level is back when it returns.
     package static func exclusively<R>(_ body: () throws -> R) throws -> R {
-        try forcing.withLock { _ in
+        try forcing.withSanitizerVisibleLock { _ in
             defer { force(nil) }
             return try body()
         }

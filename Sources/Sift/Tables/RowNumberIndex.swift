@@ -1,3 +1,4 @@
+import SiftStorage
 internal import Synchronization
 
 /// The row number of each record of a table, by slot: the map behind `RecordTable.indexPath(of:)`,
@@ -50,7 +51,7 @@ final class RowNumberIndex: Sendable {
 
     /// The map, made now if it was not yet, for many lookups without taking the lock each time.
     func lookup(_ handles: [RecordHandle]) -> RowNumberLookup {
-        let map = self.map.withLock { map in
+        let map = self.map.withSanitizerVisibleLock { map in
             if map == nil { map = Map(handles) }
             return map!
         }

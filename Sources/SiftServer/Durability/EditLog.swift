@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+import SiftStorage
 internal import Synchronization
 
 /// An append-only log of edits on disk: an edit is acknowledged only once it is written and
@@ -134,17 +135,17 @@ package final class EditLog: Sendable {
     /// The sequence of the last durable entry (0 when the log has never held one).
     ///
     /// - Complexity: O(1).
-    package var lastSequence: UInt64 { core.state.withLock { $0.lastSequence } }
+    package var lastSequence: UInt64 { core.state.withSanitizerVisibleLock { $0.lastSequence } }
 
     /// Bytes of log on disk, all segments together.
     ///
     /// - Complexity: O(1).
-    package var byteCount: Int { core.state.withLock { $0.byteCount } }
+    package var byteCount: Int { core.state.withSanitizerVisibleLock { $0.byteCount } }
 
     /// Counts of the writes since the log was opened.
     ///
     /// - Complexity: O(1).
-    package var statistics: Statistics { core.state.withLock { $0.statistics } }
+    package var statistics: Statistics { core.state.withSanitizerVisibleLock { $0.statistics } }
 
     /// Appends a payload and returns its sequence once it is written and `fdatasync`ed.
     ///
@@ -245,7 +246,7 @@ private final class Core: Sendable {
     /// Queues a request for the writer thread; `false` when it is refused (see ``refusal()``).
     /// A `close` is refused only when the thread has already ended.
     func enqueue(_ request: Request) -> Bool {
-        let (accepted, wakeWriter) = state.withLock { state -> (Bool, Bool) in
+        let (accepted, wakeWriter) = state.withSanitizerVisibleLock { state -> (Bool, Bool) in
             if case .close = request {
                 guard !state.finished else { return (false, false) }
                 state.closing = true
@@ -263,7 +264,7 @@ private final class Core: Sendable {
 
     /// Why a request was refused.
     func refusal() -> EditLogError {
-        state.withLock { $0.failure ?? .closed }
+        state.withSanitizerVisibleLock { $0.failure ?? .closed }
     }
 
     /// The writer thread: takes the requests in order, gathers consecutive appends into one write,
@@ -273,7 +274,7 @@ private final class Core: Sendable {
         var closers: [CheckedContinuation<Void, Never>] = []
         var running = true
         while running {
-            let requests = state.withLock { state -> [Request] in
+            let requests = state.withSanitizerVisibleLock { state -> [Request] in
                 if state.pending.isEmpty { state.writerIdle = true }
                 defer { state.pending = [] }
                 return state.pending
@@ -297,7 +298,7 @@ private final class Core: Sendable {
                     write(&appends, store)
                     let result = Result { () throws(EditLogError) in try store.compact(through: sequence) }
                     let byteCount = store.byteCount
-                    state.withLock { $0.byteCount = byteCount }
+                    state.withSanitizerVisibleLock { $0.byteCount = byteCount }
                     continuation.resume(with: result)
                 case .close(let continuation):
                     write(&appends, store)
@@ -309,7 +310,7 @@ private final class Core: Sendable {
         }
         store.shutDown()
         // Requests that came after the first `close` can only be more `close`s.
-        let late = state.withLock { state -> [Request] in
+        let late = state.withSanitizerVisibleLock { state -> [Request] in
             state.finished = true
             defer { state.pending = [] }
             return state.pending
@@ -332,7 +333,7 @@ private final class Core: Sendable {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let count = appends.count
         let (lastSequence, byteCount) = (store.nextSequence - 1, store.byteCount)
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             state.lastSequence = lastSequence
             state.byteCount = byteCount
             if state.failure == nil, let failure = store.failure { state.failure = failure }

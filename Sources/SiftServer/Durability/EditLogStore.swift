@@ -1,4 +1,5 @@
 internal import Foundation
+import SiftStorage
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -252,7 +253,7 @@ final class EditLogStore: @unchecked Sendable {
         if active >= 0 { close(active) }
         if lock >= 0 {
             close(lock)
-            _ = Self.lockedPaths.withLock { $0.remove(lockPath) }
+            _ = Self.lockedPaths.withSanitizerVisibleLock { $0.remove(lockPath) }
         }
         active = -1
         lock = -1
@@ -300,11 +301,13 @@ final class EditLogStore: @unchecked Sendable {
         guard let canonical = realpath(directory, nil) else { throw error(directory, "realpath") }
         let lockPath = String(cString: canonical) + "/lock"
         free(canonical)
-        guard lockedPaths.withLock({ $0.insert(lockPath).inserted }) else { throw .locked(path: directory) }
+        guard lockedPaths.withSanitizerVisibleLock({ $0.insert(lockPath).inserted }) else {
+            throw .locked(path: directory)
+        }
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let failure = error(lockPath, "open")
-            _ = lockedPaths.withLock { $0.remove(lockPath) }
+            _ = lockedPaths.withSanitizerVisibleLock { $0.remove(lockPath) }
             throw failure
         }
         var request = flock()
@@ -313,7 +316,7 @@ final class EditLogStore: @unchecked Sendable {
         guard fcntl(fd, F_SETLK, &request) == 0 else {
             let failure = errno == EACCES || errno == EAGAIN ? .locked(path: directory) : error(lockPath, "fcntl")
             close(fd)
-            _ = lockedPaths.withLock { $0.remove(lockPath) }
+            _ = lockedPaths.withSanitizerVisibleLock { $0.remove(lockPath) }
             throw failure
         }
         return (fd, lockPath)

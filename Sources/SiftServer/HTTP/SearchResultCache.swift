@@ -1,4 +1,5 @@
 import Sift
+import SiftStorage
 import Synchronization
 
 /// The answers of recent `GET /search` queries, so that programs asking the same queries again
@@ -36,7 +37,7 @@ final class SearchResultCache: Sendable {
     ///
     /// - Complexity: O(1).
     func result(for query: Query, revision: UInt64) -> SearchResult? {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             guard var entry = state.entries[query] else { return nil }
             guard entry.result.revision == revision else {
                 state.rows -= entry.result.rowCount
@@ -55,7 +56,7 @@ final class SearchResultCache: Sendable {
     /// - Complexity: O(1), plus O(*k*) for each answer dropped, *k* the answers kept.
     func keep(_ result: SearchResult, for query: Query) {
         guard result.rowCount <= rowBudget else { return }
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             if let old = state.entries[query] { state.rows -= old.result.rowCount }
             state.clock += 1
             state.entries[query] = Entry(result: result, lastUse: state.clock)

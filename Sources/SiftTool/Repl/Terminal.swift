@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SiftStorage
 import Synchronization
 
 /// The size of the terminal, and the width line output is fitted to.
@@ -57,14 +58,14 @@ final class TerminalMode: Sendable {
         guard tcsetattr(input, keepingTypeahead ? TCSANOW : TCSAFLUSH, &raw) == 0 else {
             throw ToolError("cannot set the terminal to raw mode")
         }
-        saved.withLock { $0 = original }
+        saved.withSanitizerVisibleLock { $0 = original }
         write(Self.enterSequence)
     }
 
     /// Puts the terminal back as it was; does nothing the second time. Safe from any thread.
     func restore() {
         guard
-            var original = saved.withLock({ saved -> termios? in
+            var original = saved.withSanitizerVisibleLock({ saved -> termios? in
                 defer { saved = nil }
                 return saved
             })

@@ -72,7 +72,7 @@ final class RankedRowGroups: Sendable {
     /// index while it does not change).
     var memoryFootprint: Int {
         groups.reduce(0) { $0 + $1.bits.memoryFootprint }
-            + state.withLock { state in
+            + state.withSanitizerVisibleLock { state in
                 state.ordered.reduce(8 * (state.list?.capacity ?? 0)) {
                     $0 + 8 * ($1?.handles?.capacity ?? 0) + 8 * ($1?.starts.capacity ?? 0)
                 }
@@ -85,7 +85,7 @@ final class RankedRowGroups: Sendable {
     ///   for millions), for *m* members and *n* slots; O(*m*) copied for the groups already
     ///   ordered; O(1) after the first call.
     var handles: [RecordHandle] {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             if let list = state.list { return list }
             let total = count
             guard total > 0 else { return [] }  // no empty unsafeUninitializedCapacity (see SnapshotReader.readArray)
@@ -144,7 +144,7 @@ final class RankedRowGroups: Sendable {
     /// Calls `body` with group `g`'s rows in order and where each length's rows start, ordering
     /// the group first if no read did yet.
     private func withOrdered<R: Sendable>(_ g: Int, _ body: (UnsafeBufferPointer<RecordHandle>, [Int]) -> R) -> R {
-        state.withLock { state in
+        state.withSanitizerVisibleLock { state in
             if let list = state.list, let ordered = state.ordered[g] {
                 return list.withUnsafeBufferPointer { list in
                     body(UnsafeBufferPointer(rebasing: list[starts[g]..<starts[g + 1]]), ordered.starts)

@@ -180,11 +180,11 @@ final class ResultRowGroups: Sendable {
     var count: Int { starts.last! }
 
     var memoryFootprint: Int {
-        groups.reduce(0) { $0 + $1.memoryFootprint } + list.withLock { 8 * ($0?.capacity ?? 0) }
+        groups.reduce(0) { $0 + $1.memoryFootprint } + list.withSanitizerVisibleLock { 8 * ($0?.capacity ?? 0) }
     }
 
     var handles: [RecordHandle] {
-        list.withLock { list in
+        list.withSanitizerVisibleLock { list in
             if let list { return list }
             let made = makeHandles()
             list = made
@@ -210,7 +210,7 @@ final class ResultRowGroups: Sendable {
     }
 
     private func withDirectories<R>(_ body: ([[UInt32]]) -> R) -> R {
-        let directories = self.directories.withLock { directories in
+        let directories = self.directories.withSanitizerVisibleLock { directories in
             if let directories { return directories }
             let made = groups.map { $0.blockRanks() }
             directories = made
@@ -261,7 +261,7 @@ final class OrderRows: Sendable {
     }
 
     var handles: [RecordHandle] {
-        list.withLock { list in
+        list.withSanitizerVisibleLock { list in
             if let list { return list }
             let (tag, generations) = (self.tag, self.generations)
             let made = slots.slots.map { RecordHandle(slot: $0, generation: tag | (generations?[$0] ?? 0)) }
@@ -297,15 +297,15 @@ final class OrderSubsetRows: Sendable {
     }
 
     var memoryFootprint: Int {
-        members.memoryFootprint + positions.memoryFootprint + 4 * (ranks.withLock { $0?.capacity ?? 0 })
-            + 8 * (list.withLock { $0?.capacity ?? 0 })
+        members.memoryFootprint + positions.memoryFootprint + 4 * (ranks.withSanitizerVisibleLock { $0?.capacity ?? 0 })
+            + 8 * (list.withSanitizerVisibleLock { $0?.capacity ?? 0 })
     }
 
     /// - Complexity: O(log *b*) for *b* blocks of the order, after a first read that makes the
     ///   rank directory, O(*n* / 64).
     func handle(at number: Int) -> RecordHandle {
         precondition(number >= 0 && number < count, "row \(number) of \(count)")
-        let position = ranks.withLock { ranks in
+        let position = ranks.withSanitizerVisibleLock { ranks in
             if ranks == nil { ranks = positions.blockRanks() }
             return positions.select(number, ranks: ranks!)
         }
@@ -315,7 +315,7 @@ final class OrderSubsetRows: Sendable {
 
     /// - Complexity: O(*n*) the first time for *n* slots in the order; O(1) after.
     var handles: [RecordHandle] {
-        list.withLock { list in
+        list.withSanitizerVisibleLock { list in
             if let list { return list }
             let (tag, generations) = (self.tag, self.generations)
             let made = order.members(of: members, count: count).map {
