@@ -76,8 +76,8 @@ final class UpdateMailbox: Sendable {
     /// - Returns: false when the subscriber is gone (the controller then forgets the mailbox).
     /// - Complexity: O(1).
     func post(_ update: SearchUpdate) -> Bool {
-        let (open, waiter): (Bool, CheckedContinuation<SearchUpdate?, Never>?) = state.withSanitizerVisibleLock {
-            state in
+        typealias Outcome = (open: Bool, waiter: CheckedContinuation<SearchUpdate?, Never>?)
+        let (open, waiter): Outcome = state.withSanitizerVisibleLock { state in
             if state.isClosed { return (false, nil) }
             if let waiter = state.waiter {
                 state.waiter = nil
