@@ -3,7 +3,7 @@
 // Sift's measuring tools, in their own package so that an app depending on Sift never pulls
 // SQLite or the benchmark harness (the layout swift-nio uses):
 // - `searchbench`: keystroke traces over real or generated data, Sift against the naive
-//   Foundation filter, ICU usearch per record and SQLite FTS5, with answer checks.
+//   Foundation filter, ICU usearch per record, SQLite FTS5, fzf and Tantivy, with answer checks.
 // - `SiftBenchmarks`: micro benchmarks (ordo-one `benchmark`) with thresholds on allocation
 //   counts, stored under `Thresholds/`.
 // - `updatestorm`: the memory of a controller storm with a subscriber that never reads.
@@ -30,14 +30,10 @@ let package = Package(
         // `servebench`'s client side.
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `searchbench`'s FTS5 peer: the SQLite it vendors (3.54, FTS5 enabled), not the system's.
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
     ],
     targets: [
-        // The system SQLite (Debian: `apt-get install libsqlite3-dev`), for the FTS5 peer.
-        .systemLibrary(
-            name: "CSQLite",
-            path: "Sources/CSQLite",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         // glibc's mallinfo2/malloc_trim and CPU affinity, which Swift's Glibc module does not export.
         .target(name: "CBenchSupport"),
         // Made-up words from a seed, for `updatestorm` and `settlebench`.
@@ -50,12 +46,13 @@ let package = Package(
         .executableTarget(
             name: "searchbench",
             dependencies: [
-                "CSQLite",
                 "CBenchSupport",
                 "RecordGenerator",
                 .product(name: "Sift", package: siftPackage),
                 .product(name: "SiftDataset", package: siftPackage),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // For its `VaporCSQLite` module (see `SQLite.swift`).
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -14,6 +14,9 @@ enum PeerKind: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
     /// `fzf --filter` (fuzzy mode only), a process per keystroke: its time includes its start-up
     /// and reading every record.
     case fzf
+    /// Tantivy through PyPI's `tantivy` (`prefix` and `words` only), in a helper process that
+    /// times each search itself.
+    case tantivy
 
     var title: String {
         switch self {
@@ -21,14 +24,35 @@ enum PeerKind: String, CaseIterable, Codable, ExpressibleByArgument, Sendable {
         case .icu: return "ICU usearch"
         case .fts5: return "SQLite FTS5"
         case .fzf: return "fzf --filter"
+        case .tantivy: return "Tantivy"
         }
     }
+
+    /// Whether the peer has a rule for `mode` (the runner asks it nothing else).
+    func supports(_ mode: MatchMode) -> Bool {
+        switch self {
+        case .naive, .icu: return true
+        case .fts5: return mode != .fuzzy
+        case .fzf: return mode == .fuzzy
+        case .tantivy: return mode == .prefix || mode == .words
+        }
+    }
+
+    /// Whether the peer runs on every keystroke, or only on `--peer-sample`'s (the slow ones).
+    var runsEveryKeystroke: Bool { self != .naive && self != .icu }
 }
 
 protocol Peer: AnyObject {
     var kind: PeerKind { get }
     /// Matching record indices, ascending.
     func search(_ text: String, fields: [Int], mode: MatchMode) throws -> [Int32]
+    /// The time the last `search` took by the peer's own measure, where the peer times itself
+    /// (a helper process); nil where the caller's clock around `search` is its time.
+    var ownNanoseconds: UInt64? { get }
+}
+
+extension Peer {
+    var ownNanoseconds: UInt64? { nil }
 }
 
 // MARK: - Naive Foundation filter
@@ -136,11 +160,12 @@ final class ICUPeer: Peer {
 
 // MARK: - SQLite FTS5
 
-/// SQLite FTS5 on the system library, in memory, one table per tokenizer:
-/// - `trigram` (columns f0…fn): `contains` and `prefix` queries of 3+ characters use MATCH
-///   (`"text"`, `^"text"` for prefix); shorter ones cannot use trigrams and fall back to
-///   `LIKE` over every row (ASCII-only case folding). Before SQLite 3.45 the trigram tokenizer
-///   has no `remove_diacritics`, so it is accent-sensitive.
+/// SQLite FTS5 (the SQLite `vapor/sqlite-nio` vendors, 3.45 or later), in memory, one table per
+/// tokenizer:
+/// - `trigram remove_diacritics 1` (columns f0…fn): `contains` and `prefix` queries of 3+
+///   characters use MATCH (`"text"`, `^"text"` for prefix), case- and accent-insensitive;
+///   shorter ones cannot use trigrams and fall back to `LIKE` over every row (ASCII-only case
+///   folding, accent-sensitive).
 /// - `unicode61 remove_diacritics 2` with prefix indexes of 1–3 characters: `words` queries, one
 ///   prefix term per query word (`"san"* "jose"*`).
 final class FTS5Peer: Peer {
@@ -167,7 +192,7 @@ final class FTS5Peer: Peer {
         let placeholders = (0..<fieldCount).map { "?\($0 + 2)" }.joined(separator: ", ")
 
         func fill(_ database: SQLiteDatabase, tokenizer: String, title: String) throws -> (UInt64, Int, Int) {
-            let before = SQLiteDatabase.memoryUsed
+            let before = Memory.heapBytes
             let progress = showProgress ? Progress(title, total: corpus.count) : nil
             defer { progress?.finish() }
             let start = monotonicNanoseconds()
@@ -185,10 +210,14 @@ final class FTS5Peer: Peer {
             try database.execute("INSERT INTO t(t) VALUES ('optimize')")
             let elapsed = monotonicNanoseconds() - start
             let bytes = try database.integer("PRAGMA page_count") * database.integer("PRAGMA page_size")
-            return (elapsed, bytes, SQLiteDatabase.memoryUsed - before)
+            return (elapsed, bytes, Memory.heapBytes - before)
         }
         trigram = try SQLiteDatabase()
-        let t = try fill(trigram, tokenizer: "tokenize='trigram'", title: "FTS5 trigram: indexing")
+        let t = try fill(
+            trigram,
+            tokenizer: "tokenize='trigram remove_diacritics 1'",
+            title: "FTS5 trigram: indexing"
+        )
         words = try SQLiteDatabase()
         let w = try fill(
             words,

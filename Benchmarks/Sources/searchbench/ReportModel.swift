@@ -8,6 +8,7 @@ struct BenchReport: Codable {
     var dataset: DatasetInfo
     var trace: TraceInfo
     var fts5: FTS5Info?
+    var tantivy: TantivyInfo?
     var configs: [ConfigReport] = []
     /// The trace typed into a `SearchController` (`--controller`).
     var controller: ControllerReport?
@@ -60,11 +61,21 @@ struct FTS5Info: Codable {
     var trigramBuildNanoseconds: UInt64
     /// page_count × page_size of the in-memory database.
     var trigramDatabaseBytes: Int
-    /// sqlite3_memory_used() growth while building it.
+    /// Growth of the bytes malloc has in use (`mallinfo2`) while building it.
     var trigramMemoryBytes: Int
     var wordsBuildNanoseconds: UInt64
     var wordsDatabaseBytes: Int
     var wordsMemoryBytes: Int
+    var notes: [String]
+}
+
+struct TantivyInfo: Codable {
+    var version: String
+    /// Its helper's time from the first record to a searchable index (all cores; reading the
+    /// records file included, Python's start-up not).
+    var buildNanoseconds: UInt64
+    var documents: Int
+    var segments: Int
     var notes: [String]
 }
 

@@ -52,15 +52,24 @@ final class Runner {
     let options: RunOptions
     var report: BenchReport
     private let fts5: FTS5Peer?
+    private let tantivy: TantivyPeer?
     /// Field indices per scope.
     private let scopeFields: [[Int]]
 
-    init(corpus: Corpus, trace: Trace, options: RunOptions, report: BenchReport, fts5: FTS5Peer?) {
+    init(
+        corpus: Corpus,
+        trace: Trace,
+        options: RunOptions,
+        report: BenchReport,
+        fts5: FTS5Peer?,
+        tantivy: TantivyPeer?
+    ) {
         self.corpus = corpus
         self.trace = trace
         self.options = options
         self.report = report
         self.fts5 = fts5
+        self.tantivy = tantivy
         scopeFields = trace.scopes.indices.map { $0 == 0 ? Array(corpus.fields.indices) : [0] }
     }
 
@@ -141,6 +150,7 @@ final class Runner {
             case .naive: peers.append(naive)
             case .icu: peers.append(icu)
             case .fts5: if let fts5 { peers.append(fts5) }
+            case .tantivy: if let tantivy { peers.append(tantivy) }
             case .fzf: if options.modes.contains(.fuzzy) { peers.append(try FzfPeer(columns: corpus.columns)) }
             }
         }
@@ -199,8 +209,8 @@ final class Runner {
         title: String
     ) throws -> ModeReport {
         let keystrokes = trace.keystrokes
-        // FTS5 has no fuzzy rule; fzf has nothing else.
-        let peers = peers.filter { mode == .fuzzy ? $0.kind != .fts5 : $0.kind != .fzf }
+        // FTS5 has no fuzzy rule, fzf nothing else, Tantivy only prefix and words.
+        let peers = peers.filter { $0.kind.supports(mode) }
         var rows: [KeystrokeReport] = []
         var siftTimes: [UInt64] = []
         let progress = options.showProgress ? Progress("\(title) \(mode.rawValue): Sift", total: keystrokes.count) : nil
@@ -284,9 +294,9 @@ final class Runner {
                 answer = exact
             }
             for (p, peer) in peers.enumerated() {
-                let slow = peer.kind != .fts5 && peer.kind != .fzf
-                if slow && !sampled.contains(k) { continue }
+                if !peer.kind.runsEveryKeystroke && !sampled.contains(k) { continue }
                 var (peerAnswer, ns) = try timed { try peer.search(keystroke.text, fields: fields, mode: mode) }
+                ns = peer.ownNanoseconds ?? ns
                 if !isAscending(peerAnswer) { peerAnswer.sort() }
                 peerTimes[p][k] = ns
                 let (onlySift, onlyPeer) = difference(answer, peerAnswer)

@@ -89,8 +89,9 @@ struct SearchBench: ParsableCommand {
 
     @Option(
         help: """
-            Peers to run, comma separated: naive, icu, fts5, fzf, or none (default: all four; none with \
-            --controller). fzf runs in fuzzy mode only, FTS5 in the others.
+            Peers to run, comma separated: naive, icu, fts5, fzf, tantivy, or none (default: all five, tantivy \
+            only where python3 can import PyPI's tantivy; none with --controller). fzf runs in fuzzy mode only, \
+            FTS5 in the others, Tantivy in prefix and words.
             """
     )
     var peers: [String] = []
@@ -98,7 +99,7 @@ struct SearchBench: ParsableCommand {
     @Option(
         help: """
             Run the naive and ICU peers on only N keystrokes of each mode (half 1–2 characters, half longer) \
-            and extrapolate; FTS5 and fzf run every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
+            and extrapolate; FTS5, fzf and Tantivy run every keystroke. Default: all keystrokes up to 200,000 records, 8 above.
             """
     )
     var peerSample: Int?
@@ -218,7 +219,7 @@ struct SearchBench: ParsableCommand {
             throw ValidationError("unknown mode '\(value)'")
         }
         for value in list(peers) where value != "none" && PeerKind(rawValue: value) == nil {
-            throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, fzf, none)")
+            throw ValidationError("unknown peer '\(value)' (naive, icu, fts5, fzf, tantivy, none)")
         }
         if trace != nil && queries != nil { throw ValidationError("give --trace or --queries, not both") }
         if indexTrace && !controller { throw ValidationError("--index-trace goes with --controller") }
@@ -289,8 +290,15 @@ struct SearchBench: ParsableCommand {
 
         // With --controller, the index benchmark (and so the peers) runs only when asked for.
         let runIndex = sustained == nil && (!controller || indexTrace || !peers.isEmpty)
-        let peerKinds =
+        var peerKinds =
             runIndex ? list(peers.isEmpty ? ["naive,icu,fts5,fzf"] : peers).compactMap(PeerKind.init(rawValue:)) : []
+        if runIndex && peers.isEmpty {
+            if TantivyPeer.isAvailable {
+                peerKinds.append(.tantivy)
+            } else {
+                note("searchbench: no Tantivy peer: python3 cannot import tantivy (pip install tantivy)")
+            }
+        }
         var build = "release"
         #if DEBUG
         build = "DEBUG (numbers are meaningless: use -c release)"
@@ -329,18 +337,11 @@ struct SearchBench: ParsableCommand {
         if peerKinds.contains(.fts5) {
             let peer = try FTS5Peer(corpus: corpus, showProgress: Progress.enabled)
             fts5 = peer
-            var notes = [
-                "trigram: queries under 3 characters cannot use the index and fall back to LIKE over every row "
-                    + "(ASCII-only case folding, accent-sensitive)",
+            let notes = [
+                "trigram remove_diacritics 1: queries under 3 characters cannot use the index and fall back to LIKE "
+                    + "over every row (ASCII-only case folding, accent-sensitive)",
                 "unicode61 splits words at apostrophes and periods (d'Ivoire → d, ivoire); ICU's word break does not",
             ]
-            if SQLiteDatabase.version.compare("3.45.0", options: .numeric) == .orderedAscending {
-                notes.insert(
-                    "SQLite \(SQLiteDatabase.version) < 3.45: the trigram tokenizer has no remove_diacritics, so FTS5 "
-                        + "contains/prefix answers are accent-sensitive (nino does not find Niño)",
-                    at: 0
-                )
-            }
             report.fts5 = FTS5Info(
                 sqliteVersion: SQLiteDatabase.version,
                 trigramBuildNanoseconds: peer.build.trigramNanoseconds,
@@ -350,6 +351,24 @@ struct SearchBench: ParsableCommand {
                 wordsDatabaseBytes: peer.build.wordsBytes,
                 wordsMemoryBytes: peer.build.wordsMemory,
                 notes: notes
+            )
+        }
+
+        // Tantivy, built once in its helper process (it folds to ASCII whatever the collation).
+        var tantivy: TantivyPeer? = nil
+        if peerKinds.contains(.tantivy) && list(mode).contains(where: { $0 == "prefix" || $0 == "words" }) {
+            let peer = try TantivyPeer(corpus: corpus, showProgress: Progress.enabled)
+            tantivy = peer
+            report.tantivy = TantivyInfo(
+                version: peer.build.version,
+                buildNanoseconds: peer.build.nanoseconds,
+                documents: peer.build.documents,
+                segments: peer.build.segments,
+                notes: [
+                    "prefix and words only; lower-cased and folded to ASCII (Filter.ascii_fold), not by the locale's "
+                        + "rules; words split by Tantivy's simple tokenizer (letters and digits)",
+                    "timed inside its helper process around the search alone (matches counted in row order, not scored)",
+                ]
             )
         }
 
@@ -372,7 +391,14 @@ struct SearchBench: ParsableCommand {
             injectWrongAnswers: selfTestWrongAnswers
         )
         if runIndex {
-            let runner = Runner(corpus: corpus, trace: theTrace, options: options, report: report, fts5: fts5)
+            let runner = Runner(
+                corpus: corpus,
+                trace: theTrace,
+                options: options,
+                report: report,
+                fts5: fts5,
+                tantivy: tantivy
+            )
             try runner.run()
             report = runner.report
         }
@@ -444,6 +470,7 @@ struct SearchBench: ParsableCommand {
         } else {
             print(TextReport(report: report, perKeystroke: perKeystroke).render())
             if let f = report.fts5 { for n in f.notes { print("note (FTS5): " + n) } }
+            if let t = report.tantivy { for n in t.notes { print("note (Tantivy): " + n) } }
         }
         if !report.failures.isEmpty { throw ExitCode(2) }
     }

@@ -35,6 +35,13 @@ struct TextReport {
             )
         }
 
+        if let t = report.tantivy {
+            out.append(
+                "Tantivy \(t.version): built in \(formatDuration(Double(t.buildNanoseconds))) "
+                    + "(\(formatCount(t.documents)) documents, \(t.segments) segments)"
+            )
+        }
+
         for config in report.configs {
             out.append("")
             let b = config.build
@@ -451,6 +458,31 @@ struct TextReport {
             fts?.ratioShort.map { $0 >= 50 },
             "≥ 50× FTS5 on 1–2 chars: \(fts?.ratioShort.map(formatRatio) ?? "not run")"
         )
+        // Issue 32: faster than FTS5 (remove_diacritics) and Tantivy on every keystroke class
+        // they answer, in every mode they have a rule for (their time over Sift's, per class).
+        for mode in config.modes {
+            for peer in mode.peers where peer.engine == "fts5" || peer.engine == "tantivy" {
+                let name = peer.engine == "fts5" ? "FTS5" : "Tantivy"
+                let ratios = [("1–2 chars", peer.ratioShort), ("3+ chars", peer.ratioLong)]
+                let classes = ratios.compactMap { title, ratio in ratio.map { (title, $0) } }
+                guard !classes.isEmpty else { continue }
+                var faster = 0
+                var compared = 0
+                for keystroke in mode.keystrokes {
+                    guard let time = keystroke.peers.first(where: { $0.engine == peer.engine })?.nanoseconds else {
+                        continue
+                    }
+                    compared += 1
+                    if keystroke.siftNanoseconds < time { faster += 1 }
+                }
+                line(
+                    classes.allSatisfy { $0.1 > 1 },
+                    "faster than \(name) in \(mode.mode): "
+                        + classes.map { "\($0.0) \(formatRatio($0.1))" }.joined(separator: ", ")
+                        + " (Sift faster on \(faster) of \(compared) keystrokes)"
+                )
+            }
+        }
         let buildOK = report.dataset.records == 1_000_000 ? config.build.nanoseconds <= 2_000_000_000 : nil
         line(buildOK, "build ≤ 2 s for 1M records: \(formatDuration(Double(config.build.nanoseconds)))")
         line(
