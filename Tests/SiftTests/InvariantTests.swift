@@ -7,8 +7,9 @@ import Testing
 /// `checkInvariants()` after every step of random edits (issue 31): inserts anywhere, updates
 /// that grow and shrink values (so that columns rebuild), removals down to a few records (so that
 /// slots renumber), moves, bulk inserts, a snapshot round trip, in two foldings with the sorted
-/// order built. The checks trap on the first broken rule; a build with
-/// `-Xswiftc -DSIFT_INTERNAL_CHECKS` also runs them inside every edit of the other suites.
+/// order built. The checks trap on the first broken rule; a test process started with
+/// `SIFT_INTERNAL_CHECKS=1` (as `.ci/run` runs the editing suites) also runs them inside every
+/// edit of the other suites.
 @Suite("Invariants after every edit")
 struct InvariantTests {
     static let words = ["Straße", "strasse", "José", "jose", "niño", "Ærø", "日本語", "ไทย", "Zürich", "a", ""]
@@ -18,6 +19,17 @@ struct InvariantTests {
         let name = (0..<length).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
         let long = Int.random(in: 0..<10, using: &random) == 0 ? String(repeating: "long text ", count: 40) : ""
         return Record(id: "r\(id)", fields: ["name": name + long, "place": words.randomElement(using: &random)!])
+    }
+
+    /// `.ci/run` relies on the variable to check inside the other suites' edits: were it not read,
+    /// its checked step would pass without checking anything.
+    @Test func theEnvironmentSwitchesTheChecksOn() {
+        #if SIFT_INTERNAL_CHECKS
+        #expect(InternalChecks.afterEveryMutation)
+        #else
+        let requested = ProcessInfo.processInfo.environment["SIFT_INTERNAL_CHECKS"] == "1"
+        #expect(InternalChecks.afterEveryMutation == requested)
+        #endif
     }
 
     @Test(arguments: [UInt64(1), 2, 3])
