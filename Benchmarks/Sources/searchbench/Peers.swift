@@ -296,6 +296,23 @@ final class FTS5Peer: Peer {
     }
 }
 
+/// The records as a peer's helper process reads them: a line per record, its number, then its
+/// fields, tab-separated, each as `encode` writes it (which must leave no tab or line feed).
+func writeNumberedRecords(_ columns: [[String]], to url: URL, encode: (String) -> String) throws {
+    var text = ""
+    let count = columns.first?.count ?? 0
+    text.reserveCapacity(count * 48)
+    for i in 0..<count {
+        text += String(i)
+        for column in columns {
+            text += "\t"
+            text += encode(column[i])
+        }
+        text += "\n"
+    }
+    try text.write(to: url, atomically: false, encoding: .utf8)
+}
+
 /// A peer asked for a mode it has no rule for (the runner does not ask).
 struct UnsupportedMode: Error {
     var peer: String
@@ -322,18 +339,9 @@ final class FzfPeer: Peer {
     init(columns: [[String]], executable: String = "/usr/bin/fzf") throws {
         self.executable = executable
         input = FileManager.default.temporaryDirectory.appendingPathComponent("searchbench-fzf-\(getpid()).tsv")
-        var text = ""
-        let count = columns.first?.count ?? 0
-        text.reserveCapacity(count * 48)
-        for i in 0..<count {
-            text += String(i)
-            for column in columns {
-                text += "\t"
-                text += column[i].replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
-            }
-            text += "\n"
+        try writeNumberedRecords(columns, to: input) {
+            $0.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
         }
-        try text.write(to: input, atomically: false, encoding: .utf8)
     }
 
     deinit { try? FileManager.default.removeItem(at: input) }

@@ -54,7 +54,7 @@ final class TantivyPeer: Peer {
         records = directory.appendingPathComponent("searchbench-tantivy-\(getpid()).tsv")
         scriptFile = directory.appendingPathComponent("searchbench-tantivy-\(getpid()).py")
         try Self.script.write(to: scriptFile, atomically: false, encoding: .utf8)
-        try Self.writeRecords(corpus.columns, to: records)
+        try writeNumberedRecords(corpus.columns, to: records, encode: Self.escaped)
 
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", scriptFile.path, records.path, String(corpus.fields.count)]
@@ -85,30 +85,24 @@ final class TantivyPeer: Peer {
         try? FileManager.default.removeItem(at: scriptFile)
     }
 
-    /// One record per line: its number, then its fields, tab-separated, with `\`, tab, line feed
-    /// and carriage return escaped (`\\`, `\t`, `\n`, `\r`) so that no field is changed.
-    private static func writeRecords(_ columns: [[String]], to url: URL) throws {
-        var text = ""
-        let count = columns.first?.count ?? 0
-        text.reserveCapacity(count * 48)
-        for i in 0..<count {
-            text += String(i)
-            for column in columns {
-                text += "\t"
-                for character in column[i] {
-                    switch character {
-                    case "\\": text += "\\\\"
-                    case "\t": text += "\\t"
-                    case "\n": text += "\\n"
-                    case "\r": text += "\\r"
-                    case "\r\n": text += "\\r\\n"
-                    default: text.append(character)
-                    }
-                }
-            }
-            text += "\n"
+    /// A field with `\`, tab, line feed and carriage return escaped (`\\`, `\t`, `\n`, `\r`), which
+    /// the helper undoes, so that no field is changed.
+    private static func escaped(_ field: String) -> String {
+        guard field.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+            return field
         }
-        try text.write(to: url, atomically: false, encoding: .utf8)
+        var text = ""
+        for character in field {
+            switch character {
+            case "\\": text += "\\\\"
+            case "\t": text += "\\t"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\r\n": text += "\\r\\n"
+            default: text.append(character)
+            }
+        }
+        return text
     }
 
     private struct Request: Encodable {
