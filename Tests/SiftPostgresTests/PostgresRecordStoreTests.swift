@@ -160,11 +160,20 @@ struct PostgresRecordStoreTests {
     @Test func anEditAbortedByADeadlockIsWrittenAgain() async throws {
         let (location, shared, store) = try await Self.makeStore()
         // Another writer holds row 1 and will ask for row 2 once the store's edit holds row 2 and
-        // waits for row 1. Its deadlock check waits 30 s, the store's session PostgreSQL's default
-        // 1 s, so PostgreSQL breaks the deadlock by aborting the store's transaction.
+        // waits for row 1. PostgreSQL checks a waiting session for a deadlock once, when its
+        // `deadlock_timeout` has passed since it began to wait, and aborts the session whose
+        // check finds the cycle. The store's sessions (it connects at its first edit) check after
+        // 10 s, the other writer after 10 minutes: the store's check comes after the cycle is
+        // closed unless this test takes more than 10 s to close it, so the store's transaction
+        // is the one aborted. (With PostgreSQL's default of 1 s a loaded run could close the cycle
+        // too late: the store's check then found none, and the other writer's aborted it.)
+        let database = try #require(location.database)
+        let setup = try await location.connect()
+        try await setup.run("ALTER DATABASE \(database) SET deadlock_timeout = '10s'")
+        try await setup.close()
         let other = try await location.connect()
         defer { Task { try? await other.close() } }
-        try await other.run("SET deadlock_timeout = '30s'; BEGIN; UPDATE items SET name = 'other' WHERE id = 1")
+        try await other.run("SET deadlock_timeout = '600s'; BEGIN; UPDATE items SET name = 'other' WHERE id = 1")
         let edit = Task {
             try await store.submit(
                 .upsert([
@@ -172,18 +181,24 @@ struct PostgresRecordStoreTests {
                 ])
             )
         }
-        // Until the store's transaction waits for a lock (no clock: a busy machine only waits longer).
+        // Until the store's transaction waits for a lock in this test's database (no clock: a
+        // busy machine only waits longer).
         let watcher = try await location.connect()
         defer { Task { try? await watcher.close() } }
         var waiting = 0
         while waiting == 0 {
             for try await row in try await watcher.query(
-                "SELECT count(*)::int FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                "SELECT count(*)::int FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
                 logger: TestCluster.logger
             ) { waiting = try row.decode(Int.self) }
             if waiting == 0 { try await Task.sleep(for: .milliseconds(20)) }
         }
-        try await other.run("UPDATE items SET notes = 'other' WHERE id = 2; COMMIT")
+        do {
+            try await other.run("UPDATE items SET notes = 'other' WHERE id = 2; COMMIT")
+        } catch {
+            Issue.record("the other writer's transaction failed: \(String(reflecting: error))")
+            throw error
+        }
         let receipt = try await edit.value
         #expect(receipt.count == 2)
         #expect(try await Self.row(location, id: 1)?.first == "store one")
