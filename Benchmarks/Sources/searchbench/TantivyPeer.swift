@@ -118,7 +118,7 @@ final class TantivyPeer: Peer {
     }
 
     func search(_ text: String, fields: [Int], mode: MatchMode) throws -> [Int32] {
-        guard mode == .prefix || mode == .words else { throw UnsupportedMode(peer: "Tantivy", mode: mode) }
+        guard kind.supports(mode) else { throw UnsupportedMode(peer: kind.title, mode: mode) }
         var request = try JSONEncoder().encode(Request(text: text, fields: fields, mode: mode.rawValue))
         request.append(UInt8(ascii: "\n"))
         try requests.write(contentsOf: request)
